@@ -1,0 +1,197 @@
+import Glibc
+import Foundation
+
+/// The blob files: `blobs/sha256/ab/cd/<64 hex>`, read-only, each written once.
+///
+/// Blobs are written to `tmp/` and hashed while written, then hard-linked into place with
+/// `link(2)`, which never replaces an existing name. The store's lock is not needed to write a
+/// temporary file, only to link it (so that GC and the journal agree).
+struct ContentStore: Sendable {
+    let layout: StoreLayout
+    let fileMode: mode_t
+    let directoryMode: mode_t
+
+    /// Bytes read from a source stream per `read(2)`.
+    static let chunkSize = 1 << 20
+
+    // MARK: - Writing
+
+    /// Writes `bytes`, whose digest the caller computed, to a new temporary file.
+    func writeTemporary(_ bytes: UnsafeRawBufferPointer, digest: SHA256Digest) throws -> TemporaryBlob {
+        let (path, fd) = try createTemporaryFile()
+        do {
+            try Syscalls.writeFully(fd, bytes)
+            try Syscalls.fchmod(fd, 0o400 & fileMode)
+        } catch {
+            discard(path: path, descriptor: fd)
+            throw error
+        }
+        return TemporaryBlob(path: path, descriptor: fd, digest: digest, size: UInt64(bytes.count))
+    }
+
+    /// Copies `source` to a new temporary file in ``chunkSize`` pieces, hashing as it goes;
+    /// memory use does not depend on the size.
+    func writeTemporary(streamingFrom source: FileDescriptor) throws -> TemporaryBlob {
+        let (path, fd) = try createTemporaryFile()
+        do {
+            let hasher = SHA256Hasher()
+            var size: UInt64 = 0
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let count = try Syscalls.readFully(source, into: buffer)
+                if count == 0 { break }
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                hasher.update(chunk)
+                try Syscalls.writeFully(fd, chunk)
+                size += UInt64(count)
+            }
+            let written = try Syscalls.fstat(fd)
+            guard UInt64(written.st_size) == size else {
+                throw BlobStoreError(
+                    .io, "\(path) holds \(written.st_size) bytes after writing \(size); retry the put.", path: path)
+            }
+            try Syscalls.fchmod(fd, 0o400 & fileMode)
+            return TemporaryBlob(path: path, descriptor: fd, digest: hasher.finalize(), size: size)
+        } catch {
+            discard(path: path, descriptor: fd)
+            throw error
+        }
+    }
+
+    /// Removes a temporary blob that will not be linked, and closes it.
+    func discard(_ blob: TemporaryBlob) {
+        discard(path: blob.path, descriptor: blob.descriptor)
+    }
+
+    private func discard(path: String, descriptor: FileDescriptor) {
+        Syscalls.close(descriptor)
+        _ = try? Syscalls.unlink(path)
+    }
+
+    private func createTemporaryFile() throws -> (String, FileDescriptor) {
+        let name = "\(Syscalls.processID)-" + String(Syscalls.random64(), radix: 16)
+        let path = layout.tmp + "/" + name
+        let fd = try Syscalls.open(path, O_WRONLY | O_CREAT | O_EXCL, mode: fileMode)
+        return (path, fd)
+    }
+
+    /// What ``link(_:)`` did.
+    struct LinkOutcome {
+        /// `true` when the blob already existed with the right size (nothing new on disk).
+        var existed: Bool
+        /// Directories that gained an entry and must be synced in durable modes.
+        var changedDirectories: [String]
+    }
+
+    /// Links a temporary blob to its final name and removes the temporary name. Call with the
+    /// store's lock held.
+    ///
+    /// An existing blob of the right size is kept (its timestamp is refreshed so GC's grace
+    /// period starts again). One of the wrong size is damage from a crash in a non-durable mode:
+    /// it is moved to `quarantine/` and replaced.
+    func link(_ blob: TemporaryBlob) throws -> LinkOutcome {
+        let hex = blob.digest.hex
+        let shard = layout.shardDirectory(hex)
+        let target = shard + "/" + hex
+        var changed: [String] = [shard]
+        defer { _ = try? Syscalls.unlink(blob.path) }
+        var linked: Bool
+        do {
+            linked = try Syscalls.link(blob.path, target)
+        } catch let error as BlobStoreError where error.errno == ENOENT {
+            changed += try makeShardDirectories(shard)
+            linked = try Syscalls.link(blob.path, target)
+        }
+        if linked { return LinkOutcome(existed: false, changedDirectories: changed) }
+        if let existing = try Syscalls.lstat(target), existing.st_mode & S_IFMT == S_IFREG,
+            UInt64(existing.st_size) == blob.size
+        {
+            try? touch(target)
+            return LinkOutcome(existed: true, changedDirectories: [])
+        }
+        try quarantine(path: target, name: hex)
+        guard try Syscalls.link(blob.path, target) else {
+            throw BlobStoreError(.io, "\(target) reappeared while being replaced; retry the put.", path: target)
+        }
+        return LinkOutcome(existed: false, changedDirectories: changed)
+    }
+
+    /// `mkdir -p` for `blobs/sha256/ab/cd`; returns the parents whose entries changed.
+    private func makeShardDirectories(_ shard: String) throws -> [String] {
+        let outer = String(shard.dropLast(3))
+        var changed: [String] = []
+        if try Syscalls.mkdir(outer, mode: directoryMode) { changed.append(layout.blobsSHA256) }
+        if try Syscalls.mkdir(shard, mode: directoryMode) { changed.append(outer) }
+        return changed
+    }
+
+    private func touch(_ path: String) throws {
+        let fd = try Syscalls.open(path, O_RDONLY)
+        defer { Syscalls.close(fd) }
+        try Syscalls.touch(fd)
+    }
+
+    // MARK: - Reading
+
+    /// What reading a blob found.
+    enum ReadResult {
+        case found(Data)
+        case missing
+        case corrupt(reason: String)
+    }
+
+    /// Reads a whole blob, checking its size and (when `verify`) its digest.
+    func read(_ digest: SHA256Digest, expectedSize: UInt64?, verify: Bool) throws -> ReadResult {
+        guard let fd = try Syscalls.openIfExists(layout.blobPath(digest), O_RDONLY) else { return .missing }
+        defer { Syscalls.close(fd) }
+        let info = try Syscalls.fstat(fd)
+        let size = Int(info.st_size)
+        if let expectedSize, UInt64(size) != expectedSize {
+            return .corrupt(reason: "size \(size), expected \(expectedSize)")
+        }
+        var data = Data(count: size)
+        let count = try data.withUnsafeMutableBytes { try Syscalls.readFully(fd, into: $0) }
+        guard count == size else { return .corrupt(reason: "read \(count) of \(size) bytes") }
+        if verify, SHA256Hasher.hash(data) != digest {
+            return .corrupt(reason: "content does not hash to its name")
+        }
+        return .found(data)
+    }
+
+    /// Checks a blob file in place by streaming it through SHA-256.
+    func verifyFile(_ digest: SHA256Digest, expectedSize: UInt64) throws -> ReadResult {
+        guard let fd = try Syscalls.openIfExists(layout.blobPath(digest), O_RDONLY) else { return .missing }
+        defer { Syscalls.close(fd) }
+        let hasher = SHA256Hasher()
+        var size: UInt64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try Syscalls.readFully(fd, into: buffer)
+            if count == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            size += UInt64(count)
+        }
+        guard size == expectedSize else { return .corrupt(reason: "size \(size), expected \(expectedSize)") }
+        guard hasher.finalize() == digest else { return .corrupt(reason: "content does not hash to its name") }
+        return .found(Data())
+    }
+
+    // MARK: - Damage
+
+    /// Moves a damaged blob out of `blobs/` into `quarantine/`, keeping it for inspection.
+    func quarantine(_ digest: SHA256Digest) throws {
+        try quarantine(path: layout.blobPath(digest), name: digest.hex)
+    }
+
+    private func quarantine(path: String, name: String) throws {
+        try Syscalls.mkdir(layout.quarantine, mode: directoryMode)
+        let target = layout.quarantine + "/" + name + "-" + String(Syscalls.random64() & 0xffff_ffff, radix: 16)
+        do {
+            try Syscalls.rename(path, target)
+        } catch let error as BlobStoreError where error.code == .notFound {
+            return
+        }
+    }
+}

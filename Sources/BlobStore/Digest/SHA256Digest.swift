@@ -1,0 +1,79 @@
+/// A SHA-256 digest: the address of a blob.
+///
+/// Stored as four big-endian 64-bit words (32 bytes, no heap allocation). Written as 64
+/// lowercase hexadecimal characters; parsing accepts exactly that and nothing else.
+public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The digest length in bytes.
+    public static let byteCount = 32
+
+    let w0: UInt64
+    let w1: UInt64
+    let w2: UInt64
+    let w3: UInt64
+
+    /// Creates a digest from exactly 32 bytes; returns `nil` for any other length.
+    public init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == Self.byteCount else { return nil }
+        var words: [UInt64] = [0, 0, 0, 0]
+        for (index, byte) in bytes.enumerated() {
+            words[index / 8] = words[index / 8] << 8 | UInt64(byte)
+        }
+        (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+    }
+
+    /// Parses 64 lowercase or uppercase hexadecimal characters; returns `nil` for anything else.
+    public init?(hex: some StringProtocol) {
+        let utf8 = Array(hex.utf8)
+        guard utf8.count == 64 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for index in 0..<32 {
+            guard let high = Self.nibble(utf8[2 * index]), let low = Self.nibble(utf8[2 * index + 1])
+            else { return nil }
+            bytes[index] = high << 4 | low
+        }
+        self.init(bytes: bytes)
+    }
+
+    /// The 32 bytes of the digest, most significant first.
+    public var bytes: [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(32)
+        for word in [w0, w1, w2, w3] {
+            for shift in stride(from: 56, through: 0, by: -8) {
+                result.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
+        }
+        return result
+    }
+
+    /// The 64 lowercase hexadecimal characters of the digest.
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(64)
+        for byte in bytes {
+            utf8.append(digits[Int(byte >> 4)])
+            utf8.append(digits[Int(byte & 0xf)])
+        }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    public var description: String { hex }
+
+    public static func < (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
+        (lhs.w0, lhs.w1, lhs.w2, lhs.w3) < (rhs.w0, rhs.w1, rhs.w2, rhs.w3)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(w0)
+    }
+
+    private static func nibble(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

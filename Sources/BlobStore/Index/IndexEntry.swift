@@ -1,0 +1,16 @@
+/// What the in-memory index keeps for one key.
+struct IndexEntry: Equatable, Sendable {
+    var digest: SHA256Digest
+    var size: UInt64
+    /// Milliseconds since the Unix epoch.
+    var created: Int64
+    /// Milliseconds since the Unix epoch.
+    var lastAccess: Int64
+    /// Milliseconds since the Unix epoch, or `nil` for no expiry.
+    var expires: Int64?
+    var metadata: [UInt8]
+
+    func isExpired(at now: Int64) -> Bool {
+        expires.map { $0 <= now } ?? false
+    }
+}

@@ -1,0 +1,87 @@
+/// The in-memory index, rebuilt by replaying the journal: key → entry, digest → references and
+/// size, and running totals. Opening a store never walks the blob directories; every size is here.
+struct StoreIndex: Sendable {
+    /// A distinct blob and how many keys refer to it.
+    struct BlobReference: Equatable, Sendable {
+        var referenceCount: Int
+        var size: UInt64
+    }
+
+    private(set) var entries: [StoreKey: IndexEntry] = [:]
+    private(set) var blobs: [SHA256Digest: BlobReference] = [:]
+    /// Sum of the sizes of all entries (a blob shared by two keys counts twice).
+    private(set) var logicalBytes: UInt64 = 0
+    /// Sum of the sizes of distinct referenced blobs.
+    private(set) var storedBytes: UInt64 = 0
+
+    subscript(key: StoreKey) -> IndexEntry? { entries[key] }
+
+    var count: Int { entries.count }
+
+    /// Applies one journal record. Records that no longer match (an eviction of a key that was
+    /// overwritten since, an access to a removed key) change nothing.
+    mutating func apply(_ record: JournalRecord) {
+        switch record {
+        case .put(let put):
+            let entry = IndexEntry(
+                digest: put.digest, size: put.size, created: put.created, lastAccess: put.created,
+                expires: put.expires, metadata: put.metadata)
+            if let old = entries.updateValue(entry, forKey: put.key) {
+                release(old)
+            }
+            retain(entry)
+        case .access(let items):
+            for item in items {
+                if let old = entries[item.key]?.lastAccess, item.time > old {
+                    entries[item.key]!.lastAccess = item.time
+                }
+            }
+        case .remove(let key, let digest):
+            removeEntry(key, ifDigest: digest)
+        case .evict(let key, let digest):
+            removeEntry(key, ifDigest: digest)
+        }
+    }
+
+    /// Keys ordered from least to most recently accessed (ties by key), for eviction.
+    func keysByRecency() -> [StoreKey] {
+        entries.sorted { lhs, rhs in
+            lhs.value.lastAccess != rhs.value.lastAccess
+                ? lhs.value.lastAccess < rhs.value.lastAccess : lhs.key < rhs.key
+        }.map(\.key)
+    }
+
+    /// Keys whose entry refers to `digest`.
+    func keys(referring digest: SHA256Digest) -> [StoreKey] {
+        entries.compactMap { $0.value.digest == digest ? $0.key : nil }
+    }
+
+    // MARK: - Reference counting
+
+    private mutating func removeEntry(_ key: StoreKey, ifDigest digest: SHA256Digest?) {
+        guard let old = entries[key], digest == nil || old.digest == digest else { return }
+        entries[key] = nil
+        release(old)
+    }
+
+    private mutating func retain(_ entry: IndexEntry) {
+        logicalBytes += entry.size
+        if blobs[entry.digest] == nil {
+            blobs[entry.digest] = BlobReference(referenceCount: 1, size: entry.size)
+            storedBytes += entry.size
+        } else {
+            blobs[entry.digest]!.referenceCount += 1
+        }
+    }
+
+    private mutating func release(_ entry: IndexEntry) {
+        logicalBytes -= entry.size
+        guard let reference = blobs[entry.digest] else { return }
+        if reference.referenceCount <= 1 {
+            blobs[entry.digest] = nil
+            storedBytes -= reference.size
+        } else {
+            blobs[entry.digest]!.referenceCount -= 1
+        }
+    }
+}

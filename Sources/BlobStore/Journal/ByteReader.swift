@@ -1,0 +1,74 @@
+/// Reads what ``ByteWriter`` writes from untrusted bytes. Every length is checked against the
+/// bytes left and against a caller's limit before anything is allocated; nothing traps.
+struct ByteReader {
+    /// Why decoding stopped.
+    struct Failure: Error, Equatable {
+        let reason: String
+    }
+
+    private let buffer: UnsafeRawBufferPointer
+    private(set) var position: Int
+
+    init(_ buffer: UnsafeRawBufferPointer, position: Int = 0) {
+        self.buffer = buffer
+        self.position = position
+    }
+
+    var remaining: Int { buffer.count - position }
+    var isAtEnd: Bool { position == buffer.count }
+
+    mutating func u8() throws(Failure) -> UInt8 {
+        guard remaining >= 1 else { throw Failure(reason: "unexpected end of record") }
+        defer { position += 1 }
+        return buffer[position]
+    }
+
+    mutating func u32() throws(Failure) -> UInt32 {
+        guard remaining >= 4 else { throw Failure(reason: "unexpected end of record") }
+        var value: UInt32 = 0
+        for index in 0..<4 { value |= UInt32(buffer[position + index]) << UInt32(8 * index) }
+        position += 4
+        return value
+    }
+
+    mutating func u64() throws(Failure) -> UInt64 {
+        guard remaining >= 8 else { throw Failure(reason: "unexpected end of record") }
+        var value: UInt64 = 0
+        for index in 0..<8 { value |= UInt64(buffer[position + index]) << UInt64(8 * index) }
+        position += 8
+        return value
+    }
+
+    /// Unsigned LEB128 of at most ten bytes.
+    mutating func varint() throws(Failure) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try u8()
+            if shift == 63 && byte > 1 { throw Failure(reason: "varint overflows 64 bits") }
+            value |= UInt64(byte & 0x7f) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+            if shift > 63 { throw Failure(reason: "varint longer than ten bytes") }
+        }
+    }
+
+    /// A varint that must fit in `0...limit`.
+    mutating func count(limit: Int, what: String) throws(Failure) -> Int {
+        let value = try varint()
+        guard value <= UInt64(limit) else { throw Failure(reason: "\(what) \(value) exceeds \(limit)") }
+        return Int(value)
+    }
+
+    /// `count` raw bytes.
+    mutating func bytes(_ count: Int) throws(Failure) -> [UInt8] {
+        guard count >= 0, remaining >= count else { throw Failure(reason: "length \(count) runs past the record") }
+        defer { position += count }
+        return Array(UnsafeRawBufferPointer(rebasing: buffer[position..<position + count]))
+    }
+
+    /// A varint length of at most `limit`, then that many bytes.
+    mutating func lengthPrefixed(limit: Int, what: String) throws(Failure) -> [UInt8] {
+        try bytes(count(limit: limit, what: what))
+    }
+}

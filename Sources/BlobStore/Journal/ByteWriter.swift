@@ -1,0 +1,39 @@
+/// Appends little-endian integers, LEB128 varints and byte strings to a growing buffer.
+struct ByteWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+
+    mutating func u8(_ value: UInt8) { bytes.append(value) }
+
+    mutating func u32(_ value: UInt32) {
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    mutating func u64(_ value: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    /// Unsigned LEB128: seven bits a byte, high bit set on all but the last.
+    mutating func varint(_ value: UInt64) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    /// A varint length followed by the bytes.
+    mutating func lengthPrefixed(_ data: [UInt8]) {
+        varint(UInt64(data.count))
+        bytes.append(contentsOf: data)
+    }
+
+    mutating func raw(_ data: [UInt8]) { bytes.append(contentsOf: data) }
+
+    /// Overwrites four bytes at `offset` with `value`, little-endian.
+    mutating func patchU32(_ value: UInt32, at offset: Int) {
+        for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> UInt32(8 * index)) }
+    }
+}

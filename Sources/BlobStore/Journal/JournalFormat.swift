@@ -1,0 +1,35 @@
+/// The constants of the journal file format. The grammar, a worked example and the reasons are
+/// in docs/format.md; change neither without the other.
+///
+/// ```
+/// file   := header record*
+/// header := magic[8] version:u32le generation:u64le masked_crc32c(magic..generation):u32le
+/// record := length:u32le masked_crc32c(type payload):u32le type:u8 payload[length]
+/// ```
+enum JournalFormat {
+    /// `BLOBJRNL`: the first eight bytes of every journal.
+    static let magic: [UInt8] = Array("BLOBJRNL".utf8)
+    /// The format version this code writes and the newest it reads.
+    static let version: UInt32 = 1
+    /// Bytes in the file header.
+    static let fileHeaderSize = 24
+    /// Bytes in a record header: length, masked CRC, type.
+    static let recordHeaderSize = 9
+    /// The largest payload a reader accepts; any larger length is corruption, checked before
+    /// anything is allocated.
+    static let maxPayloadSize = 64 << 20
+    /// The longest key, in bytes.
+    static let maxKeySize = 16 << 20
+    /// The most opaque metadata per entry, in bytes.
+    static let maxMetadataSize = 16 << 20
+    /// The most keys in one access record.
+    static let maxAccessItems = 65_536
+
+    /// Record types. Values never change meaning; new types need a new format version.
+    enum RecordType: UInt8 {
+        case put = 1
+        case access = 2
+        case remove = 3
+        case evict = 4
+    }
+}

@@ -1,0 +1,82 @@
+/// Reads framed records from journal bytes and tells a crash from corruption, as LevelDB's
+/// `log::Reader` does.
+///
+/// - A record cut off by the end of the bytes, or a tail of zero bytes, is a **torn tail**: the
+///   writer died mid-append (or is still appending). Reading stops cleanly before it.
+/// - A length over the limit, a checksum mismatch or a payload that does not decode is
+///   **corruption**: reading stops at that record and the caller reports the bytes dropped. The
+///   reader never skips ahead by trusting a damaged length.
+enum JournalReader {
+    /// How the bytes ended.
+    enum Ending: Equatable, Sendable {
+        /// Every byte belonged to a whole, valid record.
+        case clean
+        /// The last `byteCount` bytes are an incomplete record or zero fill.
+        case tornTail(byteCount: Int)
+        /// The record at the stop offset is damaged; `byteCount` bytes from there are dropped.
+        case corrupt(byteCount: Int, reason: String)
+    }
+
+    /// The result of a scan.
+    struct Scan: Equatable, Sendable {
+        /// Offset (relative to the scanned bytes) just past the last valid record.
+        var validEnd: Int
+        /// Whole valid records read.
+        var recordCount: Int
+        var ending: Ending
+    }
+
+    /// Reads records from `bytes` in order, calling `body` for each with its offset range.
+    ///
+    /// - Parameters:
+    ///   - bytes: Record bytes (without the file header).
+    ///   - body: Called for each valid record, in order.
+    /// - Returns: Where reading stopped and why.
+    static func scan(
+        _ bytes: UnsafeRawBufferPointer, _ body: (JournalRecord, Range<Int>) -> Void
+    ) -> Scan {
+        var position = 0
+        var count = 0
+        while true {
+            let remaining = bytes.count - position
+            if remaining == 0 { return Scan(validEnd: position, recordCount: count, ending: .clean) }
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[position...])
+            if rest.allSatisfy({ $0 == 0 }) {
+                return Scan(validEnd: position, recordCount: count, ending: .tornTail(byteCount: remaining))
+            }
+            if remaining < JournalFormat.recordHeaderSize {
+                return Scan(validEnd: position, recordCount: count, ending: .tornTail(byteCount: remaining))
+            }
+            var header = ByteReader(rest)
+            let length = Int(try! header.u32())
+            let storedCRC = try! header.u32()
+            let type = try! header.u8()
+            guard length <= JournalFormat.maxPayloadSize else {
+                return Scan(
+                    validEnd: position, recordCount: count,
+                    ending: .corrupt(byteCount: remaining, reason: "record length \(length) exceeds the limit"))
+            }
+            let total = JournalFormat.recordHeaderSize + length
+            if total > remaining {
+                return Scan(validEnd: position, recordCount: count, ending: .tornTail(byteCount: remaining))
+            }
+            let checked = UnsafeRawBufferPointer(rebasing: rest[8..<total])
+            guard CRC32C.unmask(storedCRC) == CRC32C.checksum(checked) else {
+                return Scan(
+                    validEnd: position, recordCount: count,
+                    ending: .corrupt(byteCount: remaining, reason: "checksum mismatch"))
+            }
+            let payload = UnsafeRawBufferPointer(rebasing: rest[JournalFormat.recordHeaderSize..<total])
+            do {
+                let record = try JournalRecord.decode(type: type, payload: payload)
+                body(record, position..<position + total)
+            } catch {
+                return Scan(
+                    validEnd: position, recordCount: count,
+                    ending: .corrupt(byteCount: remaining, reason: error.reason))
+            }
+            position += total
+            count += 1
+        }
+    }
+}

@@ -1,0 +1,114 @@
+// MARK: - Payload encoding (docs/format.md, "Records")
+
+extension JournalRecord {
+    var type: JournalFormat.RecordType {
+        switch self {
+        case .put: .put
+        case .access: .access
+        case .remove: .remove
+        case .evict: .evict
+        }
+    }
+
+    /// Appends the framed record (header and payload) to `writer`.
+    func frame(into writer: inout ByteWriter) {
+        let start = writer.bytes.count
+        writer.u32(0)  // length, patched below
+        writer.u32(0)  // masked CRC, patched below
+        writer.u8(type.rawValue)
+        encodePayload(into: &writer)
+        let payloadLength = writer.bytes.count - start - JournalFormat.recordHeaderSize
+        writer.patchU32(UInt32(payloadLength), at: start)
+        let crc = writer.bytes.withUnsafeBytes {
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[(start + 8)...]))
+        }
+        writer.patchU32(CRC32C.mask(crc), at: start + 4)
+    }
+
+    /// The framed record as bytes.
+    var framed: [UInt8] {
+        var writer = ByteWriter()
+        frame(into: &writer)
+        return writer.bytes
+    }
+
+    private func encodePayload(into writer: inout ByteWriter) {
+        switch self {
+        case .put(let put):
+            writer.lengthPrefixed(put.key.bytes)
+            writer.raw(put.digest.bytes)
+            writer.varint(put.size)
+            writer.varint(UInt64(bitPattern: put.created))
+            writer.varint(put.expires.map { UInt64(bitPattern: $0) &+ 1 } ?? 0)
+            writer.lengthPrefixed(put.metadata)
+        case .access(let items):
+            writer.varint(UInt64(items.count))
+            for item in items {
+                writer.lengthPrefixed(item.key.bytes)
+                writer.varint(UInt64(bitPattern: item.time))
+            }
+        case .remove(let key, let digest):
+            writer.lengthPrefixed(key.bytes)
+            if let digest {
+                writer.u8(1)
+                writer.raw(digest.bytes)
+            } else {
+                writer.u8(0)
+            }
+        case .evict(let key, let digest):
+            writer.lengthPrefixed(key.bytes)
+            writer.raw(digest.bytes)
+        }
+    }
+
+    /// Decodes a payload whose CRC has been checked. Any malformation throws; nothing traps.
+    static func decode(type rawType: UInt8, payload: UnsafeRawBufferPointer) throws(ByteReader.Failure) -> JournalRecord {
+        guard let type = JournalFormat.RecordType(rawValue: rawType) else {
+            throw ByteReader.Failure(reason: "unknown record type \(rawType)")
+        }
+        var reader = ByteReader(payload)
+        let record: JournalRecord
+        switch type {
+        case .put:
+            let key = try readKey(&reader)
+            let digest = try readDigest(&reader)
+            let size = try reader.varint()
+            let created = Int64(bitPattern: try reader.varint())
+            let expiresField = try reader.varint()
+            let metadata = try reader.lengthPrefixed(limit: JournalFormat.maxMetadataSize, what: "metadata length")
+            record = .put(
+                PutRecord(
+                    key: key, digest: digest, size: size, created: created,
+                    expires: expiresField == 0 ? nil : Int64(bitPattern: expiresField &- 1), metadata: metadata))
+        case .access:
+            let count = try reader.count(limit: JournalFormat.maxAccessItems, what: "access count")
+            var items: [AccessItem] = []
+            items.reserveCapacity(min(count, reader.remaining / 2))
+            for _ in 0..<count {
+                let key = try readKey(&reader)
+                items.append(AccessItem(key: key, time: Int64(bitPattern: try reader.varint())))
+            }
+            record = .access(items)
+        case .remove:
+            let key = try readKey(&reader)
+            switch try reader.u8() {
+            case 0: record = .remove(key: key, digest: nil)
+            case 1: record = .remove(key: key, digest: try readDigest(&reader))
+            case let flag: throw ByteReader.Failure(reason: "bad remove flag \(flag)")
+            }
+        case .evict:
+            let key = try readKey(&reader)
+            record = .evict(key: key, digest: try readDigest(&reader))
+        }
+        guard reader.isAtEnd else { throw ByteReader.Failure(reason: "\(reader.remaining) trailing bytes in record") }
+        return record
+    }
+
+    private static func readKey(_ reader: inout ByteReader) throws(ByteReader.Failure) -> StoreKey {
+        StoreKey(bytes: try reader.lengthPrefixed(limit: JournalFormat.maxKeySize, what: "key length"))
+    }
+
+    private static func readDigest(_ reader: inout ByteReader) throws(ByteReader.Failure) -> SHA256Digest {
+        SHA256Digest(bytes: try reader.bytes(SHA256Digest.byteCount))!
+    }
+}

@@ -1,0 +1,30 @@
+/// One change to the index, as the journal stores it.
+enum JournalRecord: Equatable, Sendable {
+    /// `key` now maps to a blob.
+    case put(PutRecord)
+    /// The keys were read at the given times (hints for eviction; never fsynced).
+    case access([AccessItem])
+    /// `key` was removed. With a digest, only if the key still maps to that digest (repairs).
+    case remove(key: StoreKey, digest: SHA256Digest?)
+    /// `key` was evicted while it mapped to `digest`; ignored if it maps to another by now.
+    case evict(key: StoreKey, digest: SHA256Digest)
+
+    /// A key's new mapping and everything the index keeps about it.
+    struct PutRecord: Equatable, Sendable {
+        var key: StoreKey
+        var digest: SHA256Digest
+        var size: UInt64
+        /// Milliseconds since the Unix epoch.
+        var created: Int64
+        /// Milliseconds since the Unix epoch; `nil` when the entry does not expire.
+        var expires: Int64?
+        var metadata: [UInt8]
+    }
+
+    /// One read of one key.
+    struct AccessItem: Equatable, Sendable {
+        var key: StoreKey
+        /// Milliseconds since the Unix epoch.
+        var time: Int64
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+// MARK: - async variants: the same operations, run off the caller's thread
+
+extension BlobStore {
+    /// Runs `body` on a global dispatch queue so an `async` caller's thread never blocks on I/O.
+    private func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+
+    /// `async` ``put(_:for:metadata:expires:)``.
+    @discardableResult
+    public func put(_ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil) async throws
+        -> SHA256Digest
+    {
+        try await offload { try self.put(data, for: key, metadata: metadata, expires: expires) }
+    }
+
+    /// `async` ``put(contentsOf:for:metadata:expires:)``.
+    @discardableResult
+    public func put(contentsOf url: URL, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil)
+        async throws -> SHA256Digest
+    {
+        try await offload { try self.put(contentsOf: url, for: key, metadata: metadata, expires: expires) }
+    }
+
+    /// `async` ``value(for:)``.
+    public func value(for key: StoreKey) async throws -> Data? {
+        try await offload { try self.value(for: key) }
+    }
+
+    /// `async` ``fileURL(for:)``.
+    public func fileURL(for key: StoreKey) async throws -> URL? {
+        try await offload { try self.fileURL(for: key) }
+    }
+
+    /// `async` ``blob(_:)``.
+    public func blob(_ digest: SHA256Digest) async throws -> Data? {
+        try await offload { try self.blob(digest) }
+    }
+
+    /// `async` ``remove(_:)``.
+    @discardableResult
+    public func remove(_ key: StoreKey) async throws -> Bool {
+        try await offload { try self.remove(key) }
+    }
+
+    /// `async` ``flush()``.
+    public func flush() async throws {
+        try await offload { try self.flush() }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+// MARK: - Reading values
+
+extension BlobStore {
+    /// The value stored under `key`, or `nil` when there is none, it expired, or its blob is
+    /// missing or damaged (such an entry is removed: a miss, never wrong bytes).
+    ///
+    /// Records an access for eviction. Verifies the digest unless
+    /// ``Configuration/verifyReads`` is off.
+    public func value(for key: StoreKey) throws -> Data? {
+        guard let entry = try lookup(key) else { return nil }
+        switch try content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads) {
+        case .found(let data):
+            try recordHit(key)
+            return data
+        case .missing:
+            try repair(entry.digest, quarantine: false)
+            return nil
+        case .corrupt:
+            try repair(entry.digest, quarantine: true)
+            return nil
+        }
+    }
+
+    /// A file URL of the read-only blob holding `key`'s value, for large values read without
+    /// copying; `nil` as for ``value(for:)``.
+    ///
+    /// The file is verified first (streamed through SHA-256) unless ``Configuration/verifyReads``
+    /// is off. Open it promptly: once the key is removed and garbage is collected the name
+    /// disappears (an open descriptor keeps the bytes readable). Never write to it.
+    public func fileURL(for key: StoreKey) throws -> URL? {
+        guard let entry = try lookup(key) else { return nil }
+        if configuration.verifyReads {
+            switch try content.verifyFile(entry.digest, expectedSize: entry.size) {
+            case .found:
+                break
+            case .missing:
+                try repair(entry.digest, quarantine: false)
+                return nil
+            case .corrupt:
+                try repair(entry.digest, quarantine: true)
+                return nil
+            }
+        }
+        try recordHit(key)
+        return URL(fileURLWithPath: layout.blobPath(entry.digest))
+    }
+
+    /// The bytes whose SHA-256 is `digest`, if the store holds them (under any key), verified.
+    public func blob(_ digest: SHA256Digest) throws -> Data? {
+        let size = try state.withLock { state -> UInt64? in
+            try checkUsable(state)
+            try state.catchUp(layout: layout)
+            return state.index.blobs[digest]?.size
+        }
+        switch try content.read(digest, expectedSize: size, verify: true) {
+        case .found(let data):
+            return data
+        case .missing:
+            if size != nil { try repair(digest, quarantine: false) }
+            return nil
+        case .corrupt:
+            try repair(digest, quarantine: true)
+            return nil
+        }
+    }
+
+    /// Whether `key` has an unexpired entry. Reads no blob and records no access.
+    public func contains(_ key: StoreKey) throws -> Bool {
+        try info(for: key) != nil
+    }
+
+    /// What the store knows about `key`, or `nil` if it has no unexpired entry.
+    public func info(for key: StoreKey) throws -> EntryInfo? {
+        try state.withLock { state in
+            try checkUsable(state)
+            try state.catchUp(layout: layout)
+            guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else { return nil }
+            return EntryInfo(key: key, entry: entry)
+        }
+    }
+
+    /// Every unexpired entry, sorted by key.
+    public func entries() throws -> [EntryInfo] {
+        try state.withLock { state in
+            try checkUsable(state)
+            try state.catchUp(layout: layout)
+            let now = Syscalls.nowMilliseconds()
+            return state.index.entries.compactMap { key, entry in
+                entry.isExpired(at: now) ? nil : EntryInfo(key: key, entry: entry)
+            }.sorted { $0.key < $1.key }
+        }
+    }
+
+    /// Counts and sizes after catching up with other processes.
+    public func stats() throws -> StoreStats {
+        try state.withLock { state in
+            try checkUsable(state)
+            try state.catchUp(layout: layout)
+            return StoreStats(
+                entries: state.index.count, distinctBlobs: state.index.blobs.count,
+                logicalBytes: state.index.logicalBytes, storedBytes: state.index.storedBytes,
+                journalBytes: UInt64(state.journalEnd), generation: state.generation, hits: state.hits,
+                misses: state.misses, repairs: state.repairs)
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Catches up and finds `key`'s live entry; counts a miss when there is none.
+    private func lookup(_ key: StoreKey) throws -> IndexEntry? {
+        try state.withLock { state in
+            try checkUsable(state)
+            try state.catchUp(layout: layout)
+            guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else {
+                state.misses += 1
+                return nil
+            }
+            return entry
+        }
+    }
+
+    private func recordHit(_ key: StoreKey) throws {
+        try state.withLock { state in
+            state.hits += 1
+            guard !state.isClosed else { return }
+            state.noteAccess(key, at: Syscalls.nowMilliseconds())
+            if state.pendingAccess.count >= configuration.accessBatchSize || state.pendingAccessBytes >= 1 << 20 {
+                try flushLocked(&state)
+            }
+        }
+    }
+
+    /// Drops every entry that refers to a blob found missing or damaged (moving a damaged file
+    /// to `quarantine/`), so the next read is a clean miss. Counts one miss.
+    private func repair(_ digest: SHA256Digest, quarantine: Bool) throws {
+        try state.withLock { state in
+            state.misses += 1
+            try checkUsable(state)
+            guard state.readOnly == nil else { return }
+            try exclusively {
+                try prepareAppend(&state)
+                let keys = state.index.keys(referring: digest)
+                if quarantine { try content.quarantine(digest) }
+                guard !keys.isEmpty else { return }
+                try state.append(keys.map { .remove(key: $0, digest: digest) })
+                state.repairs += keys.count
+                try finishWrite(&state, newBlob: nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,353 @@
+import Foundation
+import Glibc
+
+// MARK: - Putting values
+
+extension BlobStore {
+    /// Stores `data` under `key`, replacing any previous value, and returns its digest.
+    ///
+    /// Identical content is stored once: when the digest is already in the store, no blob is
+    /// written. The put is one journal record, appended before this returns, so a process crash
+    /// loses nothing acknowledged; when it is durable against power loss depends on
+    /// ``Configuration/durability``.
+    ///
+    /// - Parameters:
+    ///   - data: The value; may be empty.
+    ///   - key: Any bytes up to 16 MiB.
+    ///   - metadata: Opaque bytes kept with the entry (up to 16 MiB).
+    ///   - expires: After this date the entry reads as missing.
+    /// - Returns: The SHA-256 of `data`.
+    /// - Throws: ``BlobStoreError`` (`tooLarge`, `noSpace`, `permissionDenied`, `poisoned`, …).
+    @discardableResult
+    public func put(_ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil) throws
+        -> SHA256Digest
+    {
+        try checkLimits(key: key, metadata: metadata)
+        let digest = SHA256Hasher.hash(data)
+        let isKnown = state.withLock { $0.index.blobs[digest] != nil }
+        var blob: TemporaryBlob? = nil
+        if !isKnown {
+            blob = try data.withUnsafeBytes { try content.writeTemporary($0, digest: digest) }
+        }
+        let record = JournalRecord.PutRecord(
+            key: key, digest: digest, size: UInt64(data.count), created: Syscalls.nowMilliseconds(),
+            expires: expires?.milliseconds, metadata: Array(metadata))
+        do {
+            try commit(record, blob: blob)
+        } catch CommitRetry.blobVanished {
+            let blob = try data.withUnsafeBytes { try content.writeTemporary($0, digest: digest) }
+            try commit(record, blob: blob)
+        }
+        return digest
+    }
+
+    /// Stores the contents of a file under `key`, streaming it in 1 MiB pieces (memory use does
+    /// not grow with the size), and returns its digest.
+    ///
+    /// - Parameters:
+    ///   - url: A file URL; symbolic links to the source are followed.
+    ///   - key: Any bytes up to 16 MiB.
+    ///   - metadata: Opaque bytes kept with the entry.
+    ///   - expires: After this date the entry reads as missing.
+    /// - Returns: The SHA-256 of the file's bytes.
+    @discardableResult
+    public func put(contentsOf url: URL, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil) throws
+        -> SHA256Digest
+    {
+        try checkLimits(key: key, metadata: metadata)
+        let source = try Syscalls.openSource(url.path)
+        defer { Syscalls.close(source) }
+        return try putStream(source, key: { _ in key }, metadata: metadata, expires: expires)
+    }
+
+    /// Stores everything readable from `handle` (a pipe, a socket, standard input) under `key`,
+    /// streaming it; returns its digest.
+    @discardableResult
+    public func put(readingFrom handle: FileHandle, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil)
+        throws -> SHA256Digest
+    {
+        try checkLimits(key: key, metadata: metadata)
+        let source = FileDescriptor(rawValue: handle.fileDescriptor, path: "input")
+        return try putStream(source, key: { _ in key }, metadata: metadata, expires: expires)
+    }
+
+    /// Stores `data` by content alone and returns its digest; read it back with ``blob(_:)``.
+    ///
+    /// The blob is kept alive by an entry under the key `sha256:<hex>`, so it is listed, counted
+    /// and evicted like any other entry.
+    @discardableResult
+    public func putBlob(_ data: Data) throws -> SHA256Digest {
+        let digest = SHA256Hasher.hash(data)
+        return try put(data, for: Self.blobKey(digest))
+    }
+
+    /// Stores a file's contents by content alone, streaming it; returns its digest.
+    @discardableResult
+    public func putBlob(contentsOf url: URL) throws -> SHA256Digest {
+        try state.withLock { try checkWritable($0) }
+        let source = try Syscalls.openSource(url.path)
+        defer { Syscalls.close(source) }
+        return try putStream(source, key: Self.blobKey, metadata: Data(), expires: nil)
+    }
+
+    /// The key under which ``putBlob(_:)`` keeps a blob alive.
+    public static func blobKey(_ digest: SHA256Digest) -> StoreKey {
+        StoreKey("sha256:" + digest.hex)
+    }
+
+    // MARK: - Removing
+
+    /// Removes `key`; returns whether it was there. The blob stays until garbage collection
+    /// finds no key referring to it.
+    @discardableResult
+    public func remove(_ key: StoreKey) throws -> Bool {
+        try state.withLock { state in
+            try checkWritable(state)
+            return try exclusively {
+                try prepareAppend(&state)
+                guard state.index[key] != nil else { return false }
+                try state.append([.remove(key: key, digest: nil)])
+                try finishWrite(&state, newBlob: nil)
+                return true
+            }
+        }
+    }
+
+    // MARK: - Durability
+
+    /// Appends buffered access times and, in ``Durability/batched`` mode, performs the pending
+    /// group commit now. In ``Durability/always`` mode everything is already durable; in
+    /// ``Durability/none`` nothing is synced.
+    public func flush() throws {
+        try state.withLock { state in
+            try checkUsable(state)
+            try flushLocked(&state)
+        }
+    }
+
+    /// Flushes and closes the store. Further calls throw ``BlobStoreError/Code/closed``.
+    public func close() throws {
+        try state.withLock { state in
+            guard !state.isClosed else { return }
+            defer {
+                state.isClosed = true
+                for fd in state.unsynced.blobs { Syscalls.close(fd) }
+                state.unsynced = UnsyncedWrites()
+                Syscalls.close(state.journal)
+                Syscalls.close(lockFile)
+                _ = StoreIdentity.openInProcess.withLock { $0.remove(identity) }
+            }
+            if state.poison == nil {
+                try flushLocked(&state)
+            }
+        }
+    }
+
+    // MARK: - Internals
+
+    enum CommitRetry: Error {
+        /// The digest was referenced when the put started and its blob is gone now.
+        case blobVanished
+    }
+
+    /// Checks a put's arguments and that the store takes writes, before any blob is written.
+    private func checkLimits(key: StoreKey, metadata: Data) throws {
+        try state.withLock { try checkWritable($0) }
+        guard key.bytes.count <= JournalFormat.maxKeySize else {
+            throw BlobStoreError(
+                .tooLarge, "The key is \(key.bytes.count) bytes; keys are limited to \(JournalFormat.maxKeySize) bytes. "
+                    + "Hash long keys first.")
+        }
+        guard metadata.count <= JournalFormat.maxMetadataSize else {
+            throw BlobStoreError(
+                .tooLarge, "The metadata is \(metadata.count) bytes; metadata is limited to "
+                    + "\(JournalFormat.maxMetadataSize) bytes. Store large data as a value.")
+        }
+    }
+
+    private func putStream(
+        _ source: FileDescriptor, key: (SHA256Digest) -> StoreKey, metadata: Data, expires: Date?
+    ) throws -> SHA256Digest {
+        let blob = try content.writeTemporary(streamingFrom: source)
+        let record = JournalRecord.PutRecord(
+            key: key(blob.digest), digest: blob.digest, size: blob.size, created: Syscalls.nowMilliseconds(),
+            expires: expires?.milliseconds, metadata: Array(metadata))
+        try commit(record, blob: blob)
+        return blob.digest
+    }
+
+    /// Links `blob` (if any) and appends the put, under the mutex and the exclusive lock.
+    /// Consumes `blob`: it is closed, kept for the group commit, or discarded.
+    private func commit(_ record: JournalRecord.PutRecord, blob: TemporaryBlob?) throws {
+        var owned = blob
+        defer { if let owned { content.discard(owned) } }
+        if let blob, configuration.durability == .always {
+            try syncOrPoison { try Syscalls.fdatasync(blob.descriptor) }
+        }
+        try state.withLock { state in
+            try checkWritable(state)
+            try exclusively {
+                try prepareAppend(&state)
+                var newBlob: FileDescriptor? = nil
+                if let blob = owned, state.index.blobs[blob.digest] == nil {
+                    let outcome = try content.link(blob)
+                    if !outcome.existed {
+                        newBlob = blob.descriptor
+                        owned = nil
+                        try syncDirectories(outcome.changedDirectories, &state)
+                    }
+                } else if owned == nil, state.index.blobs[record.digest] == nil {
+                    guard try blobIsPresent(record.digest, size: record.size) else { throw CommitRetry.blobVanished }
+                }
+                try state.append([.put(record)])
+                try finishWrite(&state, newBlob: newBlob)
+            }
+        }
+    }
+
+    /// Whether an unreferenced blob is still on disk with the right size; refreshes its
+    /// timestamp so GC's grace period starts again.
+    private func blobIsPresent(_ digest: SHA256Digest, size: UInt64) throws -> Bool {
+        guard let fd = try Syscalls.openIfExists(layout.blobPath(digest), O_RDONLY) else { return false }
+        defer { Syscalls.close(fd) }
+        guard UInt64(try Syscalls.fstat(fd).st_size) == size else { return false }
+        try? Syscalls.touch(fd)
+        return true
+    }
+
+    /// Catches up with other processes and repairs the journal's tail. Exclusive lock held.
+    func prepareAppend(_ state: inout StoreState) throws {
+        try state.catchUp(layout: layout)
+        try state.repairTail(layout: layout, configuration: configuration)
+    }
+
+    /// In ``Durability/always`` mode, syncs new directory entries before the record is written.
+    private func syncDirectories(_ directories: [String], _ state: inout StoreState) throws {
+        switch configuration.durability {
+        case .always:
+            try syncOrPoison(&state) {
+                for directory in directories { try Syscalls.fsyncDirectory(directory) }
+            }
+        case .batched:
+            state.unsynced.directories.formUnion(directories)
+        case .none:
+            break
+        }
+    }
+
+    /// After an append: sync now (`always`), queue for the group commit (`batched`), or just
+    /// close the new blob (`none`).
+    func finishWrite(_ state: inout StoreState, newBlob: FileDescriptor?) throws {
+        switch configuration.durability {
+        case .always:
+            if let newBlob { Syscalls.close(newBlob) }
+            let journal = state.journal
+            try syncOrPoison(&state) { try Syscalls.fdatasync(journal) }
+            state.unsynced.journal = false
+        case .batched:
+            if let newBlob { state.unsynced.blobs.append(newBlob) }
+            if state.unsynced.blobs.count >= 256 {
+                try groupCommitLocked(&state)
+            } else {
+                scheduleGroupCommit(&state)
+            }
+        case .none:
+            if let newBlob { Syscalls.close(newBlob) }
+            state.unsynced.journal = false
+        }
+    }
+
+    private func scheduleGroupCommit(_ state: inout StoreState) {
+        guard !state.commitScheduled, !state.unsynced.isEmpty else { return }
+        state.commitScheduled = true
+        let nanoseconds = configuration.batchInterval.components.seconds * 1_000_000_000
+            + configuration.batchInterval.components.attoseconds / 1_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
+            self?.runScheduledCommit()
+        }
+    }
+
+    private func runScheduledCommit() {
+        state.withLock { state in
+            state.commitScheduled = false
+            guard !state.isClosed, state.poison == nil else { return }
+            try? groupCommitLocked(&state)
+        }
+    }
+
+    /// One sync for everything written since the last commit: blobs, then directories, then
+    /// the journal, so no durable record refers to a blob that is not.
+    func groupCommitLocked(_ state: inout StoreState) throws {
+        let work = state.unsynced
+        state.unsynced = UnsyncedWrites()
+        defer { for fd in work.blobs { Syscalls.close(fd) } }
+        let journal = state.journal
+        try syncOrPoison(&state) {
+            for fd in work.blobs { try Syscalls.fdatasync(fd) }
+            for directory in work.directories { try Syscalls.fsyncDirectory(directory) }
+            if work.journal { try Syscalls.fdatasync(journal) }
+        }
+    }
+
+    func flushLocked(_ state: inout StoreState) throws {
+        if state.readOnly != nil {
+            state.pendingAccess.removeAll()
+            state.pendingAccessBytes = 0
+            return
+        }
+        if !state.pendingAccess.isEmpty {
+            try exclusively {
+                try prepareAppend(&state)
+                try state.append([])
+            }
+        }
+        if configuration.durability == .batched {
+            try groupCommitLocked(&state)
+        } else {
+            state.unsynced.journal = false
+        }
+    }
+
+    /// Throws if the store cannot take writes: closed, poisoned or read-only.
+    func checkWritable(_ state: StoreState) throws {
+        try checkUsable(state)
+        if let reason = state.readOnly {
+            throw BlobStoreError(
+                .permissionDenied,
+                "The store at \(path) is read-only for this process (\(reason.message)) Reads work; to write, "
+                    + "make the store writable or choose another with --store or BLOBSTORE_DIR.",
+                path: path, errno: reason.errno)
+        }
+    }
+
+    /// Throws if the store is closed or poisoned.
+    func checkUsable(_ state: StoreState) throws {
+        if state.isClosed {
+            throw BlobStoreError(.closed, "The store at \(path) is closed. Open it again to use it.", path: path)
+        }
+        if let poison = state.poison {
+            throw BlobStoreError(
+                .poisoned,
+                "An earlier sync failed in the store at \(path) (\(poison.message)); this handle acknowledges "
+                    + "nothing more. Close it and open the store again.", path: path)
+        }
+    }
+
+    private func syncOrPoison(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as BlobStoreError {
+            state.withLock { $0.poison = error }
+            throw error
+        }
+    }
+
+    private func syncOrPoison(_ state: inout StoreState, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as BlobStoreError {
+            state.poison = error
+            throw error
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Glibc
+
+extension BlobStore {
+    /// How a store behaves. Every field has a default that suits an app's cache.
+    public struct Configuration: Sendable {
+        /// When writes become durable. Default ``Durability/batched``: a process crash loses
+        /// nothing, a power loss at most the last ``batchInterval`` of writes, and one sync covers
+        /// many puts. See docs/design.md, "Durability".
+        public var durability: Durability = .batched
+        /// The longest a write waits for its group commit in ``Durability/batched`` mode.
+        public var batchInterval: Duration = .milliseconds(50)
+        /// Whether reads rehash the blob and treat a mismatch as a miss. Default `true`.
+        public var verifyReads = true
+        /// How long an operation waits for another process's exclusive lock before it throws
+        /// ``BlobStoreError/Code/busy``.
+        public var lockTimeout: Duration = .seconds(30)
+        /// Access times buffered in memory before they are appended as one record.
+        public var accessBatchSize = 1024
+        /// Mode of the files the store creates (blobs are additionally made read-only).
+        public var fileMode: mode_t = 0o600
+        /// Mode of the directories the store creates.
+        public var directoryMode: mode_t = 0o700
+
+        public init(
+            durability: Durability = .batched, verifyReads: Bool = true,
+            batchInterval: Duration = .milliseconds(50), lockTimeout: Duration = .seconds(30)
+        ) {
+            self.durability = durability
+            self.verifyReads = verifyReads
+            self.batchInterval = batchInterval
+            self.lockTimeout = lockTimeout
+        }
+    }
+}

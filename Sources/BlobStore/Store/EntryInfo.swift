@@ -1,0 +1,37 @@
+import Foundation
+
+/// What the store knows about one key.
+public struct EntryInfo: Sendable, Equatable {
+    public var key: StoreKey
+    /// The address of the value's bytes.
+    public var digest: SHA256Digest
+    /// The value's length in bytes.
+    public var size: UInt64
+    public var created: Date
+    /// The last read this process knows of (reads are recorded in batches).
+    public var lastAccess: Date
+    /// When the entry stops being returned, or `nil`.
+    public var expires: Date?
+    /// The opaque bytes given with the put.
+    public var metadata: Data
+
+    init(key: StoreKey, entry: IndexEntry) {
+        self.key = key
+        self.digest = entry.digest
+        self.size = entry.size
+        self.created = Date(milliseconds: entry.created)
+        self.lastAccess = Date(milliseconds: entry.lastAccess)
+        self.expires = entry.expires.map(Date.init(milliseconds:))
+        self.metadata = Data(entry.metadata)
+    }
+}
+
+extension Date {
+    init(milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    var milliseconds: Int64 {
+        Int64((timeIntervalSince1970 * 1000).rounded())
+    }
+}

@@ -1,0 +1,27 @@
+/// A key: any bytes, usually the UTF-8 of a URL.
+///
+/// Keys are never used as file names (blobs are named by digest), so `/`, `..`, NUL and very
+/// long keys are all safe. The journal bounds a key at 16 MiB.
+public struct StoreKey: Hashable, Sendable, Comparable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    /// The key's bytes.
+    public let bytes: [UInt8]
+
+    /// A key of arbitrary bytes.
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The UTF-8 bytes of `string`.
+    public init(_ string: String) { self.bytes = Array(string.utf8) }
+
+    public init(stringLiteral value: String) { self.init(value) }
+
+    /// The key as text; invalid UTF-8 is shown with replacement characters.
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    public var description: String { string }
+
+    public static func < (lhs: StoreKey, rhs: StoreKey) -> Bool {
+        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+    }
+}

@@ -1,0 +1,54 @@
+/// The paths of a store's files (docs/format.md, "Layout").
+struct StoreLayout: Sendable {
+    let root: String
+
+    init(root: String) {
+        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+    }
+
+    var lock: String { root + "/LOCK" }
+    var current: String { root + "/CURRENT" }
+    var cacheDirTag: String { root + "/CACHEDIR.TAG" }
+    var blobsRoot: String { root + "/blobs" }
+    var blobsSHA256: String { root + "/blobs/sha256" }
+    var tmp: String { root + "/tmp" }
+    var quarantine: String { root + "/quarantine" }
+
+    func journal(generation: UInt64) -> String { root + "/journal-\(generation)" }
+
+    /// The names that may appear at the top of a store; anything else makes a non-empty
+    /// directory "not a store".
+    static let knownNames: Set<String> = ["LOCK", "CURRENT", "CACHEDIR.TAG", "blobs", "tmp", "quarantine"]
+
+    static func isStoreFileName(_ name: String) -> Bool {
+        knownNames.contains(name) || name.hasPrefix("journal-") || name.hasPrefix("manifest-")
+            || isAtomicWriteLeftover(name)
+    }
+
+    /// A temporary name of ``BlobStore/writeFileAtomically(_:_:layout:mode:)`` (`CURRENT.<hex>`,
+    /// `CACHEDIR.TAG.<hex>`): left behind when a creator was killed, or still in use by a
+    /// concurrent one.
+    static func isAtomicWriteLeftover(_ name: String) -> Bool {
+        name.hasPrefix("CURRENT.") || name.hasPrefix("CACHEDIR.TAG.")
+    }
+
+    /// `blobs/sha256/ab/cd`: the shard directory of a digest.
+    func shardDirectory(_ hex: String) -> String {
+        let utf8 = hex.utf8
+        let a = utf8.index(utf8.startIndex, offsetBy: 2)
+        let b = utf8.index(a, offsetBy: 2)
+        return blobsSHA256 + "/" + String(hex[..<a]) + "/" + String(hex[a..<b])
+    }
+
+    /// `blobs/sha256/ab/cd/<64 hex>`.
+    func blobPath(_ digest: SHA256Digest) -> String {
+        let hex = digest.hex
+        return shardDirectory(hex) + "/" + hex
+    }
+
+    /// The content of CACHEDIR.TAG (https://bford.info/cachedir/).
+    static let cacheDirTagContent =
+        "Signature: 8a477f597d28d172789f06886806bc55\n"
+        + "# This file is a cache directory tag created by BlobStore.\n"
+        + "# For information about cache directory tags, see https://bford.info/cachedir/\n"
+}

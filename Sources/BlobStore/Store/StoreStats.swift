@@ -1,0 +1,21 @@
+/// Counts and sizes of a store, as this process sees it after catching up with the journal.
+public struct StoreStats: Sendable, Equatable, Codable {
+    /// Live keys (expired ones included until they are evicted).
+    public var entries: Int
+    /// Distinct blobs referenced by live keys.
+    public var distinctBlobs: Int
+    /// Sum of the sizes of all values, as if each key had its own copy.
+    public var logicalBytes: UInt64
+    /// Sum of the sizes of the distinct referenced blobs: what deduplication leaves on disk.
+    public var storedBytes: UInt64
+    /// Size of the current journal file.
+    public var journalBytes: UInt64
+    /// The current generation (the journal's number).
+    public var generation: UInt64
+    /// Reads answered with a value by this process since it opened the store.
+    public var hits: Int
+    /// Reads answered with nothing by this process since it opened the store.
+    public var misses: Int
+    /// Entries dropped by this process because their blob was missing or damaged.
+    public var repairs: Int
+}

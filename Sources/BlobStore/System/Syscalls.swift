@@ -1,0 +1,271 @@
+import Glibc
+
+/// Every system call the store makes, each wrapped once: `EINTR` is retried in one helper and
+/// failures become ``BlobStoreError`` values that name the call and the path.
+enum Syscalls {
+    // MARK: - Helpers
+
+    /// Runs `body` until it does not fail with `EINTR`; returns its result or throws.
+    @inline(__always)
+    private static func retrying<T: BinaryInteger>(
+        _ call: String, _ path: String, _ body: () -> T
+    ) throws -> T {
+        while true {
+            let result = body()
+            if result >= 0 { return result }
+            let code = errno
+            if code == EINTR { continue }
+            throw BlobStoreError.system(call, path: path, errno: code)
+        }
+    }
+
+    // MARK: - Opening and closing
+
+    /// `open(2)` with `O_CLOEXEC | O_NOFOLLOW` always added: the store never follows a link.
+    static func open(_ path: String, _ flags: CInt, mode: mode_t = 0o600) throws -> FileDescriptor {
+        let fd = try retrying("open", path) {
+            Glibc.open(path, flags | O_CLOEXEC | O_NOFOLLOW, mode)
+        }
+        return FileDescriptor(rawValue: fd, path: path)
+    }
+
+    /// Opens a caller's source file for reading. Unlike the store's own files, a link here is
+    /// the caller's choice and is followed.
+    static func openSource(_ path: String) throws -> FileDescriptor {
+        let fd = try retrying("open", path) { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+        return FileDescriptor(rawValue: fd, path: path)
+    }
+
+    /// `open(2)` that returns `nil` instead of throwing when the file does not exist.
+    static func openIfExists(_ path: String, _ flags: CInt) throws -> FileDescriptor? {
+        do {
+            return try open(path, flags)
+        } catch let error as BlobStoreError where error.errno == ENOENT {
+            return nil
+        }
+    }
+
+    /// Opens a directory for `fsync` and `flock`.
+    static func openDirectory(_ path: String) throws -> FileDescriptor {
+        try open(path, O_RDONLY | O_DIRECTORY)
+    }
+
+    /// `close(2)`. Errors are ignored: on Linux the descriptor is gone either way (man 2 close).
+    static func close(_ fd: FileDescriptor) {
+        _ = Glibc.close(fd.rawValue)
+    }
+
+    // MARK: - Reading and writing
+
+    /// `read(2)` until `buffer` is full or end of file; returns the bytes read.
+    static func readFully(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try retrying("read", fd.path) {
+                Glibc.read(fd.rawValue, buffer.baseAddress! + done, buffer.count - done)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// `pread(2)` until `buffer` is full or end of file; returns the bytes read.
+    static func preadFully(
+        _ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64
+    ) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try retrying("pread", fd.path) {
+                Glibc.pread(fd.rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + Int64(done)))
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// `write(2)` until every byte is written.
+    static func writeFully(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < buffer.count {
+            let n = try retrying("write", fd.path) {
+                Glibc.write(fd.rawValue, buffer.baseAddress! + done, buffer.count - done)
+            }
+            done += n
+        }
+    }
+
+    /// One `write(2)` of the whole buffer, for `O_APPEND` journal records.
+    ///
+    /// A short write (the disk filled mid-record) throws: the caller treats the bytes written as
+    /// a torn tail, which readers ignore and the next exclusive holder truncates.
+    static func writeOnce(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer) throws {
+        let n = try retrying("write", fd.path) {
+            Glibc.write(fd.rawValue, buffer.baseAddress, buffer.count)
+        }
+        if n != buffer.count {
+            throw BlobStoreError(
+                .noSpace, "write to \(fd.path) was cut short (\(n) of \(buffer.count) bytes); "
+                    + "the file system is probably full.", path: fd.path)
+        }
+    }
+
+    // MARK: - Durability
+
+    /// `fsync(2)`. Errors are returned to the caller, which poisons its handle (DESIGN.md, invariant 7).
+    static func fsync(_ fd: FileDescriptor) throws {
+        _ = try retrying("fsync", fd.path) { Glibc.fsync(fd.rawValue) }
+    }
+
+    /// `fdatasync(2)`: data and the size, not the timestamps.
+    static func fdatasync(_ fd: FileDescriptor) throws {
+        _ = try retrying("fdatasync", fd.path) { Glibc.fdatasync(fd.rawValue) }
+    }
+
+    /// Opens `path` (a directory), `fsync`s it and closes it, so that entries created or renamed
+    /// in it survive a power loss.
+    static func fsyncDirectory(_ path: String) throws {
+        let fd = try openDirectory(path)
+        defer { close(fd) }
+        try fsync(fd)
+    }
+
+    // MARK: - Metadata
+
+    /// `fstat(2)`.
+    static func fstat(_ fd: FileDescriptor) throws -> stat {
+        var info = stat()
+        _ = try retrying("fstat", fd.path) { Glibc.fstat(fd.rawValue, &info) }
+        return info
+    }
+
+    /// `lstat(2)`, or `nil` when nothing is at `path`.
+    static func lstat(_ path: String) throws -> stat? {
+        var info = stat()
+        if Glibc.lstat(path, &info) == 0 { return info }
+        let code = errno
+        if code == ENOENT { return nil }
+        throw BlobStoreError.system("lstat", path: path, errno: code)
+    }
+
+    /// `ftruncate(2)`.
+    static func ftruncate(_ fd: FileDescriptor, to length: Int64) throws {
+        _ = try retrying("ftruncate", fd.path) { Glibc.ftruncate(fd.rawValue, off_t(length)) }
+    }
+
+    /// `lseek(fd, 0, SEEK_CUR)`: where the next write of this descriptor lands.
+    static func currentOffset(_ fd: FileDescriptor) throws -> Int64 {
+        Int64(try retrying("lseek", fd.path) { Glibc.lseek(fd.rawValue, 0, SEEK_CUR) })
+    }
+
+    /// `fchmod(2)`.
+    static func fchmod(_ fd: FileDescriptor, _ mode: mode_t) throws {
+        _ = try retrying("fchmod", fd.path) { Glibc.fchmod(fd.rawValue, mode) }
+    }
+
+    /// `futimens(fd, NULL)`: sets both timestamps to now.
+    static func touch(_ fd: FileDescriptor) throws {
+        _ = try retrying("futimens", fd.path) { Glibc.futimens(fd.rawValue, nil) }
+    }
+
+    // MARK: - Names
+
+    /// `mkdir(2)`; returns `false` when something already exists at `path`.
+    @discardableResult
+    static func mkdir(_ path: String, mode: mode_t = 0o700) throws -> Bool {
+        if Glibc.mkdir(path, mode) == 0 { return true }
+        let code = errno
+        if code == EEXIST { return false }
+        throw BlobStoreError.system("mkdir", path: path, errno: code)
+    }
+
+    /// `link(2)`; returns `false` when `newPath` already exists (it is never replaced).
+    static func link(_ oldPath: String, _ newPath: String) throws -> Bool {
+        if Glibc.link(oldPath, newPath) == 0 { return true }
+        let code = errno
+        if code == EEXIST { return false }
+        throw BlobStoreError.system("link", path: newPath, errno: code)
+    }
+
+    /// `rename(2)`.
+    static func rename(_ oldPath: String, _ newPath: String) throws {
+        if Glibc.rename(oldPath, newPath) == 0 { return }
+        throw BlobStoreError.system("rename", path: newPath, errno: errno)
+    }
+
+    /// `unlink(2)`; returns `false` when nothing was there.
+    @discardableResult
+    static func unlink(_ path: String) throws -> Bool {
+        if Glibc.unlink(path) == 0 { return true }
+        let code = errno
+        if code == ENOENT { return false }
+        throw BlobStoreError.system("unlink", path: path, errno: code)
+    }
+
+    /// The names in a directory, without `.` and `..`.
+    static func listDirectory(_ path: String) throws -> [String] {
+        guard let dir = opendir(path) else {
+            throw BlobStoreError.system("opendir", path: path, errno: errno)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    // MARK: - Locks
+
+    /// `flock(2)` without blocking; returns `false` when another descriptor holds a conflicting lock.
+    static func tryFlock(_ fd: FileDescriptor, _ operation: CInt) throws -> Bool {
+        while true {
+            if flockCall(fd.rawValue, operation | LOCK_NB) == 0 { return true }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EWOULDBLOCK { return false }
+            throw BlobStoreError.system("flock", path: fd.path, errno: code)
+        }
+    }
+
+    /// `flock(fd, LOCK_UN)`.
+    static func unlock(_ fd: FileDescriptor) {
+        _ = flockCall(fd.rawValue, LOCK_UN)
+    }
+
+    // MARK: - Process
+
+    /// The process id, for unique temporary names.
+    static var processID: Int32 { getpid() }
+
+    /// Sleeps for `microseconds`.
+    static func sleep(microseconds: UInt32) { usleep(microseconds) }
+
+    /// Wall-clock milliseconds since the Unix epoch.
+    static func nowMilliseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+
+    /// Monotonic nanoseconds, for timeouts.
+    static func monotonicNanoseconds() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
+    /// A random 64-bit value (the standard library's generator reads `getrandom(2)`), for
+    /// temporary names.
+    static func random64() -> UInt64 {
+        UInt64.random(in: .min ... .max)
+    }
+}
+
+/// The C `flock(2)` function: Swift's Glibc module exposes only `struct flock` under that name.
+@_silgen_name("flock")
+private func flockCall(_ fd: CInt, _ operation: CInt) -> CInt

@@ -1,0 +1,3 @@
+public enum BlobStoreCLI {
+    public static func main() {}
+}

@@ -1,0 +1,3 @@
+import BlobStoreCLI
+
+BlobStoreCLI.main()

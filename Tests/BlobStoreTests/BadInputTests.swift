@@ -1,0 +1,148 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import BlobStore
+
+/// Each kind of bad input gets a typed error whose message says what to do, and the store
+/// stays consistent.
+@Suite struct BadInputTests {
+    private func code(_ body: () throws -> Void) -> BlobStoreError.Code? {
+        do {
+            try body()
+            return nil
+        } catch let error as BlobStoreError {
+            #expect(error.message.count > 20, "messages say what to do: \(error.message)")
+            return error.code
+        } catch {
+            Issue.record("unexpected error type \(error)")
+            return nil
+        }
+    }
+
+    @Test func nonEmptyDirectoryThatIsNotAStoreIsRefused() throws {
+        try withTemporaryDirectory { dir throws in
+            writeBytes(dir.child("notes.txt"), Array("mine".utf8))
+            #expect(code { _ = try BlobStore(at: dir.path) } == .notAStore)
+            #expect(readBytes(dir.child("notes.txt")) == Array("mine".utf8))
+            #expect(!FileManager.default.fileExists(atPath: dir.child("CURRENT")))
+        }
+    }
+
+    @Test func aFileWhereTheStoreShouldBeIsRefused() throws {
+        try withTemporaryDirectory { dir throws in
+            writeBytes(dir.child("file"), [1])
+            #expect(code { _ = try BlobStore(at: dir.child("file")) } != nil)
+        }
+    }
+
+    @Test func newerStoreFormatIsRefused() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in try store.put(Data("x"), for: "k") }
+            writeBytes(path + "/CURRENT", Array("blobstore-format 2\ngeneration 1\n".utf8))
+            #expect(code { _ = try BlobStore(at: path) } == .unsupportedVersion)
+        }
+    }
+
+    @Test func newerJournalVersionIsRefused() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in try store.put(Data("x"), for: "k") }
+            var header = JournalHeader(generation: 1)
+            header.version = 2
+            var bytes = readBytes(path + "/journal-1")
+            bytes.replaceSubrange(0..<24, with: header.encoded)
+            writeBytes(path + "/journal-1", bytes)
+            #expect(code { _ = try BlobStore(at: path) } == .unsupportedVersion)
+        }
+    }
+
+    @Test func journalOfPureGarbageIsACorruptStore() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in try store.put(Data("x"), for: "k") }
+            writeBytes(path + "/journal-1", (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) })
+            #expect(code { _ = try BlobStore(at: path) } == .corrupt)
+            // Refusing did not change the journal.
+            #expect(readBytes(path + "/journal-1").count == 4096)
+        }
+    }
+
+    @Test func blobsSymlinkPointingOutsideIsRefused() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { _ in }
+            let outside = dir.child("elsewhere")
+            try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+            try FileManager.default.removeItem(atPath: path + "/blobs")
+            try FileManager.default.createSymbolicLink(atPath: path + "/blobs", withDestinationPath: outside)
+            #expect(code { _ = try BlobStore(at: path) } == .unsafeLayout)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
+        }
+    }
+
+    @Test func journalSymlinkIsNotFollowed() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { _ in }
+            let outside = dir.child("journal-elsewhere")
+            try FileManager.default.moveItem(atPath: path + "/journal-1", toPath: outside)
+            try FileManager.default.createSymbolicLink(atPath: path + "/journal-1", withDestinationPath: outside)
+            #expect(code { _ = try BlobStore(at: path) } == .unsafeLayout)
+        }
+    }
+
+    /// A read-only store directory: root ignores mode bits, so the directory is made immutable
+    /// with `chattr +i` (skipped where chattr is unavailable).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr")))
+    func readOnlyStoreDirectoryGivesPermissionDeniedAndKeepsTheStore() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in try store.put(Data("before"), for: "k") }
+            let blobs = path + "/blobs/sha256"
+            try #require(run("/usr/bin/chattr", ["+i", path, blobs, path + "/tmp", path + "/journal-1"]) == 0)
+            defer { _ = run("/usr/bin/chattr", ["-i", path, blobs, path + "/tmp", path + "/journal-1"]) }
+            try withStore(path) { store throws in
+                #expect(try store.value(for: "k") == Data("before"))
+                #expect(code { try store.put(Data("new content"), for: "k2") } == .permissionDenied)
+                #expect(try store.value(for: "k") == Data("before"))
+            }
+        }
+    }
+
+    @discardableResult
+    private func run(_ executable: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        try? process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// A 2 GiB sparse file is streamed in and out; peak memory grows by far less than its size.
+    @Test func twoGiBStreamedValueKeepsMemoryFlat() throws {
+        try withTemporaryDirectory { dir throws in
+            let source = dir.child("sparse")
+            let fd = open(source, O_CREAT | O_WRONLY, 0o600)
+            _ = "tail".withCString { pwrite(fd, $0, 4, 2 << 30) }
+            close(fd)
+            let before = peakResidentBytes()
+            try withStore(dir.child("s")) { store throws in
+                let digest = try store.put(contentsOf: URL(fileURLWithPath: source), for: "big")
+                #expect(try store.info(for: "big")?.size == (2 << 30) + 4)
+                let url = try #require(try store.fileURL(for: "big"))
+                #expect(url.path.hasSuffix(digest.hex))
+            }
+            let growth = peakResidentBytes() - before
+            #expect(growth < 256 << 20, "peak RSS grew by \(growth >> 20) MiB")
+        }
+    }
+
+    private func peakResidentBytes() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+@testable import BlobStore
+
+/// Recovery through the store: what opening a damaged journal keeps, reports and repairs.
+@Suite struct RecoveryTests {
+    /// Writes `count` puts and returns the journal's record boundaries (file offsets).
+    private func makeStore(_ path: String, count: Int) throws -> [Int] {
+        try withStore(path) { store throws in
+            for index in 0..<count { try store.put(Data("value \(index % 10)"), for: StoreKey("key-\(index)")) }
+        }
+        let bytes = readBytes(path + "/journal-1")
+        var boundaries = [JournalFormat.fileHeaderSize]
+        _ = Array(bytes[JournalFormat.fileHeaderSize...]).withUnsafeBytes {
+            JournalReader.scan($0) { _, range in boundaries.append(JournalFormat.fileHeaderSize + range.upperBound) }
+        }
+        #expect(boundaries.count == count + 1)
+        return boundaries
+    }
+
+    /// Truncates a 60-record journal at every byte offset: the store opens holding exactly the
+    /// records wholly before the cut, and accepts appends afterwards.
+    @Test func truncatedJournalAtEveryOffsetKeepsWholeRecordsAndAcceptsAppends() throws {
+        try withTemporaryDirectory { dir throws in
+            let original = dir.child("original")
+            let boundaries = try makeStore(original, count: 60)
+            let journal = readBytes(original + "/journal-1")
+            let work = dir.child("work")
+            try FileManager.default.copyItem(atPath: original, toPath: work)
+            for cut in JournalFormat.fileHeaderSize...journal.count {
+                writeBytes(work + "/journal-1", Array(journal.prefix(cut)))
+                let whole = boundaries.lastIndex { $0 <= cut }!
+                try withStore(work) { store throws in
+                    #expect(try store.stats().entries == whole, "cut at \(cut)")
+                    #expect(store.recoveryReport.tornTailBytes == cut - boundaries[whole])
+                    #expect(store.recoveryReport.isClean)
+                    if whole > 0 { #expect(try store.value(for: StoreKey("key-\(whole - 1)")) == Data("value \((whole - 1) % 10)")) }
+                    try store.put(Data("after"), for: "appended")
+                }
+                try withStore(work) { store throws in
+                    #expect(try store.stats().entries == whole + 1)
+                    #expect(try store.value(for: "appended") == Data("after"))
+                    #expect(store.recoveryReport.tornTailBytes == 0)
+                }
+            }
+        }
+    }
+
+    @Test func checksumMismatchIsReportedQuarantinedAndTruncated() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let boundaries = try makeStore(path, count: 10)
+            flipBit(path + "/journal-1", at: boundaries[4] + 12, bit: 3)
+            try withStore(path) { store throws in
+                let report = store.recoveryReport
+                #expect(report.recordsReplayed == 4)
+                #expect(report.corruptionOffset == boundaries[4])
+                #expect(report.droppedBytes == boundaries[10] - boundaries[4])
+                #expect(report.corruptionReason == "checksum mismatch")
+                let saved = try #require(report.quarantinedJournal)
+                #expect(readBytes(saved).count == report.droppedBytes)
+                #expect(try store.stats().entries == 4)
+                try store.put(Data("new"), for: "new")
+            }
+            try withStore(path) { store throws in
+                #expect(store.recoveryReport.isClean)
+                #expect(try store.stats().entries == 5)
+                #expect(try store.value(for: "new") == Data("new"))
+            }
+        }
+    }
+
+    @Test func zeroFilledTailIsTruncated() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            _ = try makeStore(path, count: 5)
+            writeBytes(path + "/journal-1", readBytes(path + "/journal-1") + [UInt8](repeating: 0, count: 8192))
+            try withStore(path) { store throws in
+                #expect(store.recoveryReport.tornTailBytes == 8192)
+                #expect(store.recoveryReport.isClean)
+                #expect(try store.stats().entries == 5)
+            }
+        }
+    }
+
+    @Test func garbageFilledTailIsDroppedAndReported() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            _ = try makeStore(path, count: 5)
+            let garbage = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
+            writeBytes(path + "/journal-1", readBytes(path + "/journal-1") + garbage)
+            try withStore(path) { store throws in
+                #expect(try store.stats().entries == 5)
+                #expect(store.recoveryReport.droppedBytes + store.recoveryReport.tornTailBytes == 8192)
+                try store.put(Data("x"), for: "after garbage")
+            }
+            try withStore(path) { store throws in
+                #expect(try store.value(for: "after garbage") == Data("x"))
+            }
+        }
+    }
+
+    /// Every bit of a small journal flipped in turn, through the store: it always opens, never
+    /// returns a value that was not put under that key.
+    @Test func bitFlipsInTheJournalNeverYieldWrongValues() throws {
+        try withTemporaryDirectory { dir throws in
+            let original = dir.child("original")
+            _ = try makeStore(original, count: 12)
+            let journal = readBytes(original + "/journal-1")
+            let work = dir.child("work")
+            try FileManager.default.copyItem(atPath: original, toPath: work)
+            for offset in JournalFormat.fileHeaderSize..<journal.count {
+                for bit in stride(from: offset % 2, to: 8, by: 2) {
+                    var damaged = journal
+                    damaged[offset] ^= UInt8(1 << bit)
+                    writeBytes(work + "/journal-1", damaged)
+                    try withStore(work) { store throws in
+                        for entry in try store.entries() {
+                            let index = Int(entry.key.string.dropFirst(4))!
+                            #expect(try store.value(for: entry.key) == Data("value \(index % 10)"))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func missingBlobIsAMissAndTheEntryIsRemoved() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                let digest = try store.put(Data("will vanish"), for: "a")
+                try store.put(Data("will vanish"), for: "b")
+                try Syscalls.unlink(path + "/blobs/sha256/" + String(digest.hex.prefix(2)) + "/" + String(digest.hex.dropFirst(2).prefix(2)) + "/" + digest.hex)
+                #expect(try store.value(for: "a") == nil)
+                #expect(try !store.contains("b"))
+                #expect(try store.stats().repairs == 2)
+            }
+            try withStore(path) { store throws in #expect(try store.stats().entries == 0) }
+        }
+    }
+
+    @Test func damagedBlobIsAMissAndIsQuarantined() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let digest = try withStore(path) { store throws in try store.put(Data("precious bytes"), for: "k") }
+            let hex = digest.hex
+            let blob = path + "/blobs/sha256/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex)"
+            chmod(blob, 0o600)
+            flipBit(blob, at: 3, bit: 0)
+            try withStore(path) { store throws in
+                #expect(try store.value(for: "k") == nil)
+                #expect(try store.value(for: "k") == nil)
+                #expect(try store.stats().misses == 2)
+                try store.put(Data("precious bytes"), for: "k")
+                #expect(try store.value(for: "k") == Data("precious bytes"))
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/quarantine").contains { $0.hasPrefix(hex) })
+        }
+    }
+
+    @Test func truncatedBlobLeftByAPowerLossIsReplacedOnTheNextPut() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let digest = try withStore(path) { store throws in
+                let digest = try store.put(Data("full content"), for: "k")
+                try store.remove("k")
+                return digest
+            }
+            let hex = digest.hex
+            let blob = path + "/blobs/sha256/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex)"
+            chmod(blob, 0o600)
+            truncate(blob, to: 4)
+            try withStore(path) { store throws in
+                try store.put(Data("full content"), for: "again")
+                #expect(try store.value(for: "again") == Data("full content"))
+            }
+        }
+    }
+}

@@ -1,0 +1,281 @@
+import Foundation
+import Testing
+
+@testable import BlobStore
+
+@Suite struct StoreTests {
+    @Test func putThenGetReturnsTheSameBytesAndDigest() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                let value = Data("hello, blobs")
+                let digest = try store.put(value, for: "https://example.com/a")
+                #expect(digest == SHA256Hasher.hash(value))
+                #expect(try store.value(for: "https://example.com/a") == value)
+                #expect(try store.value(for: "https://example.com/b") == nil)
+                let stats = try store.stats()
+                #expect(stats.hits == 1)
+                #expect(stats.misses == 1)
+            }
+        }
+    }
+
+    @Test func identicalContentIsStoredOnce() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                let value = Data(String(repeating: "same bytes ", count: 1000))
+                try store.put(value, for: "one")
+                try store.put(value, for: "two")
+                try store.put(Data("other"), for: "three")
+                let stats = try store.stats()
+                #expect(stats.entries == 3)
+                #expect(stats.distinctBlobs == 2)
+                #expect(stats.logicalBytes == UInt64(value.count * 2 + 5))
+                #expect(stats.storedBytes == UInt64(value.count + 5))
+            }
+            #expect(regularFiles(under: path + "/blobs").count == 2)
+            #expect(regularFiles(under: path + "/tmp").isEmpty)
+        }
+    }
+
+    @Test func valuesSurviveReopenInEveryDurabilityMode() throws {
+        for durability in Durability.allCases {
+            try withTemporaryDirectory { dir throws in
+                let path = dir.child("s")
+                let configuration = BlobStore.Configuration(durability: durability)
+                try withStore(path, configuration) { store throws in
+                    for index in 0..<20 { try store.put(Data("value \(index)"), for: StoreKey("k\(index)")) }
+                    try store.put(Data("replaced"), for: "k3")
+                    try store.remove("k4")
+                }
+                try withStore(path, configuration) { store throws in
+                    #expect(try store.value(for: "k0") == Data("value 0"))
+                    #expect(try store.value(for: "k3") == Data("replaced"))
+                    #expect(try store.value(for: "k4") == nil)
+                    #expect(try store.stats().entries == 19)
+                    #expect(store.recoveryReport.recordsReplayed == 22)
+                    #expect(store.recoveryReport.isClean)
+                }
+            }
+        }
+    }
+
+    @Test func overwriteAndRemoveKeepTotalsRight() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                try store.put(Data("aaaa"), for: "k")
+                try store.put(Data("bb"), for: "k")
+                var stats = try store.stats()
+                #expect(stats.entries == 1)
+                #expect(stats.logicalBytes == 2)
+                #expect(stats.storedBytes == 2)
+                #expect(try store.remove("k"))
+                #expect(try !store.remove("k"))
+                stats = try store.stats()
+                #expect(stats.entries == 0)
+                #expect(stats.distinctBlobs == 0)
+                #expect(stats.logicalBytes == 0)
+            }
+        }
+    }
+
+    @Test func emptyValueIsAValue() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                try store.put(Data(), for: "empty")
+                #expect(try store.value(for: "empty") == Data())
+                #expect(try store.contains("empty"))
+                #expect(try store.info(for: "empty")?.size == 0)
+            }
+        }
+    }
+
+    @Test func keysOfAnyBytesAreSafe() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let keys: [StoreKey] = [
+                "a/b/c", "../../../etc/passwd", "/absolute/path", StoreKey(bytes: [0, 0, 47, 46, 46]),
+                StoreKey(bytes: [0xff, 0xfe, 0x80]), "", StoreKey(bytes: [UInt8](repeating: 0x2f, count: 1 << 20)),
+            ]
+            try withStore(path) { store throws in
+                for (index, key) in keys.enumerated() { try store.put(Data("v\(index)"), for: key) }
+            }
+            try withStore(path) { store throws in
+                for (index, key) in keys.enumerated() { #expect(try store.value(for: key) == Data("v\(index)")) }
+                #expect(try store.entries().count == keys.count)
+            }
+            // Nothing escaped the store, and no file is named after a key.
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/etc"))
+            for file in regularFiles(under: path + "/blobs") {
+                #expect(SHA256Digest(hex: (file as NSString).lastPathComponent) != nil)
+            }
+        }
+    }
+
+    @Test func keysAndMetadataOverTheLimitAreRefused() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                let bigKey = StoreKey(bytes: [UInt8](repeating: 1, count: JournalFormat.maxKeySize + 1))
+                #expect { try store.put(Data("x"), for: bigKey) } throws: { ($0 as? BlobStoreError)?.code == .tooLarge }
+                let bigMetadata = Data(count: JournalFormat.maxMetadataSize + 1)
+                #expect { try store.put(Data("x"), for: "k", metadata: bigMetadata) } throws: {
+                    ($0 as? BlobStoreError)?.code == .tooLarge
+                }
+                #expect(try store.stats().entries == 0)
+            }
+        }
+    }
+
+    @Test func metadataAndExpiryAreKept() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let expires = Date(timeIntervalSinceNow: 3600)
+            try withStore(path) { store throws in
+                try store.put(Data("v"), for: "k", metadata: Data("etag=1"), expires: expires)
+                try store.put(Data("old"), for: "expired", expires: Date(timeIntervalSinceNow: -1))
+                #expect(try store.value(for: "expired") == nil)
+                #expect(try !store.contains("expired"))
+            }
+            try withStore(path) { store throws in
+                let info = try #require(try store.info(for: "k"))
+                #expect(info.metadata == Data("etag=1"))
+                #expect(abs(info.expires!.timeIntervalSince(expires)) < 0.002)
+                #expect(info.digest == SHA256Hasher.hash(Data("v")))
+                #expect(try store.info(for: "expired") == nil)
+            }
+        }
+    }
+
+    @Test func accessTimesArePersistedAsHints() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                try store.put(Data("a"), for: "a")
+                try store.put(Data("b"), for: "b")
+                Thread.sleep(forTimeInterval: 0.01)
+                _ = try store.value(for: "a")
+            }
+            try withStore(path) { store throws in
+                let a = try #require(try store.info(for: "a"))
+                let b = try #require(try store.info(for: "b"))
+                #expect(a.lastAccess > a.created)
+                #expect(b.lastAccess == b.created)
+            }
+        }
+    }
+
+    @Test func recencyOrderFollowsAccesses() {
+        var index = StoreIndex()
+        let digest = SHA256Hasher.hash(Data("x"))
+        for (number, key) in ["a", "b", "c"].enumerated() {
+            index.apply(.put(.init(key: StoreKey(key), digest: digest, size: 1, created: Int64(number), expires: nil, metadata: [])))
+        }
+        index.apply(.access([.init(key: "a", time: 10)]))
+        #expect(index.keysByRecency() == ["b", "c", "a"])
+        #expect(index.blobs[digest]?.referenceCount == 3)
+        index.apply(.evict(key: "b", digest: SHA256Hasher.hash(Data("other"))))
+        #expect(index.count == 3, "an eviction naming another digest changes nothing")
+        index.apply(.evict(key: "b", digest: digest))
+        #expect(index.keysByRecency() == ["c", "a"])
+    }
+
+    @Test func putBlobAndBlobAddressByContent() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                let digest = try store.putBlob(Data("content only"))
+                #expect(try store.blob(digest) == Data("content only"))
+                #expect(try store.contains(BlobStore.blobKey(digest)))
+                #expect(try store.blob(SHA256Hasher.hash(Data("absent"))) == nil)
+                let keyed = try store.put(Data("by key"), for: "k")
+                #expect(try store.blob(keyed) == Data("by key"))
+            }
+        }
+    }
+
+    @Test func putFromFileStreamsAndFileURLReadsInPlace() throws {
+        try withTemporaryDirectory { dir throws in
+            let source = dir.child("source.bin")
+            let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            try bytes.write(to: URL(fileURLWithPath: source))
+            try withStore(dir.child("s")) { store throws in
+                let digest = try store.put(contentsOf: URL(fileURLWithPath: source), for: "file")
+                #expect(digest == SHA256Hasher.hash(bytes))
+                let url = try #require(try store.fileURL(for: "file"))
+                #expect(try Data(contentsOf: url) == bytes)
+                #expect(fileMode(url.path) == 0o400)
+                let blobDigest = try store.putBlob(contentsOf: URL(fileURLWithPath: source))
+                #expect(blobDigest == digest)
+                #expect(try store.stats().distinctBlobs == 1)
+            }
+        }
+    }
+
+    @Test func entriesListsEveryLiveKeySorted() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                for key in ["b", "a", "c"] { try store.put(Data(key), for: StoreKey(key)) }
+                try store.remove("c")
+                #expect(try store.entries().map(\.key) == ["a", "b"])
+            }
+        }
+    }
+
+    @Test func asyncVariantsWork() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanup() }
+        let store = try BlobStore(at: dir.child("s"), configuration: fast)
+        let digest = try await store.put(Data("async"), for: "k")
+        #expect(try await store.value(for: "k") == Data("async"))
+        #expect(try await store.blob(digest) == Data("async"))
+        #expect(try await store.remove("k"))
+        try await store.flush()
+        try store.close()
+    }
+
+    @Test func concurrentThreadsShareOneStore() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                DispatchQueue.concurrentPerform(iterations: 8) { worker in
+                    for index in 0..<50 {
+                        let key = StoreKey("w\(worker)-\(index)")
+                        try! store.put(Data("\(worker)/\(index % 5)"), for: key)
+                        #expect(try! store.value(for: key) == Data("\(worker)/\(index % 5)"))
+                    }
+                }
+                #expect(try store.stats().entries == 400)
+                #expect(try store.stats().distinctBlobs == 40)
+            }
+        }
+    }
+
+    @Test func openingTheSameStoreTwiceInOneProcessFailsClearly() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let first = try BlobStore(at: path, configuration: fast)
+            #expect { try BlobStore(at: path + "/.", configuration: fast) } throws: {
+                ($0 as? BlobStoreError)?.code == .busy && "\($0)".contains("already open")
+            }
+            try first.put(Data("x"), for: "k")
+            try first.close()
+            #expect { try first.value(for: "k") } throws: { ($0 as? BlobStoreError)?.code == .closed }
+            let second = try BlobStore(at: path, configuration: fast)
+            #expect(try second.value(for: "k") == Data("x"))
+            try second.close()
+        }
+    }
+
+    @Test func filesAreOwnerOnlyAndBlobsReadOnly() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path, BlobStore.Configuration(durability: .always)) { store throws in
+                try store.put(Data("x"), for: "k")
+            }
+            for name in ["LOCK", "CURRENT", "journal-1", "CACHEDIR.TAG"] { #expect(fileMode(path + "/" + name) == 0o600, "\(name)") }
+            for name in ["", "/blobs", "/blobs/sha256", "/tmp"] { #expect(fileMode(path + name) == 0o700, "\(name)") }
+            let blob = try #require(regularFiles(under: path + "/blobs").first)
+            #expect(fileMode(path + "/blobs/" + blob) == 0o400)
+            #expect(blob.split(separator: "/").map(\.count) == [6, 2, 2, 64])
+            #expect(String(decoding: readBytes(path + "/CACHEDIR.TAG").prefix(43), as: UTF8.self) == "Signature: 8a477f597d28d172789f06886806bc55")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Glibc
+
+@testable import BlobStore
+
+/// A fresh directory under the system temporary directory, removed by `cleanup()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "blobstore-tests-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    /// A path inside the directory that does not exist yet.
+    func child(_ name: String) -> String { path + "/" + name }
+
+    func cleanup() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Runs `body` with a new temporary directory and removes it afterwards.
+func withTemporaryDirectory<R>(_ body: (TemporaryDirectory) throws -> R) rethrows -> R {
+    let directory = TemporaryDirectory()
+    defer { directory.cleanup() }
+    return try body(directory)
+}
+
+// MARK: - Byte-level file helpers
+
+func readBytes(_ path: String) -> [UInt8] {
+    [UInt8](FileManager.default.contents(atPath: path)!)
+}
+
+func writeBytes(_ path: String, _ bytes: [UInt8]) {
+    let url = URL(fileURLWithPath: path)
+    try! Data(bytes).write(to: url)
+}
+
+/// Cuts the file at `path` to `length` bytes.
+func truncate(_ path: String, to length: Int) {
+    precondition(Glibc.truncate(path, off_t(length)) == 0)
+}
+
+/// Flips bit `bit` (0-7) of byte `offset` of the file at `path`.
+func flipBit(_ path: String, at offset: Int, bit: Int) {
+    var bytes = readBytes(path)
+    bytes[offset] ^= UInt8(1 << bit)
+    writeBytes(path, bytes)
+}
+
+/// Regular files under `path`, recursively.
+func regularFiles(under path: String) -> [String] {
+    guard let enumerator = FileManager.default.enumerator(atPath: path) else { return [] }
+    var files: [String] = []
+    while let name = enumerator.nextObject() as? String {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue {
+            files.append(name)
+        }
+    }
+    return files
+}
+
+func fileMode(_ path: String) -> mode_t {
+    var info = stat()
+    precondition(lstat(path, &info) == 0)
+    return info.st_mode & 0o7777
+}
+
+/// A store configuration that never syncs, for fast tests that do not test durability.
+let fast = BlobStore.Configuration(durability: .none)
+
+/// Opens the store at `path`, runs `body`, closes it.
+@discardableResult
+func withStore<R>(
+    _ path: String, _ configuration: BlobStore.Configuration = fast, _ body: (BlobStore) throws -> R
+) throws -> R {
+    let store = try BlobStore(at: path, configuration: configuration)
+    defer { try? store.close() }
+    return try body(store)
+}
+
+extension Data {
+    init(_ string: String) { self = Data(string.utf8) }
+}
