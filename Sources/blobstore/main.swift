@@ -1,3 +1,2 @@
 import BlobStoreCLI
-
 BlobStoreCLI.main()

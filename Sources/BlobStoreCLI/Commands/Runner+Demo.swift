@@ -1,0 +1,89 @@
+import BlobStore
+import Foundation
+
+extension Runner {
+    /// `demo [<dir>]`: puts every regular file under `directory` under two keys, reads every
+    /// value back and compares it with the file's bytes, and reports what deduplication saved.
+    func demo(directory: String?) throws -> Int32 {
+        let source = URL(fileURLWithPath: directory ?? Self.defaultDemoDirectory()).standardizedFileURL.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure(ExitCode.ioError, "'\(source)' is not a directory.")
+        }
+        return try withStore { store in
+            let files = try Self.regularFiles(under: source, excluding: store.path)
+            try output.write("Storing each file under \(source) twice in \(store.path)\n\n")
+
+            var known = Set(try store.entries().map(\.digest))
+            var bytesPut: UInt64 = 0
+            var bytesAdded: UInt64 = 0
+            var mismatches = 0
+            for file in files {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: source + "/" + file))
+                let keys = [StoreKey("demo:a:" + file), StoreKey("demo:b:" + file)]
+                for key in keys {
+                    let digest = try store.put(bytes, for: key)
+                    bytesPut += UInt64(bytes.count)
+                    if known.insert(digest).inserted { bytesAdded += UInt64(bytes.count) }
+                }
+                for key in keys where try store.value(for: key) != bytes {
+                    errors.report("Error: the value read back for key '\(key)' differs from \(source)/\(file).\n")
+                    mismatches += 1
+                }
+            }
+
+            let readBack = mismatches == 0 ? "all identical" : "\(mismatches) differ"
+            try output.write(
+                """
+                files:          \(files.count)
+                values put:     \(files.count * 2) (keys demo:a:<path> and demo:b:<path>)
+                bytes put:      \(bytesPut) (logical)
+                bytes added:    \(bytesAdded) (new blobs written to disk)
+                saved by dedup: \(bytesPut - bytesAdded) bytes
+                read back:      \(files.count * 2) values, \(readBack)
+
+                Store statistics:
+
+                """)
+            try output.write(Self.summary(of: try store.stats()))
+            return mismatches == 0 ? ExitCode.success : ExitCode.dataError
+        }
+    }
+
+    /// The package's `Sources` directory, found from this file's path, or the current directory
+    /// when the sources are not where they were built.
+    static func defaultDemoDirectory(filePath: String = #filePath) -> String {
+        var directory = URL(fileURLWithPath: filePath).deletingLastPathComponent()
+        while directory.path != "/" {
+            let sources = directory.appendingPathComponent("Sources").path
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path),
+                FileManager.default.fileExists(atPath: sources, isDirectory: &isDirectory), isDirectory.boolValue
+            {
+                return sources
+            }
+            directory = directory.deletingLastPathComponent()
+        }
+        return FileManager.default.currentDirectoryPath
+    }
+
+    /// Paths, relative to `root` and sorted, of the regular files under it; hidden files and
+    /// directories, symbolic links and the store directory are skipped.
+    static func regularFiles(under root: String, excluding store: String) throws -> [String] {
+        guard let walk = FileManager.default.enumerator(atPath: root) else {
+            throw CommandFailure(ExitCode.ioError, "Cannot list '\(root)'.")
+        }
+        var files: [String] = []
+        while let path = walk.nextObject() as? String {
+            let absolute = root + "/" + path
+            let type = try FileManager.default.attributesOfItem(atPath: absolute)[.type] as? FileAttributeType
+            let name = (path as NSString).lastPathComponent
+            if name.hasPrefix(".") || absolute == store {
+                if type == .typeDirectory { walk.skipDescendants() }
+                continue
+            }
+            if type == .typeRegular { files.append(path) }
+        }
+        return files.sorted()
+    }
+}

@@ -1,0 +1,61 @@
+import BlobStore
+import Foundation
+
+extension Runner {
+    /// `ls [--json]`: one `<digest>  <size>  <key>` line per entry (the key's raw bytes), or a
+    /// JSON array.
+    func list(json: Bool) throws -> Int32 {
+        let entries = try withStore { store in try store.entries() }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try output.write(try encoder.encode(entries.map(ListedEntry.init)))
+            try output.write("\n")
+        } else {
+            var text = Data()
+            for entry in entries {
+                text.append(contentsOf: "\(entry.digest.hex)  \(entry.size)  ".utf8)
+                text.append(contentsOf: entry.key.bytes)
+                text.append(UInt8(ascii: "\n"))
+            }
+            try output.write(text)
+        }
+        return ExitCode.success
+    }
+}
+
+/// One element of `ls --json`. Dates are ISO 8601 in UTC with milliseconds; `expires` is `null`
+/// when the entry does not expire; a key that is not UTF-8 shows replacement characters.
+private struct ListedEntry: Encodable {
+    var key: String
+    var digest: String
+    var size: UInt64
+    var created: String
+    var lastAccess: String
+    var expires: String?
+
+    init(_ entry: EntryInfo) {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        key = entry.key.string
+        digest = entry.digest.hex
+        size = entry.size
+        created = formatter.string(from: entry.created)
+        lastAccess = formatter.string(from: entry.lastAccess)
+        expires = entry.expires.map(formatter.string(from:))
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case key, digest, size, created, lastAccess, expires
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encode(digest, forKey: .digest)
+        try container.encode(size, forKey: .size)
+        try container.encode(created, forKey: .created)
+        try container.encode(lastAccess, forKey: .lastAccess)
+        try container.encode(expires, forKey: .expires)  // null, not absent
+    }
+}

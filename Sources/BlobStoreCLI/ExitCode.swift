@@ -1,0 +1,27 @@
+import BlobStore
+
+/// The process exit codes (docs/cli.md, "Exit codes"); the 6x–7x values follow sysexits.h.
+public enum ExitCode {
+    public static let success: Int32 = 0
+    /// `get`, `has` or `rm` of a key the store does not hold.
+    public static let keyNotFound: Int32 = 1
+    /// `EX_USAGE`: the command line is wrong.
+    public static let usage: Int32 = 64
+    /// `EX_DATAERR`: stored data is damaged, or `demo` read back different bytes.
+    public static let dataError: Int32 = 65
+    /// `EX_IOERR`: any other failure to read or write the store or a file.
+    public static let ioError: Int32 = 74
+    /// `EX_TEMPFAIL`: another process holds the store's lock; retry later.
+    public static let temporaryFailure: Int32 = 75
+
+    /// The exit code for an error the library threw. A missing key is not an error there (reads
+    /// return `nil`), so `notFound` here means a missing file and exits 74.
+    static func forError(_ code: BlobStoreError.Code) -> Int32 {
+        switch code {
+        case .corrupt: dataError
+        case .busy: temporaryFailure
+        case .invalidArgument, .tooLarge: usage
+        default: ioError
+        }
+    }
+}

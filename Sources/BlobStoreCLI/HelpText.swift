@@ -1,0 +1,88 @@
+/// The help, usage and error text, laid out the way swift-argument-parser lays it out.
+enum HelpText {
+    static let overview =
+        "A content-addressed blob store: keys map to SHA-256 digests, and each distinct content "
+        + "is stored once."
+    static let rootUsage = "blobstore [--store <dir>] [--durability <mode>] <subcommand>"
+
+    /// Options every subcommand accepts.
+    static let globalOptions: [(label: String, help: String)] = [
+        (
+            "--store <dir>",
+            "The store directory. (default: $BLOBSTORE_DIR, else $XDG_CACHE_HOME/blobstore, "
+                + "else $HOME/.cache/blobstore)"
+        ),
+        ("--durability <mode>", "When writes reach the disk: none, batched or always. (default: batched)"),
+    ]
+    static let helpOption = (label: "-h, --help", help: "Show help information.")
+
+    /// `blobstore --help`.
+    static func root() -> String {
+        var text = "OVERVIEW: \(overview)\n\n"
+        text += "USAGE: \(rootUsage)\n\n"
+        text += "OPTIONS:\n"
+        text += list(globalOptions + [("--version", "Show the version."), helpOption])
+        text += "\nSUBCOMMANDS:\n"
+        text += list(Subcommand.allCases.map { ($0.rawValue, $0.abstract) })
+        text += "\n  See 'blobstore help <subcommand>' for detailed help.\n"
+        return text
+    }
+
+    /// `blobstore help <subcommand>`, `blobstore <subcommand> --help`.
+    static func subcommand(_ subcommand: Subcommand) -> String {
+        var text = "OVERVIEW: \(subcommand.abstract)\n\n"
+        if !subcommand.discussion.isEmpty {
+            text += wrap(subcommand.discussion, indent: 0) + "\n\n"
+        }
+        text += "USAGE: blobstore \(subcommand.usage)\n\n"
+        if !subcommand.arguments.isEmpty {
+            text += "ARGUMENTS:\n" + list(subcommand.arguments) + "\n"
+        }
+        let global = subcommand == .help ? [] : globalOptions
+        text += "OPTIONS:\n" + list(global + subcommand.options + [helpOption])
+        return text
+    }
+
+    /// A usage error, for standard error.
+    static func usageError(_ error: CommandLineError) -> String {
+        let usage = error.subcommand.map { "blobstore " + $0.usage } ?? rootUsage
+        let helpCommand = error.subcommand.map { "blobstore \($0.rawValue) --help" } ?? "blobstore --help"
+        return "Error: \(error.message)\nUsage: \(usage)\n  See '\(helpCommand)' for more information.\n"
+    }
+
+    // MARK: - Layout
+
+    /// Labels in a column 26 wide; help text wrapped at 80 columns.
+    private static func list(_ items: [(label: String, help: String)]) -> String {
+        let column = 26
+        var text = ""
+        for item in items {
+            let label = "  " + item.label
+            let help = wrap(item.help, indent: column)
+            if label.count < column - 1 {
+                text += label + String(repeating: " ", count: column - label.count)
+                text += help.dropFirst(column) + "\n"
+            } else {
+                text += label + "\n" + help + "\n"
+            }
+        }
+        return text
+    }
+
+    /// `text` broken into lines of at most 80 columns, each indented by `indent` spaces.
+    private static func wrap(_ text: String, indent: Int) -> String {
+        let width = 80
+        let padding = String(repeating: " ", count: indent)
+        var lines: [String] = []
+        var line = padding
+        for word in text.split(separator: " ") {
+            if line.count > indent, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = padding
+            }
+            line += (line.count > indent ? " " : "") + word
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,42 @@
+import BlobStore
+
+/// A parsed command line: the subcommand to run and the options every subcommand accepts.
+public struct Invocation: Equatable, Sendable {
+    public var options: GlobalOptions
+    public var command: Command
+
+    public init(options: GlobalOptions = GlobalOptions(), command: Command) {
+        self.options = options
+        self.command = command
+    }
+}
+
+/// Options accepted before or after the subcommand name.
+public struct GlobalOptions: Equatable, Sendable {
+    /// `--store <dir>`; `nil` means the default store (see ``StoreLocation``).
+    public var store: String?
+    /// `--durability <mode>`; `nil` means the library default.
+    public var durability: Durability?
+
+    public init(store: String? = nil, durability: Durability? = nil) {
+        self.store = store
+        self.durability = durability
+    }
+}
+
+/// What the user asked for, with its arguments. Keys are taken exactly as given.
+public enum Command: Equatable, Sendable {
+    /// `put <key> [<file>]`: `file == nil` reads standard input.
+    case put(key: String, file: String?)
+    /// `get <key> [-o <file>]`: `output == nil` writes standard output.
+    case get(key: String, output: String?)
+    case has(key: String)
+    case remove(key: String)
+    case list(json: Bool)
+    case stats(json: Bool)
+    /// `demo [<dir>]`: `directory == nil` uses the package's `Sources` directory.
+    case demo(directory: String?)
+    /// `help [<subcommand>]`, `-h`, `--help`: `nil` is the overview of every subcommand.
+    case help(Subcommand?)
+    case version
+}

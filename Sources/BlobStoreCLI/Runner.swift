@@ -1,0 +1,108 @@
+import BlobStore
+import Foundation
+import Glibc
+
+/// Runs a parsed ``Command``: opens the store, calls the subcommand, maps errors to exit codes.
+/// The subcommands are in `Commands/Runner+<Name>.swift`.
+struct Runner {
+    let options: GlobalOptions
+    let environment: [String: String]
+    let standardInput: FileHandle
+    let output: Output
+    let errors: Output
+
+    /// Runs `command` and returns the exit code; every error is reported on standard error.
+    func run(_ command: Command) -> Int32 {
+        do {
+            switch command {
+            case .put(let key, let file): return try put(key: key, file: file)
+            case .get(let key, let file): return try get(key: key, output: file)
+            case .has(let key): return try has(key: key)
+            case .remove(let key): return try remove(key: key)
+            case .list(let json): return try list(json: json)
+            case .stats(let json): return try stats(json: json)
+            case .demo(let directory): return try demo(directory: directory)
+            case .help(let subcommand):
+                try output.write(subcommand.map(HelpText.subcommand) ?? HelpText.root())
+                return ExitCode.success
+            case .version:
+                try output.write(BlobStoreCLI.version + "\n")
+                return ExitCode.success
+            }
+        } catch let error as BlobStoreError {
+            errors.report("Error: \(error.description)\n")
+            return ExitCode.forError(error.code)
+        } catch let failure as CommandFailure {
+            errors.report("Error: \(failure.message)\n")
+            return failure.exitCode
+        } catch {
+            errors.report("Error: \(error.localizedDescription)\n")
+            return ExitCode.ioError
+        }
+    }
+
+    // MARK: - The store
+
+    /// Opens the store, runs `body`, and closes the store (which flushes pending writes).
+    func withStore<R>(_ body: (BlobStore) throws -> R) throws -> R {
+        guard let path = options.store ?? StoreLocation.defaultDirectory(environment: environment) else {
+            throw CommandFailure(
+                ExitCode.usage, "No store directory: pass --store <dir>, or set BLOBSTORE_DIR or HOME.")
+        }
+        var configuration = BlobStore.Configuration()
+        if let durability = options.durability { configuration.durability = durability }
+        let store = try BlobStore(at: path, configuration: configuration)
+        reportRecovery(store.recoveryReport)
+        let result: R
+        do {
+            result = try body(store)
+        } catch {
+            try? store.close()
+            throw error
+        }
+        try store.close()
+        return result
+    }
+
+    /// Tells the user on standard error what opening the store repaired or dropped.
+    private func reportRecovery(_ report: RecoveryReport) {
+        if report.tornTailBytes > 0 {
+            errors.report(
+                "Note: the journal ended in an interrupted write; its last \(report.tornTailBytes) bytes "
+                    + "were truncated. Nothing acknowledged was lost.\n")
+        }
+        if report.droppedBytes > 0 {
+            var text = "Warning: the journal is damaged"
+            if let offset = report.corruptionOffset { text += " at offset \(offset)" }
+            if let reason = report.corruptionReason { text += " (\(reason))" }
+            text += "; \(report.droppedBytes) bytes of records after it were dropped"
+            if let saved = report.quarantinedJournal { text += " and saved in \(saved)" }
+            errors.report(text + ".\n")
+        }
+    }
+
+    // MARK: - Files
+
+    /// Opens a file the user named for reading.
+    func openForReading(_ path: String) throws -> FileHandle {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CommandFailure(ExitCode.ioError, "Cannot read '\(path)': \(String(cString: strerror(errno))).")
+        }
+        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+
+    /// Creates or truncates a file the user named for writing.
+    func openForWriting(_ path: String) throws -> FileHandle {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0 else {
+            throw CommandFailure(ExitCode.ioError, "Cannot write '\(path)': \(String(cString: strerror(errno))).")
+        }
+        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+
+    /// "No value for key 'k'." for a missing key.
+    func keyNotFound(_ key: String) -> CommandFailure {
+        CommandFailure(ExitCode.keyNotFound, "No value for key '\(key)'.")
+    }
+}

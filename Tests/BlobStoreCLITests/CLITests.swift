@@ -1,0 +1,271 @@
+import BlobStore
+import Foundation
+import Testing
+
+/// Runs the built `blobstore` binary and checks its output and exit codes.
+@Suite struct CLITests {
+    // MARK: - Help, version, usage errors
+
+    @Test func versionPrintsToStandardOutputAndExitsZero() throws {
+        try withTemporaryDirectory { scratch in
+            let run = try blobstore(["--version"], in: scratch)
+            #expect(run.status == 0)
+            #expect(run.stdout == "0.1.0\n")
+            #expect(run.stderr.isEmpty)
+        }
+    }
+
+    @Test func helpShowsOverviewUsageAndSubcommands() throws {
+        try withTemporaryDirectory { scratch in
+            for arguments in [["--help"], ["-h"], ["help"], []] {
+                let run = try blobstore(arguments, in: scratch)
+                #expect(run.status == 0)
+                #expect(run.stdout.hasPrefix("OVERVIEW: "))
+                #expect(run.stdout.contains("USAGE: blobstore [--store <dir>] [--durability <mode>] <subcommand>"))
+                #expect(run.stdout.contains("OPTIONS:"))
+                #expect(run.stdout.contains("SUBCOMMANDS:"))
+                #expect(run.stdout.contains("See 'blobstore help <subcommand>' for detailed help."))
+                #expect(run.stderr.isEmpty)
+            }
+        }
+    }
+
+    @Test func subcommandHelpShowsItsUsage() throws {
+        try withTemporaryDirectory { scratch in
+            for arguments in [["help", "put"], ["put", "--help"], ["put", "-h"]] {
+                let run = try blobstore(arguments, in: scratch)
+                #expect(run.status == 0)
+                #expect(run.stdout.hasPrefix("OVERVIEW: Store a file"))
+                #expect(
+                    run.stdout.contains("USAGE: blobstore put [--store <dir>] [--durability <mode>] <key> [<file>]"))
+                #expect(run.stdout.contains("ARGUMENTS:"))
+            }
+        }
+    }
+
+    @Test func unknownOptionIsAUsageError() throws {
+        try withTemporaryDirectory { scratch in
+            let run = try blobstore(["--bogus"], in: scratch)
+            #expect(run.status == 64)
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr.hasPrefix("Error: Unknown option '--bogus'\n"))
+            #expect(run.stderr.contains("Usage: blobstore [--store <dir>]"))
+            #expect(run.stderr.contains("See 'blobstore --help' for more information."))
+        }
+    }
+
+    @Test func missingArgumentIsAUsageError() throws {
+        try withTemporaryDirectory { scratch in
+            let run = try blobstore(["get"], in: scratch)
+            #expect(run.status == 64)
+            #expect(run.stderr.hasPrefix("Error: Missing expected argument '<key>'\n"))
+            #expect(run.stderr.contains("Usage: blobstore get "))
+            #expect(run.stderr.contains("See 'blobstore get --help' for more information."))
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("default-store")))
+        }
+    }
+
+    // MARK: - put, get, has, rm
+
+    @Test func putFromFilePrintsTheSHA256() throws {
+        try withTemporaryDirectory { scratch in
+            let bytes = Data("hello, blob\n".utf8)
+            let file = try scratch.write("hello.txt", bytes)
+            let run = try blobstore(["--store", scratch.path("store"), "put", "greeting", file], in: scratch)
+            #expect(run.status == 0)
+            #expect(run.stdout == SHA256Hasher.hash(bytes).hex + "\n")
+            #expect(run.stderr.isEmpty)
+        }
+    }
+
+    @Test func putFromStandardInput() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let bytes = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            let put = try blobstore(["--store", store, "put", "piped"], input: bytes, in: scratch)
+            #expect(put.status == 0)
+            #expect(put.stdout == SHA256Hasher.hash(bytes).hex + "\n")
+            let get = try blobstore(["--store", store, "get", "piped"], in: scratch)
+            #expect(get.status == 0)
+            #expect(get.standardOutput == bytes)
+        }
+    }
+
+    @Test func oneFileUnderTwoKeysIsStoredOnce() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let file = try scratch.write("value.bin", Data(repeating: 7, count: 4096))
+            for key in ["first", "second"] {
+                #expect(try blobstore(["--store", store, "put", key, file], in: scratch).status == 0)
+            }
+            #expect(regularFiles(under: store + "/blobs").count == 1)
+
+            let stats = try blobstore(["--store", store, "stats", "--json"], in: scratch)
+            #expect(stats.status == 0)
+            let object = try #require(try JSONSerialization.jsonObject(with: stats.standardOutput) as? [String: Any])
+            #expect(object["entries"] as? Int == 2)
+            #expect(object["distinctBlobs"] as? Int == 1)
+            #expect(object["logicalBytes"] as? Int == 8192)
+            #expect(object["storedBytes"] as? Int == 4096)
+
+            let summary = try blobstore(["--store", store, "stats"], in: scratch)
+            #expect(summary.stdout.contains("saved by dedup: 4096\n"))
+        }
+    }
+
+    @Test func getWritesIdenticalBytesToStandardOutputAndToAFile() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 % 251) })
+            let file = try scratch.write("big.bin", bytes)
+            #expect(try blobstore(["--store", store, "put", "big", file], in: scratch).status == 0)
+
+            let toStdout = try blobstore(["--store", store, "get", "big"], in: scratch)
+            #expect(toStdout.status == 0)
+            #expect(toStdout.standardOutput == bytes)
+
+            let copy = scratch.path("copy.bin")
+            let toFile = try blobstore(["--store", store, "get", "big", "-o", copy], in: scratch)
+            #expect(toFile.status == 0)
+            #expect(toFile.standardOutput.isEmpty)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == bytes)
+        }
+    }
+
+    @Test func getOfAMissingKeyExitsOne() throws {
+        try withTemporaryDirectory { scratch in
+            let copy = scratch.path("copy.bin")
+            let run = try blobstore(["--store", scratch.path("store"), "get", "absent", "-o", copy], in: scratch)
+            #expect(run.status == 1)
+            #expect(run.standardOutput.isEmpty)
+            #expect(run.stderr == "Error: No value for key 'absent'.\n")
+            #expect(!FileManager.default.fileExists(atPath: copy))
+        }
+    }
+
+    @Test func hasExitsZeroForAPresentKeyAndOneForAMissingKey() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "put", "here"], input: Data("x".utf8), in: scratch).status == 0)
+            let present = try blobstore(["--store", store, "has", "here"], in: scratch)
+            let absent = try blobstore(["--store", store, "has", "elsewhere"], in: scratch)
+            #expect(present.status == 0)
+            #expect(absent.status == 1)
+            #expect(present.standardOutput.isEmpty && absent.standardOutput.isEmpty)
+        }
+    }
+
+    @Test func removedKeyIsGone() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "put", "doomed"], input: Data("x".utf8), in: scratch).status == 0)
+            #expect(try blobstore(["--store", store, "rm", "doomed"], in: scratch).status == 0)
+            #expect(try blobstore(["--store", store, "get", "doomed"], in: scratch).status == 1)
+            let again = try blobstore(["--store", store, "rm", "doomed"], in: scratch)
+            #expect(again.status == 1)
+            #expect(again.stderr == "Error: No value for key 'doomed'.\n")
+        }
+    }
+
+    @Test func keyWithSlashesDotsSpacesAndLeadingDashRoundTrips() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let key = "-../a b/../../etc/passwd"
+            let bytes = Data("odd key".utf8)
+            #expect(try blobstore(["--store", store, "put", "--", key], input: bytes, in: scratch).status == 0)
+            let get = try blobstore(["--store", store, "get", "--", key], in: scratch)
+            #expect(get.status == 0)
+            #expect(get.standardOutput == bytes)
+            let list = try blobstore(["--store", store, "ls"], in: scratch)
+            #expect(list.stdout == "\(SHA256Hasher.hash(bytes).hex)  7  \(key)\n")
+        }
+    }
+
+    @Test func damagedBlobExitsSixtyFiveThenReadsAsMissing() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "put", "k"], input: Data("hello".utf8), in: scratch).status == 0)
+            let blob = store + "/blobs/" + (try #require(regularFiles(under: store + "/blobs").first))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: blob)
+            try Data("jello".utf8).write(to: URL(fileURLWithPath: blob))
+
+            let damaged = try blobstore(["--store", store, "get", "k"], in: scratch)
+            #expect(damaged.status == 65)
+            #expect(damaged.standardOutput.isEmpty)
+            #expect(damaged.stderr.contains("damaged or missing on disk"))
+            #expect(try blobstore(["--store", store, "get", "k"], in: scratch).status == 1)
+        }
+    }
+
+    // MARK: - ls, stats
+
+    @Test func listShowsEveryKeyAsTextAndJSON() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let bytes = Data("same".utf8)
+            for key in ["alpha", "beta/gamma"] {
+                #expect(try blobstore(["--store", store, "put", key], input: bytes, in: scratch).status == 0)
+            }
+            let digest = SHA256Hasher.hash(bytes).hex
+
+            let text = try blobstore(["--store", store, "ls"], in: scratch)
+            #expect(text.status == 0)
+            #expect(text.stdout == "\(digest)  4  alpha\n\(digest)  4  beta/gamma\n")
+
+            let json = try blobstore(["--store", store, "ls", "--json"], in: scratch)
+            #expect(json.status == 0)
+            let array = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [[String: Any]])
+            #expect(array.map { $0["key"] as? String } == ["alpha", "beta/gamma"])
+            #expect(array.allSatisfy { $0["digest"] as? String == digest && $0["size"] as? Int == 4 })
+            #expect(array.allSatisfy { $0["expires"] is NSNull })
+            #expect(array.allSatisfy { ($0["created"] as? String)?.hasSuffix("Z") == true })
+        }
+    }
+
+    // MARK: - Stores
+
+    @Test func defaultStoreComesFromBLOBSTORE_DIR() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("from-environment")
+            let environment = ["BLOBSTORE_DIR": store]
+            #expect(
+                try blobstore(["put", "k"], input: Data("v".utf8), environment: environment, in: scratch).status == 0)
+            #expect(FileManager.default.fileExists(atPath: store + "/CURRENT"))
+            let get = try blobstore(["get", "k"], environment: environment, in: scratch)
+            #expect(get.stdout == "v")
+        }
+    }
+
+    @Test func directoryThatIsNotAStoreIsRefused() throws {
+        try withTemporaryDirectory { scratch in
+            let notAStore = scratch.path("documents")
+            try scratch.write("documents/letter.txt", Data("dear".utf8))
+            let run = try blobstore(["--store", notAStore, "ls"], in: scratch)
+            #expect(run.status == 74)
+            #expect(run.stderr.hasPrefix("Error: "))
+            #expect(run.stderr.contains("is not a BlobStore store"))
+            #expect(run.standardOutput.isEmpty)
+            #expect(regularFiles(under: notAStore) == ["letter.txt"])
+        }
+    }
+
+    // MARK: - demo
+
+    @Test func demoStoresADirectoryTwiceAndReportsDeduplication() throws {
+        try withTemporaryDirectory { scratch in
+            try scratch.write("source/a.txt", Data("apple".utf8))
+            try scratch.write("source/nested/b.txt", Data("banana bread".utf8))
+            try scratch.write("source/.hidden", Data("skipped".utf8))
+            let store = scratch.path("store")
+            let run = try blobstore(["demo", "--store", store, scratch.path("source")], in: scratch)
+            #expect(run.status == 0)
+            #expect(run.stderr.isEmpty)
+            #expect(run.stdout.contains("files:          2\n"))
+            #expect(run.stdout.contains("bytes put:      34 (logical)\n"))
+            #expect(run.stdout.contains("bytes added:    17 (new blobs written to disk)\n"))
+            #expect(run.stdout.contains("saved by dedup: 17 bytes\n"))
+            #expect(run.stdout.contains("read back:      4 values, all identical\n"))
+            #expect(regularFiles(under: store + "/blobs").count == 2)
+        }
+    }
+}
