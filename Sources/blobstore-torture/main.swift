@@ -19,7 +19,8 @@ enum TortureValue {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: blobstore-torture put-loop STORE PREFIX COUNT [none|batched|always]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: blobstore-torture put-loop STORE PREFIX COUNT [none|batched|always]\n".utf8))
     exit(64)
 }
 

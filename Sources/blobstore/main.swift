@@ -1,2 +1,3 @@
 import BlobStoreCLI
+
 BlobStoreCLI.main()

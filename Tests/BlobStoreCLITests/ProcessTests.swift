@@ -72,7 +72,9 @@ private final class PutLoop: @unchecked Sendable {
             let store = try BlobStore(at: directory)
             defer { try? store.close() }
             for index in acknowledged {
-                #expect(try store.value(for: StoreKey("r\(round)-\(index)")) == tortureValue(index), "round \(round), put \(index)")
+                #expect(
+                    try store.value(for: StoreKey("r\(round)-\(index)")) == tortureValue(index),
+                    "round \(round), put \(index)")
             }
             #expect(store.recoveryReport.isClean, "round \(round): \(store.recoveryReport)")
         }

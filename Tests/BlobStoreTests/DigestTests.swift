@@ -7,7 +7,8 @@ import Testing
     // FIPS 180-2 / NIST CSRC examples.
     @Test func sha256KnownVectors() {
         #expect(SHA256Hasher.hash(Data()).hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(SHA256Hasher.hash(Data("abc")).hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256Hasher.hash(Data("abc")).hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(
             SHA256Hasher.hash(Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")).hex
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
@@ -71,7 +72,9 @@ import Testing
                 #expect(CRC32C.checksum(buffer) == CRC32C.portableChecksum(buffer))
                 let split = length / 3
                 let first = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[0..<split]))
-                #expect(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[split...]), extending: first) == CRC32C.checksum(buffer))
+                #expect(
+                    CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[split...]), extending: first)
+                        == CRC32C.checksum(buffer))
             }
         }
     }

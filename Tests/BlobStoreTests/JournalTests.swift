@@ -54,9 +54,13 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
         for offset in 0..<bytes.count {
             var damaged = bytes
             damaged[offset] ^= 0x10
-            #expect(throws: JournalHeader.Problem.self) { try damaged.withUnsafeBytes { try JournalHeader(parsing: $0) } }
+            #expect(throws: JournalHeader.Problem.self) {
+                try damaged.withUnsafeBytes { try JournalHeader(parsing: $0) }
+            }
         }
-        #expect(throws: JournalHeader.Problem.short) { try Array(bytes.prefix(23)).withUnsafeBytes { try JournalHeader(parsing: $0) } }
+        #expect(throws: JournalHeader.Problem.short) {
+            try Array(bytes.prefix(23)).withUnsafeBytes { try JournalHeader(parsing: $0) }
+        }
     }
 
     @Test func truncatedTrailingRecordIsIgnored() {
@@ -69,7 +73,8 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
             let whole = boundaries.lastIndex { $0 <= cut }!
             #expect(decoded == Array(records.prefix(whole)))
             #expect(result.validEnd == boundaries[whole])
-            #expect(result.ending == (cut == boundaries[whole] ? .clean : .tornTail(byteCount: cut - boundaries[whole])))
+            #expect(
+                result.ending == (cut == boundaries[whole] ? .clean : .tornTail(byteCount: cut - boundaries[whole])))
         }
     }
 
@@ -97,7 +102,11 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
         writer.raw([UInt8](repeating: 7, count: 32))
         let (decoded, result) = scan(writer.bytes)
         #expect(decoded.isEmpty)
-        #expect(result.ending == .corrupt(byteCount: writer.bytes.count, reason: "record length \(JournalFormat.maxPayloadSize + 1) exceeds the limit"))
+        #expect(
+            result.ending
+                == .corrupt(
+                    byteCount: writer.bytes.count,
+                    reason: "record length \(JournalFormat.maxPayloadSize + 1) exceeds the limit"))
     }
 
     @Test func recordClaimingAHugeKeyIsRejectedBeforeAllocation() {
@@ -156,7 +165,9 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
                 damaged[offset] ^= UInt8(1 << bit)
                 let (decoded, result) = scan(damaged)
                 #expect(decoded.count <= records.count)
-                #expect(decoded == Array(records.prefix(decoded.count)), "bit \(bit) of byte \(offset) produced a wrong record")
+                #expect(
+                    decoded == Array(records.prefix(decoded.count)),
+                    "bit \(bit) of byte \(offset) produced a wrong record")
                 if result.ending != .clean { damagedRuns += 1 }
             }
         }

@@ -35,7 +35,9 @@ import Testing
                     #expect(try store.stats().entries == whole, "cut at \(cut)")
                     #expect(store.recoveryReport.tornTailBytes == cut - boundaries[whole])
                     #expect(store.recoveryReport.isClean)
-                    if whole > 0 { #expect(try store.value(for: StoreKey("key-\(whole - 1)")) == Data("value \((whole - 1) % 10)")) }
+                    if whole > 0 {
+                        #expect(try store.value(for: StoreKey("key-\(whole - 1)")) == Data("value \((whole - 1) % 10)"))
+                    }
                     try store.put(Data("after"), for: "appended")
                 }
                 try withStore(work) { store throws in
@@ -132,7 +134,9 @@ import Testing
             try withStore(path) { store throws in
                 let digest = try store.put(Data("will vanish"), for: "a")
                 try store.put(Data("will vanish"), for: "b")
-                try Syscalls.unlink(path + "/blobs/sha256/" + String(digest.hex.prefix(2)) + "/" + String(digest.hex.dropFirst(2).prefix(2)) + "/" + digest.hex)
+                try Syscalls.unlink(
+                    path + "/blobs/sha256/" + String(digest.hex.prefix(2)) + "/"
+                        + String(digest.hex.dropFirst(2).prefix(2)) + "/" + digest.hex)
                 #expect(try store.value(for: "a") == nil)
                 #expect(try !store.contains("b"))
                 #expect(try store.stats().repairs == 2)
@@ -156,7 +160,9 @@ import Testing
                 try store.put(Data("precious bytes"), for: "k")
                 #expect(try store.value(for: "k") == Data("precious bytes"))
             }
-            #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/quarantine").contains { $0.hasPrefix(hex) })
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: path + "/quarantine").contains { $0.hasPrefix(hex) }
+            )
         }
     }
 

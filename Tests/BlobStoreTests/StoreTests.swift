@@ -168,7 +168,11 @@ import Testing
         var index = StoreIndex()
         let digest = SHA256Hasher.hash(Data("x"))
         for (number, key) in ["a", "b", "c"].enumerated() {
-            index.apply(.put(.init(key: StoreKey(key), digest: digest, size: 1, created: Int64(number), expires: nil, metadata: [])))
+            index.apply(
+                .put(
+                    .init(
+                        key: StoreKey(key), digest: digest, size: 1, created: Int64(number), expires: nil, metadata: [])
+                ))
         }
         index.apply(.access([.init(key: "a", time: 10)]))
         #expect(index.keysByRecency() == ["b", "c", "a"])
@@ -203,8 +207,13 @@ import Testing
                 let url = try #require(try store.fileURL(for: "file"))
                 #expect(try Data(contentsOf: url) == bytes)
                 #expect(fileMode(url.path) == 0o400)
+                let handle = try #require(try store.fileHandle(for: "file"))
+                #expect(try store.remove("file"))
+                #expect(try handle.readToEnd() == bytes)
+                try handle.close()
                 let blobDigest = try store.putBlob(contentsOf: URL(fileURLWithPath: source))
                 #expect(blobDigest == digest)
+                #expect(try store.fileHandle(for: "file") == nil)
                 #expect(try store.stats().distinctBlobs == 1)
             }
         }
@@ -270,12 +279,16 @@ import Testing
             try withStore(path, BlobStore.Configuration(durability: .always)) { store throws in
                 try store.put(Data("x"), for: "k")
             }
-            for name in ["LOCK", "CURRENT", "journal-1", "CACHEDIR.TAG"] { #expect(fileMode(path + "/" + name) == 0o600, "\(name)") }
+            for name in ["LOCK", "CURRENT", "journal-1", "CACHEDIR.TAG"] {
+                #expect(fileMode(path + "/" + name) == 0o600, "\(name)")
+            }
             for name in ["", "/blobs", "/blobs/sha256", "/tmp"] { #expect(fileMode(path + name) == 0o700, "\(name)") }
             let blob = try #require(regularFiles(under: path + "/blobs").first)
             #expect(fileMode(path + "/blobs/" + blob) == 0o400)
             #expect(blob.split(separator: "/").map(\.count) == [6, 2, 2, 64])
-            #expect(String(decoding: readBytes(path + "/CACHEDIR.TAG").prefix(43), as: UTF8.self) == "Signature: 8a477f597d28d172789f06886806bc55")
+            #expect(
+                String(decoding: readBytes(path + "/CACHEDIR.TAG").prefix(43), as: UTF8.self)
+                    == "Signature: 8a477f597d28d172789f06886806bc55")
         }
     }
 }

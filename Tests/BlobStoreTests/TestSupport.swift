@@ -56,7 +56,8 @@ func regularFiles(under path: String) -> [String] {
     var files: [String] = []
     while let name = enumerator.nextObject() as? String {
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue {
+        if FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue
+        {
             files.append(name)
         }
     }

@@ -1,5 +1,5 @@
-import Glibc
 import Foundation
+import Glibc
 
 /// The blob files: `blobs/sha256/ab/cd/<64 hex>`, read-only, each written once.
 ///
@@ -159,16 +159,20 @@ struct ContentStore: Sendable {
         return .found(data)
     }
 
-    /// Checks a blob file in place by streaming it through SHA-256.
-    func verifyFile(_ digest: SHA256Digest, expectedSize: UInt64) throws -> ReadResult {
-        guard let fd = try Syscalls.openIfExists(layout.blobPath(digest), O_RDONLY) else { return .missing }
-        defer { Syscalls.close(fd) }
+    /// Opens a blob for reading, or returns `nil` when it does not exist.
+    func open(_ digest: SHA256Digest) throws -> FileDescriptor? {
+        try Syscalls.openIfExists(layout.blobPath(digest), O_RDONLY)
+    }
+
+    /// Checks an open blob by streaming it through SHA-256 (with `pread`, so the descriptor's
+    /// offset stays at 0 for the caller).
+    func verify(_ fd: FileDescriptor, digest: SHA256Digest, expectedSize: UInt64) throws -> ReadResult {
         let hasher = SHA256Hasher()
         var size: UInt64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            let count = try Syscalls.readFully(fd, into: buffer)
+            let count = try Syscalls.preadFully(fd, into: buffer, at: Int64(size))
             if count == 0 { break }
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             size += UInt64(count)

@@ -62,7 +62,8 @@ extension JournalRecord {
     }
 
     /// Decodes a payload whose CRC has been checked. Any malformation throws; nothing traps.
-    static func decode(type rawType: UInt8, payload: UnsafeRawBufferPointer) throws(ByteReader.Failure) -> JournalRecord {
+    static func decode(type rawType: UInt8, payload: UnsafeRawBufferPointer) throws(ByteReader.Failure) -> JournalRecord
+    {
         guard let type = JournalFormat.RecordType(rawValue: rawType) else {
             throw ByteReader.Failure(reason: "unknown record type \(rawType)")
         }

@@ -38,6 +38,11 @@ extension BlobStore {
         try await offload { try self.fileURL(for: key) }
     }
 
+    /// `async` ``fileHandle(for:)``.
+    public func fileHandle(for key: StoreKey) async throws -> FileHandle? {
+        try await offload { try self.fileHandle(for: key) }
+    }
+
     /// `async` ``blob(_:)``.
     public func blob(_ digest: SHA256Digest) async throws -> Data? {
         try await offload { try self.blob(digest) }

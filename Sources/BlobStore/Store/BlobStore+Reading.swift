@@ -23,28 +23,25 @@ extension BlobStore {
         }
     }
 
-    /// A file URL of the read-only blob holding `key`'s value, for large values read without
-    /// copying; `nil` as for ``value(for:)``.
+    /// A read-only handle on the blob holding `key`'s value, positioned at its start, for large
+    /// values read without copying; `nil` as for ``value(for:)``.
     ///
-    /// The file is verified first (streamed through SHA-256) unless ``Configuration/verifyReads``
-    /// is off. Open it promptly: once the key is removed and garbage is collected the name
-    /// disappears (an open descriptor keeps the bytes readable). Never write to it.
+    /// The blob is verified through this very descriptor (streamed through SHA-256) unless
+    /// ``Configuration/verifyReads`` is off, so what the handle reads is what was checked, even
+    /// if the key is removed and garbage collected meanwhile. The caller closes the handle.
+    public func fileHandle(for key: StoreKey) throws -> FileHandle? {
+        try openVerified(key)?.handle
+    }
+
+    /// A file URL of the read-only blob holding `key`'s value, verified like
+    /// ``fileHandle(for:)``; `nil` as for ``value(for:)``.
+    ///
+    /// Prefer ``fileHandle(for:)``: a name can disappear once the key is removed and garbage is
+    /// collected, an open descriptor cannot. Never write to the file.
     public func fileURL(for key: StoreKey) throws -> URL? {
-        guard let entry = try lookup(key) else { return nil }
-        if configuration.verifyReads {
-            switch try content.verifyFile(entry.digest, expectedSize: entry.size) {
-            case .found:
-                break
-            case .missing:
-                try repair(entry.digest, quarantine: false)
-                return nil
-            case .corrupt:
-                try repair(entry.digest, quarantine: true)
-                return nil
-            }
-        }
-        try recordHit(key)
-        return URL(fileURLWithPath: layout.blobPath(entry.digest))
+        guard let (digest, handle) = try openVerified(key) else { return nil }
+        try? handle.close()
+        return URL(fileURLWithPath: layout.blobPath(digest))
     }
 
     /// The bytes whose SHA-256 is `digest`, if the store holds them (under any key), verified.
@@ -119,6 +116,26 @@ extension BlobStore {
             }
             return entry
         }
+    }
+
+    /// Opens `key`'s blob and verifies it through the same descriptor; repairs and returns `nil`
+    /// when it is missing or damaged.
+    private func openVerified(_ key: StoreKey) throws -> (digest: SHA256Digest, handle: FileHandle)? {
+        guard let entry = try lookup(key) else { return nil }
+        guard let fd = try content.open(entry.digest) else {
+            try repair(entry.digest, quarantine: false)
+            return nil
+        }
+        let handle = FileHandle(fileDescriptor: fd.rawValue, closeOnDealloc: true)
+        if configuration.verifyReads,
+            case .corrupt = try content.verify(fd, digest: entry.digest, expectedSize: entry.size)
+        {
+            try? handle.close()
+            try repair(entry.digest, quarantine: true)
+            return nil
+        }
+        try recordHit(key)
+        return (entry.digest, handle)
     }
 
     private func recordHit(_ key: StoreKey) throws {

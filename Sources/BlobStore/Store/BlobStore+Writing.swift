@@ -155,12 +155,14 @@ extension BlobStore {
         try state.withLock { try checkWritable($0) }
         guard key.bytes.count <= JournalFormat.maxKeySize else {
             throw BlobStoreError(
-                .tooLarge, "The key is \(key.bytes.count) bytes; keys are limited to \(JournalFormat.maxKeySize) bytes. "
+                .tooLarge,
+                "The key is \(key.bytes.count) bytes; keys are limited to \(JournalFormat.maxKeySize) bytes. "
                     + "Hash long keys first.")
         }
         guard metadata.count <= JournalFormat.maxMetadataSize else {
             throw BlobStoreError(
-                .tooLarge, "The metadata is \(metadata.count) bytes; metadata is limited to "
+                .tooLarge,
+                "The metadata is \(metadata.count) bytes; metadata is limited to "
                     + "\(JournalFormat.maxMetadataSize) bytes. Store large data as a value.")
         }
     }
@@ -260,7 +262,8 @@ extension BlobStore {
     private func scheduleGroupCommit(_ state: inout StoreState) {
         guard !state.commitScheduled, !state.unsynced.isEmpty else { return }
         state.commitScheduled = true
-        let nanoseconds = configuration.batchInterval.components.seconds * 1_000_000_000
+        let nanoseconds =
+            configuration.batchInterval.components.seconds * 1_000_000_000
             + configuration.batchInterval.components.attoseconds / 1_000_000_000
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
             self?.runScheduledCommit()

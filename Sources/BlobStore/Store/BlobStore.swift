@@ -220,7 +220,8 @@ public final class BlobStore: Sendable {
 
     /// Replays the current journal into a fresh state, repairing its tail under the exclusive
     /// lock when it did not end cleanly.
-    static func recover(_ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration) throws -> StoreState {
+    static func recover(_ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration) throws -> StoreState
+    {
         let generation = try readCurrent(layout)
         let path = layout.journal(generation: generation)
         var readOnly: BlobStoreError? = nil
@@ -311,7 +312,8 @@ public final class BlobStore: Sendable {
         _ lock: FileDescriptor, _ operation: CInt, timeout: Duration, _ body: () throws -> R
     ) throws -> R {
         let start = Syscalls.monotonicNanoseconds()
-        let limit = UInt64(timeout.components.seconds) * 1_000_000_000
+        let limit =
+            UInt64(timeout.components.seconds) * 1_000_000_000
             + UInt64(timeout.components.attoseconds / 1_000_000_000)
         var pause: UInt32 = 100
         while !(try Syscalls.tryFlock(lock, operation)) {

@@ -112,7 +112,9 @@ extension StoreState {
         var bytes = 0
         for item in pendingAccess {
             let itemBytes = item.key.bytes.count + 20
-            if !batch.isEmpty && (bytes + itemBytes > JournalFormat.maxPayloadSize / 2 || batch.count == JournalFormat.maxAccessItems) {
+            if !batch.isEmpty
+                && (bytes + itemBytes > JournalFormat.maxPayloadSize / 2 || batch.count == JournalFormat.maxAccessItems)
+            {
                 records.append(.access(batch))
                 batch = []
                 bytes = 0

@@ -106,7 +106,8 @@ enum Syscalls {
         }
         if n != buffer.count {
             throw BlobStoreError(
-                .noSpace, "write to \(fd.path) was cut short (\(n) of \(buffer.count) bytes); "
+                .noSpace,
+                "write to \(fd.path) was cut short (\(n) of \(buffer.count) bytes); "
                     + "the file system is probably full.", path: fd.path)
         }
     }

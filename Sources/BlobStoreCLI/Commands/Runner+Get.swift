@@ -6,7 +6,7 @@ extension Runner {
     /// pieces, so memory use does not grow with the value.
     func get(key: String, output file: String?) throws -> Int32 {
         try withStore { store in
-            guard let url = try store.fileURL(for: StoreKey(key)) else {
+            guard let source = try store.fileHandle(for: StoreKey(key)) else {
                 // The library answers nil for a damaged or vanished blob too, and counts a repair.
                 if try store.stats().repairs > 0 {
                     throw CommandFailure(
@@ -15,7 +15,6 @@ extension Runner {
                 }
                 throw keyNotFound(key)
             }
-            let source = try FileHandle(forReadingFrom: url)
             defer { try? source.close() }
             let destination = try file.map(openForWriting) ?? output.handle
             while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
