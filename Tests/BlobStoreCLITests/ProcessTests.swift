@@ -105,6 +105,34 @@ private final class PutLoop: @unchecked Sendable {
         #expect(store.recoveryReport.isClean)
     }
 
+    /// This process has read the whole journal when a bit in it flips; another process opens
+    /// the store, drops the damaged records by rotating to a new journal generation and appends.
+    /// This process notices the rotation and reloads: it sees the other's writes and no longer
+    /// the dropped records.
+    @Test func anOpenStoreReloadsAfterAnotherProcessRepairsDamage() throws {
+        let directory = NSTemporaryDirectory() + "blobstore-rotate-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try BlobStore(at: directory, configuration: .init(durability: .none))
+        defer { try? store.close() }
+        for index in 0..<10 { try store.put(Data("mine \(index)".utf8), for: StoreKey("mine-\(index)")) }
+        var journal = try Data(contentsOf: URL(fileURLWithPath: directory + "/journal-1"))
+        journal[journal.count / 2] ^= 0x40
+        try journal.write(to: URL(fileURLWithPath: directory + "/journal-1"))
+        let writer = try PutLoop(store: directory, prefix: "theirs", count: 50, durability: "none")
+        writer.process.waitUntilExit()
+        #expect(writer.process.terminationStatus == 0)
+        #expect(try store.value(for: "theirs-49") == tortureValue(49))
+        let stats = try store.stats()
+        #expect(stats.generation == 2)
+        #expect(stats.entries > 50 && stats.entries < 60)
+        #expect(try store.value(for: "mine-0") == Data("mine 0".utf8))
+        #expect(try store.value(for: "mine-9") == nil)
+        try store.put(Data("after".utf8), for: "after")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: directory + "/CURRENT"))
+                == Data("blobstore-format 1\ngeneration 2\n".utf8))
+    }
+
     /// A store open in this process sees another process's writes on its next operation.
     @Test func anOpenStoreSeesAnotherProcesssWrites() throws {
         let directory = NSTemporaryDirectory() + "blobstore-see-" + UUID().uuidString

@@ -68,8 +68,12 @@ import Testing
             try withStore(path) { store throws in
                 #expect(store.recoveryReport.isClean)
                 #expect(try store.stats().entries == 5)
+                #expect(try store.stats().generation == 2, "damage is repaired by rotating the journal")
                 #expect(try store.value(for: "new") == Data("new"))
             }
+            #expect(!FileManager.default.fileExists(atPath: path + "/journal-1"))
+            #expect(
+                String(decoding: readBytes(path + "/CURRENT"), as: UTF8.self) == "blobstore-format 1\ngeneration 2\n")
         }
     }
 
@@ -116,8 +120,16 @@ import Testing
                 for bit in stride(from: offset % 2, to: 8, by: 2) {
                     var damaged = journal
                     damaged[offset] ^= UInt8(1 << bit)
+                    for name in try FileManager.default.contentsOfDirectory(atPath: work)
+                    where name.hasPrefix("journal-") {
+                        try FileManager.default.removeItem(atPath: work + "/" + name)
+                    }
+                    writeBytes(work + "/CURRENT", Array("blobstore-format 1\ngeneration 1\n".utf8))
                     writeBytes(work + "/journal-1", damaged)
                     try withStore(work) { store throws in
+                        let report = store.recoveryReport
+                        #expect(try store.stats().generation == (report.droppedBytes > 0 ? 2 : 1))
+                        #expect(report.droppedBytes + report.tornTailBytes > 0, "flip at \(offset) went unnoticed")
                         for entry in try store.entries() {
                             let index = Int(entry.key.string.dropFirst(4))!
                             #expect(try store.value(for: entry.key) == Data("value \(index % 10)"))

@@ -89,8 +89,9 @@ struct ContentStore: Sendable {
     ///
     /// An existing blob of the right size is kept (its timestamp is refreshed so GC's grace
     /// period starts again). One of the wrong size is damage from a crash in a non-durable mode:
-    /// it is moved to `quarantine/` and replaced.
-    func link(_ blob: TemporaryBlob) throws -> LinkOutcome {
+    /// it is moved to `quarantine/` and replaced. With `syncExisting`, a kept blob is synced,
+    /// since the process that wrote it may not have.
+    func link(_ blob: TemporaryBlob, syncExisting: Bool) throws -> LinkOutcome {
         let hex = blob.digest.hex
         let shard = layout.shardDirectory(hex)
         let target = shard + "/" + hex
@@ -107,7 +108,10 @@ struct ContentStore: Sendable {
         if let existing = try Syscalls.lstat(target), existing.st_mode & S_IFMT == S_IFREG,
             UInt64(existing.st_size) == blob.size
         {
-            try? touch(target)
+            let existing = try Syscalls.open(target, O_RDONLY)
+            defer { Syscalls.close(existing) }
+            try? Syscalls.touch(existing)
+            if syncExisting { try Syscalls.fdatasync(existing) }
             return LinkOutcome(existed: true, changedDirectories: [])
         }
         try quarantine(path: target, name: hex)
@@ -124,12 +128,6 @@ struct ContentStore: Sendable {
         if try Syscalls.mkdir(outer, mode: directoryMode) { changed.append(layout.blobsSHA256) }
         if try Syscalls.mkdir(shard, mode: directoryMode) { changed.append(outer) }
         return changed
-    }
-
-    private func touch(_ path: String) throws {
-        let fd = try Syscalls.open(path, O_RDONLY)
-        defer { Syscalls.close(fd) }
-        try Syscalls.touch(fd)
     }
 
     // MARK: - Reading

@@ -1,5 +1,8 @@
 /// The in-memory index, rebuilt by replaying the journal: key → entry, digest → references and
 /// size, and running totals. Opening a store never walks the blob directories; every size is here.
+///
+/// Totals use wrapping arithmetic: sizes come from the journal, and a record with a valid
+/// checksum but an absurd size must not trap the process (adds and subtracts still cancel).
 struct StoreIndex: Sendable {
     /// A distinct blob and how many keys refer to it.
     struct BlobReference: Equatable, Sendable {
@@ -65,21 +68,21 @@ struct StoreIndex: Sendable {
     }
 
     private mutating func retain(_ entry: IndexEntry) {
-        logicalBytes += entry.size
+        logicalBytes &+= entry.size
         if blobs[entry.digest] == nil {
             blobs[entry.digest] = BlobReference(referenceCount: 1, size: entry.size)
-            storedBytes += entry.size
+            storedBytes &+= entry.size
         } else {
             blobs[entry.digest]!.referenceCount += 1
         }
     }
 
     private mutating func release(_ entry: IndexEntry) {
-        logicalBytes -= entry.size
+        logicalBytes &-= entry.size
         guard let reference = blobs[entry.digest] else { return }
         if reference.referenceCount <= 1 {
             blobs[entry.digest] = nil
-            storedBytes -= reference.size
+            storedBytes &-= reference.size
         } else {
             blobs[entry.digest]!.referenceCount -= 1
         }

@@ -31,7 +31,7 @@ extension BlobStore {
         }
         let record = JournalRecord.PutRecord(
             key: key, digest: digest, size: UInt64(data.count), created: Syscalls.nowMilliseconds(),
-            expires: expires?.milliseconds, metadata: Array(metadata))
+            expires: expires.map { max(0, $0.milliseconds) }, metadata: Array(metadata))
         do {
             try commit(record, blob: blob)
         } catch CommitRetry.blobVanished {
@@ -173,7 +173,7 @@ extension BlobStore {
         let blob = try content.writeTemporary(streamingFrom: source)
         let record = JournalRecord.PutRecord(
             key: key(blob.digest), digest: blob.digest, size: blob.size, created: Syscalls.nowMilliseconds(),
-            expires: expires?.milliseconds, metadata: Array(metadata))
+            expires: expires.map { max(0, $0.milliseconds) }, metadata: Array(metadata))
         try commit(record, blob: blob)
         return blob.digest
     }
@@ -192,7 +192,7 @@ extension BlobStore {
                 try prepareAppend(&state)
                 var newBlob: FileDescriptor? = nil
                 if let blob = owned, state.index.blobs[blob.digest] == nil {
-                    let outcome = try content.link(blob)
+                    let outcome = try content.link(blob, syncExisting: configuration.durability == .always)
                     if !outcome.existed {
                         newBlob = blob.descriptor
                         owned = nil
@@ -220,7 +220,13 @@ extension BlobStore {
     /// Catches up with other processes and repairs the journal's tail. Exclusive lock held.
     func prepareAppend(_ state: inout StoreState) throws {
         try state.catchUp(layout: layout)
-        try state.repairTail(layout: layout, configuration: configuration)
+        do {
+            try state.repairTail(layout: layout, configuration: configuration)
+        } catch let error as BlobStoreError {
+            // A repair that failed half-way (a truncate or sync) leaves nothing to build on.
+            state.poison = error
+            throw error
+        }
     }
 
     /// In ``Durability/always`` mode, syncs new directory entries before the record is written.
@@ -293,7 +299,7 @@ extension BlobStore {
     }
 
     func flushLocked(_ state: inout StoreState) throws {
-        if state.readOnly != nil {
+        if state.readOnly != nil || state.poison != nil {
             state.pendingAccess.removeAll()
             state.pendingAccessBytes = 0
             return

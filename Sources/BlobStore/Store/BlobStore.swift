@@ -137,7 +137,7 @@ public final class BlobStore: Sendable {
             try Syscalls.mkdir(directory, mode: configuration.directoryMode)
         }
         try writeFileAtomically(
-            layout.cacheDirTag, Array(StoreLayout.cacheDirTagContent.utf8), layout: layout,
+            layout.cacheDirTag, Array(StoreLayout.cacheDirTagContent.utf8), directory: layout.root,
             mode: configuration.fileMode)
         let journal = try Syscalls.open(
             layout.journal(generation: 1), O_WRONLY | O_CREAT | O_TRUNC, mode: configuration.fileMode)
@@ -145,7 +145,7 @@ public final class BlobStore: Sendable {
         try JournalHeader(generation: 1).encoded.withUnsafeBytes { try Syscalls.writeFully(journal, $0) }
         try Syscalls.fsync(journal)
         try writeFileAtomically(
-            layout.current, Array(currentFileContent(generation: 1).utf8), layout: layout,
+            layout.current, Array(currentFileContent(generation: 1).utf8), directory: layout.root,
             mode: configuration.fileMode)
     }
 
@@ -154,7 +154,7 @@ public final class BlobStore: Sendable {
     }
 
     /// temp + fsync + rename + directory fsync.
-    static func writeFileAtomically(_ path: String, _ bytes: [UInt8], layout: StoreLayout, mode: mode_t) throws {
+    static func writeFileAtomically(_ path: String, _ bytes: [UInt8], directory: String, mode: mode_t) throws {
         let temporary = path + "." + String(Syscalls.random64(), radix: 16)
         let fd = try Syscalls.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
         do {
@@ -167,7 +167,7 @@ public final class BlobStore: Sendable {
             _ = try? Syscalls.unlink(temporary)
             throw error
         }
-        try Syscalls.fsyncDirectory(layout.root)
+        try Syscalls.fsyncDirectory(directory)
     }
 
     /// Refuses symbolic links (or other file types) where the store expects its directories,
@@ -222,22 +222,16 @@ public final class BlobStore: Sendable {
     /// lock when it did not end cleanly.
     static func recover(_ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration) throws -> StoreState
     {
-        let generation = try readCurrent(layout)
-        let path = layout.journal(generation: generation)
         var readOnly: BlobStoreError? = nil
-        let writable: FileDescriptor?
+        let generation: UInt64
+        let journal: FileDescriptor
         do {
-            writable = try Syscalls.openIfExists(path, O_RDWR | O_APPEND)
+            (generation, journal) = try openCurrentJournal(layout, flags: O_RDWR | O_APPEND)
         } catch let error as BlobStoreError where error.code == .permissionDenied {
             readOnly = error
-            writable = try Syscalls.openIfExists(path, O_RDONLY)
+            (generation, journal) = try openCurrentJournal(layout, flags: O_RDONLY)
         }
-        guard let journal = writable else {
-            throw BlobStoreError(
-                .corrupt,
-                "\(path), named by CURRENT, is missing. The store is a cache: move \(layout.root) aside "
-                    + "and let BlobStore create a new one.", path: path)
-        }
+        let path = journal.path
         do {
             let bytes = try readAll(journal, from: 0)
             let header: JournalHeader
@@ -283,6 +277,25 @@ public final class BlobStore: Sendable {
             .corrupt,
             "\(path) does not start with a valid BlobStore journal header. The store is a cache: "
                 + "move \(layout.root) aside and let BlobStore create a new one.", path: path)
+    }
+
+    /// Reads CURRENT and opens the journal it names. If that journal is gone, another process
+    /// has just rotated to a new generation: CURRENT is read again (a few times) before the
+    /// store is declared damaged.
+    static func openCurrentJournal(_ layout: StoreLayout, flags: CInt) throws -> (UInt64, FileDescriptor) {
+        var attempts = 0
+        while true {
+            let generation = try readCurrent(layout)
+            let path = layout.journal(generation: generation)
+            if let journal = try Syscalls.openIfExists(path, flags) { return (generation, journal) }
+            attempts += 1
+            if try attempts == 5 || readCurrent(layout) == generation {
+                throw BlobStoreError(
+                    .corrupt,
+                    "\(path), named by CURRENT, is missing. The store is a cache: move \(layout.root) aside "
+                        + "and let BlobStore create a new one.", path: path)
+            }
+        }
     }
 
     /// Reads a file from `offset` to its current end.

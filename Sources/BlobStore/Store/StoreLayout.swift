@@ -25,7 +25,7 @@ struct StoreLayout: Sendable {
             || isAtomicWriteLeftover(name)
     }
 
-    /// A temporary name of ``BlobStore/writeFileAtomically(_:_:layout:mode:)`` (`CURRENT.<hex>`,
+    /// A temporary name of ``BlobStore/writeFileAtomically(_:_:directory:mode:)`` (`CURRENT.<hex>`,
     /// `CACHEDIR.TAG.<hex>`): left behind when a creator was killed, or still in use by a
     /// concurrent one.
     static func isAtomicWriteLeftover(_ name: String) -> Bool {

@@ -35,9 +35,9 @@ extension StoreState {
 
     /// Rebuilds the index from CURRENT's journal.
     private mutating func reload(layout: StoreLayout) throws {
-        let generation = try BlobStore.readCurrent(layout)
-        let path = layout.journal(generation: generation)
-        let fresh = try Syscalls.open(path, readOnly == nil ? O_RDWR | O_APPEND : O_RDONLY)
+        let (generation, fresh) = try BlobStore.openCurrentJournal(
+            layout, flags: readOnly == nil ? O_RDWR | O_APPEND : O_RDONLY)
+        let path = fresh.path
         let bytes = try BlobStore.readAll(fresh, from: 0)
         guard (try? bytes.withUnsafeBytes({ try JournalHeader(parsing: $0) }))?.generation == generation else {
             Syscalls.close(fresh)
@@ -53,9 +53,16 @@ extension StoreState {
         _ = replay(bytes, from: JournalFormat.fileHeaderSize)
     }
 
-    /// With the exclusive lock held and after ``catchUp(layout:)``: truncates a torn tail, or
-    /// saves damaged bytes to `quarantine/` and truncates them, so that the next append lands
-    /// after valid records only.
+    /// With the exclusive lock held and after ``catchUp(layout:)``: makes the journal end at
+    /// the last valid record before the next append.
+    ///
+    /// A torn tail is truncated in place: every process stops reading at the first invalid
+    /// frame, so none has read past the cut. Damage is different: a process that read the
+    /// journal before a bit flipped may be past it, and an in-place cut followed by new appends
+    /// would shift what it reads next. So damage is repaired by rotating: the bytes from the
+    /// damaged record on are saved to `quarantine/`, the valid records are copied to
+    /// `journal-<gen+1>`, CURRENT is swapped and the old journal unlinked; other processes see
+    /// the unlinked journal (`st_nlink == 0`) and reload.
     mutating func repairTail(layout: StoreLayout, configuration: BlobStore.Configuration) throws {
         guard tailNeedsRepair else { return }
         let rest = try BlobStore.readAll(journal, from: journalEnd)
@@ -64,23 +71,51 @@ extension StoreState {
         case .clean:
             break
         case .tornTail(let count):
+            try Syscalls.ftruncate(journal, to: journalEnd)
+            try Syscalls.fsync(journal)
             recovery.tornTailBytes += count
         case .corrupt(let count, let reason):
             let offset = Int(journalEnd)
             let saved = layout.quarantine + "/journal-\(generation)-at-\(offset)"
             try Syscalls.mkdir(layout.quarantine, mode: configuration.directoryMode)
-            let fd = try Syscalls.open(saved, O_WRONLY | O_CREAT | O_TRUNC, mode: configuration.fileMode)
-            defer { Syscalls.close(fd) }
-            try rest.withUnsafeBytes { try Syscalls.writeFully(fd, $0) }
-            try Syscalls.fsync(fd)
+            try BlobStore.writeFileAtomically(saved, rest, directory: layout.quarantine, mode: configuration.fileMode)
+            try rotate(keepingBytes: journalEnd, layout: layout, configuration: configuration)
             recovery.droppedBytes += count
             recovery.corruptionOffset = offset
             recovery.corruptionReason = reason
             recovery.quarantinedJournal = saved
         }
-        try Syscalls.ftruncate(journal, to: journalEnd)
-        try Syscalls.fsync(journal)
         tailNeedsRepair = false
+    }
+
+    /// Copies the first `length` bytes of the journal (header and valid records) to a journal of
+    /// the next generation, makes CURRENT name it, unlinks the old one and switches to it.
+    private mutating func rotate(
+        keepingBytes length: Int64, layout: StoreLayout, configuration: BlobStore.Configuration
+    )
+        throws
+    {
+        let next = generation + 1
+        let records = try BlobStore.readAll(journal, from: Int64(JournalFormat.fileHeaderSize))
+            .prefix(Int(length) - JournalFormat.fileHeaderSize)
+        let path = layout.journal(generation: next)
+        let fresh = try Syscalls.open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC, mode: configuration.fileMode)
+        do {
+            try (JournalHeader(generation: next).encoded + records).withUnsafeBytes {
+                try Syscalls.writeFully(fresh, $0)
+            }
+            try Syscalls.fsync(fresh)
+            try BlobStore.writeFileAtomically(
+                layout.current, Array(BlobStore.currentFileContent(generation: next).utf8), directory: layout.root,
+                mode: configuration.fileMode)
+        } catch {
+            Syscalls.close(fresh)
+            throw error
+        }
+        _ = try? Syscalls.unlink(layout.journal(generation: generation))
+        Syscalls.close(journal)
+        journal = fresh
+        generation = next
     }
 
     /// Appends buffered access times and `records` in one `write(2)` and applies them. Call with

@@ -8,7 +8,8 @@ public struct StoreStats: Sendable, Equatable, Codable {
     public var logicalBytes: UInt64
     /// Sum of the sizes of the distinct referenced blobs: what deduplication leaves on disk.
     public var storedBytes: UInt64
-    /// Size of the current journal file.
+    /// Bytes of the current journal this process has read (its size, unless another process
+    /// is appending at this moment).
     public var journalBytes: UInt64
     /// The current generation (the journal's number).
     public var generation: UInt64
