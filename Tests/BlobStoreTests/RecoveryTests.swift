@@ -146,9 +146,7 @@ import Testing
             try withStore(path) { store throws in
                 let digest = try store.put(Data("will vanish"), for: "a")
                 try store.put(Data("will vanish"), for: "b")
-                try Syscalls.unlink(
-                    path + "/blobs/sha256/" + String(digest.hex.prefix(2)) + "/"
-                        + String(digest.hex.dropFirst(2).prefix(2)) + "/" + digest.hex)
+                #expect(try Syscalls.unlink(blobFile(path, digest)))
                 #expect(try store.value(for: "a") == nil)
                 #expect(try !store.contains("b"))
                 #expect(try store.stats().repairs == 2)
@@ -162,7 +160,7 @@ import Testing
             let path = dir.child("s")
             let digest = try withStore(path) { store throws in try store.put(Data("precious bytes"), for: "k") }
             let hex = digest.hex
-            let blob = path + "/blobs/sha256/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex)"
+            let blob = blobFile(path, digest)
             chmod(blob, 0o600)
             flipBit(blob, at: 3, bit: 0)
             try withStore(path) { store throws in
@@ -187,7 +185,7 @@ import Testing
                 return digest
             }
             let hex = digest.hex
-            let blob = path + "/blobs/sha256/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex)"
+            let blob = blobFile(path, digest)
             chmod(blob, 0o600)
             truncate(blob, to: 4)
             try withStore(path) { store throws in

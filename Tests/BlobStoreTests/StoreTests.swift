@@ -285,7 +285,7 @@ import Testing
             for name in ["", "/blobs", "/blobs/sha256", "/tmp"] { #expect(fileMode(path + name) == 0o700, "\(name)") }
             let blob = try #require(regularFiles(under: path + "/blobs").first)
             #expect(fileMode(path + "/blobs/" + blob) == 0o400)
-            #expect(blob.split(separator: "/").map(\.count) == [6, 2, 2, 64])
+            #expect(blob.split(separator: "/").map(\.count) == [6, 2, 64])
             #expect(
                 String(decoding: readBytes(path + "/CACHEDIR.TAG").prefix(43), as: UTF8.self)
                     == "Signature: 8a477f597d28d172789f06886806bc55")

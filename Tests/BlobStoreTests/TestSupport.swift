@@ -64,6 +64,11 @@ func regularFiles(under path: String) -> [String] {
     return files
 }
 
+/// Where the store at `store` keeps the blob `digest`: `blobs/sha256/ab/<hex>`.
+func blobFile(_ store: String, _ digest: SHA256Digest) -> String {
+    store + "/blobs/sha256/" + digest.hex.prefix(2) + "/" + digest.hex
+}
+
 func fileMode(_ path: String) -> mode_t {
     var info = stat()
     precondition(lstat(path, &info) == 0)

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// The blob files: `blobs/sha256/ab/cd/<64 hex>`, read-only, each written once.
+/// The blob files: `blobs/sha256/ab/<64 hex>`, read-only, each written once.
 ///
 /// Blobs are written to `tmp/` and hashed while written, then hard-linked into place with
 /// `link(2)`, which never replaces an existing name. The store's lock is not needed to write a
@@ -101,7 +101,7 @@ struct ContentStore: Sendable {
         do {
             linked = try Syscalls.link(blob.path, target)
         } catch let error as BlobStoreError where error.errno == ENOENT {
-            changed += try makeShardDirectories(shard)
+            if try Syscalls.mkdir(shard, mode: directoryMode) { changed.append(layout.blobsSHA256) }
             linked = try Syscalls.link(blob.path, target)
         }
         if linked { return LinkOutcome(existed: false, changedDirectories: changed) }
@@ -119,15 +119,6 @@ struct ContentStore: Sendable {
             throw BlobStoreError(.io, "\(target) reappeared while being replaced; retry the put.", path: target)
         }
         return LinkOutcome(existed: false, changedDirectories: changed)
-    }
-
-    /// `mkdir -p` for `blobs/sha256/ab/cd`; returns the parents whose entries changed.
-    private func makeShardDirectories(_ shard: String) throws -> [String] {
-        let outer = String(shard.dropLast(3))
-        var changed: [String] = []
-        if try Syscalls.mkdir(outer, mode: directoryMode) { changed.append(layout.blobsSHA256) }
-        if try Syscalls.mkdir(shard, mode: directoryMode) { changed.append(outer) }
-        return changed
     }
 
     // MARK: - Reading

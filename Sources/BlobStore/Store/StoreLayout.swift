@@ -32,15 +32,13 @@ struct StoreLayout: Sendable {
         name.hasPrefix("CURRENT.") || name.hasPrefix("CACHEDIR.TAG.")
     }
 
-    /// `blobs/sha256/ab/cd`: the shard directory of a digest.
+    /// `blobs/sha256/ab`: the shard directory of a digest (its first two hex digits; docs/format.md
+    /// gives the measurements behind one level).
     func shardDirectory(_ hex: String) -> String {
-        let utf8 = hex.utf8
-        let a = utf8.index(utf8.startIndex, offsetBy: 2)
-        let b = utf8.index(a, offsetBy: 2)
-        return blobsSHA256 + "/" + String(hex[..<a]) + "/" + String(hex[a..<b])
+        blobsSHA256 + "/" + String(hex.utf8.prefix(2))!
     }
 
-    /// `blobs/sha256/ab/cd/<64 hex>`.
+    /// `blobs/sha256/ab/<64 hex>`.
     func blobPath(_ digest: SHA256Digest) -> String {
         let hex = digest.hex
         return shardDirectory(hex) + "/" + hex
