@@ -38,6 +38,19 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
 }
 
 @Suite struct JournalFormatTests {
+    /// The 80-byte example in docs/format.md, produced there by an independent encoder.
+    @Test func workedExampleOfDocsFormatMd() {
+        let documented =
+            "424c4f424a524e4c010000000100000000000000a8bf53922b000000019e6efe34de7c3cb001612cf24dba5f"
+            + "b0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b98240580d095ffbc310000"
+        let put = JournalRecord.put(
+            .init(
+                key: "a", digest: SHA256Hasher.hash(Data("hello")), size: 5, created: 1_700_000_000_000,
+                expires: nil, metadata: []))
+        let bytes = JournalHeader(generation: 1).encoded + put.framed
+        #expect(bytes.map { String(format: "%02x", $0) }.joined() == documented)
+    }
+
     @Test func everyRecordTypeRoundTrips() {
         let records = sampleRecords(16)
         let (decoded, result) = scan(framedJournalBody(records))
@@ -95,31 +108,41 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
     }
 
     @Test func badLengthIsCorruptionNotATornTail() {
-        var writer = ByteWriter()
-        writer.u32(UInt32(JournalFormat.maxPayloadSize + 1))
-        writer.u32(0)
-        writer.u8(1)
-        writer.raw([UInt8](repeating: 7, count: 32))
-        let (decoded, result) = scan(writer.bytes)
+        let length = UInt32(JournalFormat.maxPayloadSize + 1)
+        let bytes = JournalRecord.header(length: length, type: 1, payloadCRC: 0) + [UInt8](repeating: 7, count: 32)
+        let (decoded, result) = scan(bytes)
         #expect(decoded.isEmpty)
-        #expect(
-            result.ending
-                == .corrupt(
-                    byteCount: writer.bytes.count,
-                    reason: "record length \(JournalFormat.maxPayloadSize + 1) exceeds the limit"))
+        #expect(result.ending == .corrupt(byteCount: bytes.count, reason: "record length \(length) exceeds the limit"))
+    }
+
+    /// A bit flipped in a length field in the middle of the journal, making the record seem to
+    /// run past the end of the file: the header checksum tells it from a crash mid-append.
+    @Test func damagedLengthFieldIsCorruptionNotATornTail() {
+        let records = sampleRecords(6)
+        var body = framedJournalBody(records)
+        let third = records[0].framed.count + records[1].framed.count
+        body[third + 2] ^= 0x40  // length += 4 MiB: past the end of the bytes
+        let (decoded, result) = scan(body)
+        #expect(decoded == Array(records.prefix(2)))
+        #expect(result.ending == .corrupt(byteCount: body.count - third, reason: "header checksum mismatch"))
+    }
+
+    @Test func payloadCutOffAfterAValidHeaderIsATornTail() {
+        let records = sampleRecords(3)
+        let body = framedJournalBody(records)
+        let cut = body.count - 3
+        let (decoded, result) = scan(Array(body.prefix(cut)))
+        #expect(decoded == Array(records.prefix(2)))
+        #expect(result.ending == .tornTail(byteCount: records[2].framed.count - 3))
     }
 
     @Test func recordClaimingAHugeKeyIsRejectedBeforeAllocation() {
-        // A put whose payload says its key is 4 GiB long, with a valid CRC.
+        // A put whose payload says its key is 4 GiB long, with valid checksums.
         var payload = ByteWriter()
         payload.varint(4 << 30)
         payload.raw([1, 2, 3])
         var framed = ByteWriter()
-        framed.u32(UInt32(payload.bytes.count))
-        let crc = ([JournalFormat.RecordType.put.rawValue] + payload.bytes).withUnsafeBytes { CRC32C.checksum($0) }
-        framed.u32(CRC32C.mask(crc))
-        framed.u8(JournalFormat.RecordType.put.rawValue)
-        framed.raw(payload.bytes)
+        JournalRecord.frame(type: JournalFormat.RecordType.put.rawValue, payload: payload.bytes, into: &framed)
         let (decoded, result) = scan(framed.bytes)
         #expect(decoded.isEmpty)
         guard case .corrupt(_, let reason) = result.ending else {
@@ -127,6 +150,35 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
             return
         }
         #expect(reason.contains("key length"))
+    }
+
+    @Test func everyExpiryRoundTrips() {
+        for expires: Int64? in [nil, -1, 0, 1, .min, .max, 1_800_000_000_000] {
+            let record = JournalRecord.put(
+                .init(
+                    key: "k", digest: SHA256Hasher.hash(Data()), size: 0, created: -1, expires: expires,
+                    metadata: []))
+            #expect(scan(record.framed).0 == [record], "expires \(String(describing: expires))")
+        }
+    }
+
+    @Test func varintsHaveOneEncoding() {
+        for value: UInt64 in [0, 1, 127, 128, 300, 1 << 35, .max] {
+            var writer = ByteWriter()
+            writer.varint(value)
+            let decoded = writer.bytes.withUnsafeBytes { buffer -> UInt64? in
+                var reader = ByteReader(buffer)
+                return try? reader.varint()
+            }
+            #expect(decoded == value)
+        }
+        for overlong: [UInt8] in [[0x80, 0x00], [0xff, 0x00], [0x81, 0x80, 0x00]] {
+            let decoded = overlong.withUnsafeBytes { buffer -> UInt64? in
+                var reader = ByteReader(buffer)
+                return try? reader.varint()
+            }
+            #expect(decoded == nil, "\(overlong) must be rejected")
+        }
     }
 
     @Test func zeroFilledTailIsATornTail() {

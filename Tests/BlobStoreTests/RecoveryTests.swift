@@ -53,7 +53,7 @@ import Testing
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
             let boundaries = try makeStore(path, count: 10)
-            flipBit(path + "/journal-1", at: boundaries[4] + 12, bit: 3)
+            flipBit(path + "/journal-1", at: boundaries[4] + JournalFormat.recordHeaderSize + 3, bit: 3)
             try withStore(path) { store throws in
                 let report = store.recoveryReport
                 #expect(report.recordsReplayed == 4)

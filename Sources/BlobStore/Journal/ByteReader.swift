@@ -39,13 +39,16 @@ struct ByteReader {
         return value
     }
 
-    /// Unsigned LEB128 of at most ten bytes.
+    /// Unsigned LEB128 of at most ten bytes, in its one shortest form: a last byte of zero after
+    /// a continuation (an overlong encoding) is rejected, so every value has exactly one
+    /// encoding and decoding then re-encoding reproduces the bytes.
     mutating func varint() throws(Failure) -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
             let byte = try u8()
             if shift == 63 && byte > 1 { throw Failure(reason: "varint overflows 64 bits") }
+            if byte == 0 && shift > 0 { throw Failure(reason: "overlong varint") }
             value |= UInt64(byte & 0x7f) << shift
             if byte & 0x80 == 0 { return value }
             shift += 7

@@ -4,8 +4,14 @@
 /// ```
 /// file   := header record*
 /// header := magic[8] version:u32le generation:u64le masked_crc32c(magic..generation):u32le
-/// record := length:u32le masked_crc32c(type payload):u32le type:u8 payload[length]
+/// record := length:u32le type:u8 payload_crc:u32le header_crc:u32le payload[length]
+///   payload_crc := masked_crc32c(payload)
+///   header_crc  := masked_crc32c(length type payload_crc)
 /// ```
+///
+/// The header checksum is what lets the reader tell a crash from damage: a record whose valid
+/// header promises more bytes than the file has was cut off by a crash; a header that fails its
+/// checksum (a damaged length, say) is damage.
 enum JournalFormat {
     /// `BLOBJRNL`: the first eight bytes of every journal.
     static let magic: [UInt8] = Array("BLOBJRNL".utf8)
@@ -13,8 +19,10 @@ enum JournalFormat {
     static let version: UInt32 = 1
     /// Bytes in the file header.
     static let fileHeaderSize = 24
-    /// Bytes in a record header: length, masked CRC, type.
-    static let recordHeaderSize = 9
+    /// Bytes in a record header: length, type, payload CRC, header CRC.
+    static let recordHeaderSize = 13
+    /// Bytes of the record header covered by the header CRC (length, type, payload CRC).
+    static let recordHeaderCheckedSize = 9
     /// The largest payload a reader accepts; any larger length is corruption, checked before
     /// anything is allocated.
     static let maxPayloadSize = 64 << 20

@@ -1,11 +1,12 @@
 /// Reads framed records from journal bytes and tells a crash from corruption, as LevelDB's
 /// `log::Reader` does.
 ///
-/// - A record cut off by the end of the bytes, or a tail of zero bytes, is a **torn tail**: the
-///   writer died mid-append (or is still appending). Reading stops cleanly before it.
-/// - A length over the limit, a checksum mismatch or a payload that does not decode is
-///   **corruption**: reading stops at that record and the caller reports the bytes dropped. The
-///   reader never skips ahead by trusting a damaged length.
+/// - Fewer bytes than a record header, a record whose valid header promises more bytes than
+///   remain, or a tail of zero bytes is a **torn tail**: the writer died mid-append (or is still
+///   appending). Reading stops cleanly before it.
+/// - A header or payload checksum mismatch, a length over the limit or a payload that does not
+///   decode is **corruption**: reading stops at that record and the caller reports the bytes
+///   dropped. The reader never skips ahead by trusting a length.
 enum JournalReader {
     /// How the bytes ended.
     enum Ending: Equatable, Sendable {
@@ -49,8 +50,15 @@ enum JournalReader {
             }
             var header = ByteReader(rest)
             let length = Int(try! header.u32())
-            let storedCRC = try! header.u32()
             let type = try! header.u8()
+            let payloadCRC = try! header.u32()
+            let headerCRC = try! header.u32()
+            let checkedHeader = UnsafeRawBufferPointer(rebasing: rest[0..<JournalFormat.recordHeaderCheckedSize])
+            guard CRC32C.unmask(headerCRC) == CRC32C.checksum(checkedHeader) else {
+                return Scan(
+                    validEnd: position, recordCount: count,
+                    ending: .corrupt(byteCount: remaining, reason: "header checksum mismatch"))
+            }
             guard length <= JournalFormat.maxPayloadSize else {
                 return Scan(
                     validEnd: position, recordCount: count,
@@ -60,13 +68,12 @@ enum JournalReader {
             if total > remaining {
                 return Scan(validEnd: position, recordCount: count, ending: .tornTail(byteCount: remaining))
             }
-            let checked = UnsafeRawBufferPointer(rebasing: rest[8..<total])
-            guard CRC32C.unmask(storedCRC) == CRC32C.checksum(checked) else {
+            let payload = UnsafeRawBufferPointer(rebasing: rest[JournalFormat.recordHeaderSize..<total])
+            guard CRC32C.unmask(payloadCRC) == CRC32C.checksum(payload) else {
                 return Scan(
                     validEnd: position, recordCount: count,
                     ending: .corrupt(byteCount: remaining, reason: "checksum mismatch"))
             }
-            let payload = UnsafeRawBufferPointer(rebasing: rest[JournalFormat.recordHeaderSize..<total])
             do {
                 let record = try JournalRecord.decode(type: type, payload: payload)
                 body(record, position..<position + total)

@@ -12,17 +12,28 @@ extension JournalRecord {
 
     /// Appends the framed record (header and payload) to `writer`.
     func frame(into writer: inout ByteWriter) {
-        let start = writer.bytes.count
-        writer.u32(0)  // length, patched below
-        writer.u32(0)  // masked CRC, patched below
-        writer.u8(type.rawValue)
-        encodePayload(into: &writer)
-        let payloadLength = writer.bytes.count - start - JournalFormat.recordHeaderSize
-        writer.patchU32(UInt32(payloadLength), at: start)
-        let crc = writer.bytes.withUnsafeBytes {
-            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[(start + 8)...]))
-        }
-        writer.patchU32(CRC32C.mask(crc), at: start + 4)
+        var payload = ByteWriter()
+        encodePayload(into: &payload)
+        Self.frame(type: type.rawValue, payload: payload.bytes, into: &writer)
+    }
+
+    /// Frames any payload bytes as a record of type `type` (tests and fuzzing frame payloads the
+    /// encoder would never write).
+    static func frame(type: UInt8, payload: [UInt8], into writer: inout ByteWriter) {
+        let payloadCRC = payload.withUnsafeBytes { CRC32C.checksum($0) }
+        writer.raw(header(length: UInt32(payload.count), type: type, payloadCRC: CRC32C.mask(payloadCRC)))
+        writer.raw(payload)
+    }
+
+    /// The 13-byte record header, with its checksum computed over the 9 bytes before it.
+    static func header(length: UInt32, type: UInt8, payloadCRC maskedPayloadCRC: UInt32) -> [UInt8] {
+        var header = ByteWriter()
+        header.u32(length)
+        header.u8(type)
+        header.u32(maskedPayloadCRC)
+        let headerCRC = header.bytes.withUnsafeBytes { CRC32C.checksum($0) }
+        header.u32(CRC32C.mask(headerCRC))
+        return header.bytes
     }
 
     /// The framed record as bytes.
@@ -39,7 +50,12 @@ extension JournalRecord {
             writer.raw(put.digest.bytes)
             writer.varint(put.size)
             writer.varint(UInt64(bitPattern: put.created))
-            writer.varint(put.expires.map { UInt64(bitPattern: $0) &+ 1 } ?? 0)
+            if let expires = put.expires {
+                writer.u8(1)
+                writer.varint(UInt64(bitPattern: expires))
+            } else {
+                writer.u8(0)
+            }
             writer.lengthPrefixed(put.metadata)
         case .access(let items):
             writer.varint(UInt64(items.count))
@@ -75,12 +91,17 @@ extension JournalRecord {
             let digest = try readDigest(&reader)
             let size = try reader.varint()
             let created = Int64(bitPattern: try reader.varint())
-            let expiresField = try reader.varint()
+            let expires: Int64?
+            switch try reader.u8() {
+            case 0: expires = nil
+            case 1: expires = Int64(bitPattern: try reader.varint())
+            case let flag: throw ByteReader.Failure(reason: "bad expiry flag \(flag)")
+            }
             let metadata = try reader.lengthPrefixed(limit: JournalFormat.maxMetadataSize, what: "metadata length")
             record = .put(
                 PutRecord(
                     key: key, digest: digest, size: size, created: created,
-                    expires: expiresField == 0 ? nil : Int64(bitPattern: expiresField &- 1), metadata: metadata))
+                    expires: expires, metadata: metadata))
         case .access:
             let count = try reader.count(limit: JournalFormat.maxAccessItems, what: "access count")
             var items: [AccessItem] = []
