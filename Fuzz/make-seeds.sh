@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Regenerates the seed corpora in Fuzz/Corpus/ with a throwaway program built from the library
+# sources (the record encoder writes the seeds, so they track the format). Usage: Fuzz/make-seeds.sh
+set -euo pipefail
+shopt -s inherit_errexit
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+WORK=.build/fuzz/make-seeds
+rm -rf "$WORK"
+mkdir -p "$WORK/src" "$WORK/CCRC32C"
+cp -R Sources/BlobStore Sources/CCRC32C "$WORK/src/"
+cat >"$WORK/CCRC32C/module.modulemap" <<EOF
+module CCRC32C {
+    header "$ROOT/$WORK/src/CCRC32C/include/crc32c.h"
+    export *
+}
+EOF
+
+cat >"$WORK/MakeSeeds.swift" <<'EOF'
+import Glibc
+
+func write(_ bytes: [UInt8], _ name: String) {
+    let file = fopen(name, "wb")!
+    _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+    fclose(file)
+}
+
+func journal(_ records: [JournalRecord]) -> [UInt8] {
+    var writer = ByteWriter()
+    for record in records { record.frame(into: &writer) }
+    return writer.bytes
+}
+
+@main enum MakeSeeds {
+    static func main() {
+        let directory = CommandLine.arguments[1]
+        let digestA = SHA256Digest(bytes: (0..<32).map { UInt8($0) })!
+        let digestB = SHA256Digest(bytes: (0..<32).map { UInt8(255 - $0) })!
+        let put = JournalRecord.put(.init(
+            key: "https://example.com/a.png", digest: digestA, size: 1234, created: 1_700_000_000_000,
+            expires: nil, metadata: []))
+        let mixed: [JournalRecord] = [
+            put,
+            .access([.init(key: "https://example.com/a.png", time: 1_700_000_000_500), .init(key: "b", time: -5)]),
+            .put(.init(key: StoreKey(bytes: [0, 0xff, 0x2f]), digest: digestB, size: UInt64.max, created: -1,
+                       expires: 1_800_000_000_000, metadata: Array("content-type: image/png".utf8))),
+            .remove(key: "gone", digest: nil),
+            .remove(key: "repaired", digest: digestB),
+            .evict(key: "old", digest: digestA),
+        ]
+        let valid = journal(mixed)
+        write(journal([put]), "\(directory)/valid-single-put.journal")
+        write(valid, "\(directory)/valid-all-record-types.journal")
+        // The writer died mid-append: the last record is cut off.
+        write(Array(valid.dropLast(7)), "\(directory)/torn-tail-cut-record.journal")
+        // The file was extended with zeros (preallocation) past the last record.
+        write(valid + [UInt8](repeating: 0, count: 64), "\(directory)/torn-tail-zero-fill.journal")
+        // A bit flipped inside the second record's payload: checksum mismatch.
+        var flipped = valid
+        flipped[journal([put]).count + JournalFormat.recordHeaderSize + 4] ^= 0x10
+        write(flipped, "\(directory)/corrupt-checksum.journal")
+        // After one good record, a header (with a valid header checksum) claiming a length far
+        // over the limit; and one whose length field was damaged (header checksum mismatch).
+        let huge = JournalRecord.header(length: 0x7fff_ffff, type: 1, payloadCRC: 0) + [1, 2, 3, 4]
+        write(journal([put]) + huge, "\(directory)/corrupt-length.journal")
+        var damagedLength = valid
+        damagedLength[journal([put]).count + 2] ^= 0x01
+        write(damagedLength, "\(directory)/corrupt-damaged-length-field.journal")
+
+        // Recipes for the JournalRecord harness (see RecipeReader): a few bytes per record kind.
+        let recipes = "\(directory)/../JournalRecord"
+        write([0, 3, 0x61, 0x62, 0x63, 7, 2, 0xe8, 0x03, 1, 0xff, 1, 1, 0x05, 0, 0], "\(recipes)/put.recipe")
+        write([1, 2, 1, 0x6b, 1, 0x7f, 0, 8, 1, 2, 3, 4, 5, 6, 7, 0x80], "\(recipes)/access.recipe")
+        write([2, 1, 0x6b, 1, 9, 3, 0, 0x2a], "\(recipes)/remove-and-evict.recipe")
+    }
+}
+EOF
+
+CLANG="$(dirname "$(readlink -f "$(command -v swiftc)")")/clang"
+"$CLANG" -c -O2 -I"$WORK/src/CCRC32C/include" "$WORK/src/CCRC32C/crc32c.c" -o "$WORK/crc32c.o"
+swiftc -parse-as-library -O -swift-version 6 -module-name MakeSeeds "$WORK/MakeSeeds.swift" \
+    $(find "$WORK/src/BlobStore" -name '*.swift' | sort) \
+    -Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap \
+    -Xcc -fmodule-map-file="$WORK/CCRC32C/module.modulemap" \
+    "$WORK/crc32c.o" -lcrypto -o "$WORK/make-seeds"
+mkdir -p Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord
+"$WORK/make-seeds" Fuzz/Corpus/JournalReader
+ls -l Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord
