@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what building and testing BlobStore needs on Debian, when it is missing:
+# libssl-dev (libcrypto: SHA-256 and MD5) and e2fsprogs (chattr, for the read-only-store test).
+# Safe to run again; does nothing when everything is there.
+set -euo pipefail
+
+missing=()
+dpkg -s libssl-dev >/dev/null 2>&1 || missing+=(libssl-dev)
+command -v chattr >/dev/null 2>&1 || missing+=(e2fsprogs)
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "Installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
