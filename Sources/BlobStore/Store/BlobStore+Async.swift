@@ -12,7 +12,7 @@ extension BlobStore {
         }
     }
 
-    /// `async` ``put(_:for:metadata:expires:)``.
+    /// `async` ``put(_:for:metadata:expires:)-58nwj``.
     @discardableResult
     public func put(_ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil) async throws
         -> SHA256Digest
@@ -20,7 +20,7 @@ extension BlobStore {
         try await offload { try self.put(data, for: key, metadata: metadata, expires: expires) }
     }
 
-    /// `async` ``put(contentsOf:for:metadata:expires:)``.
+    /// `async` ``put(contentsOf:for:metadata:expires:)-1i79u``.
     @discardableResult
     public func put(contentsOf url: URL, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil)
         async throws -> SHA256Digest
@@ -28,33 +28,33 @@ extension BlobStore {
         try await offload { try self.put(contentsOf: url, for: key, metadata: metadata, expires: expires) }
     }
 
-    /// `async` ``value(for:)``.
+    /// `async` ``value(for:)-5c9av``.
     public func value(for key: StoreKey) async throws -> Data? {
         try await offload { try self.value(for: key) }
     }
 
-    /// `async` ``fileURL(for:)``.
+    /// `async` ``fileURL(for:)-7zi9u``.
     public func fileURL(for key: StoreKey) async throws -> URL? {
         try await offload { try self.fileURL(for: key) }
     }
 
-    /// `async` ``fileHandle(for:)``.
+    /// `async` ``fileHandle(for:)-4ol5e``.
     public func fileHandle(for key: StoreKey) async throws -> FileHandle? {
         try await offload { try self.fileHandle(for: key) }
     }
 
-    /// `async` ``blob(_:)``.
+    /// `async` ``blob(_:)-90ckb``.
     public func blob(_ digest: SHA256Digest) async throws -> Data? {
         try await offload { try self.blob(digest) }
     }
 
-    /// `async` ``remove(_:)``.
+    /// `async` ``remove(_:)-9mnpa``.
     @discardableResult
     public func remove(_ key: StoreKey) async throws -> Bool {
         try await offload { try self.remove(key) }
     }
 
-    /// `async` ``flush()``.
+    /// `async` ``flush()-9tl4s``.
     public func flush() async throws {
         try await offload { try self.flush() }
     }

@@ -24,7 +24,7 @@ extension BlobStore {
     }
 
     /// A read-only handle on the blob holding `key`'s value, positioned at its start, for large
-    /// values read without copying; `nil` as for ``value(for:)``.
+    /// values read without copying; `nil` as for ``value(for:)-5c9av``.
     ///
     /// The blob is verified through this very descriptor (streamed through SHA-256) unless
     /// ``Configuration/verifyReads`` is off, so what the handle reads is what was checked, even
@@ -34,9 +34,9 @@ extension BlobStore {
     }
 
     /// A file URL of the read-only blob holding `key`'s value, verified like
-    /// ``fileHandle(for:)``; `nil` as for ``value(for:)``.
+    /// ``fileHandle(for:)-4ol5e``; `nil` as for ``value(for:)-5c9av``.
     ///
-    /// Prefer ``fileHandle(for:)``: a name can disappear once the key is removed and garbage is
+    /// Prefer ``fileHandle(for:)-4ol5e``: a name can disappear once the key is removed and garbage is
     /// collected, an open descriptor cannot. Never write to the file.
     public func fileURL(for key: StoreKey) throws -> URL? {
         guard let (digest, handle) = try openVerified(key) else { return nil }

@@ -71,7 +71,7 @@ extension BlobStore {
         return try putStream(source, key: { _ in key }, metadata: metadata, expires: expires)
     }
 
-    /// Stores `data` by content alone and returns its digest; read it back with ``blob(_:)``.
+    /// Stores `data` by content alone and returns its digest; read it back with ``blob(_:)-90ckb``.
     ///
     /// The blob is kept alive by an entry under the key `sha256:<hex>`, so it is listed, counted
     /// and evicted like any other entry.

@@ -6,7 +6,7 @@ public enum Durability: String, Sendable, CaseIterable {
     /// Page cache only. A power loss may lose recent entries, never yields wrong bytes.
     case none
     /// Group commit: blobs and journal are synced together by a background flush at most
-    /// ``BlobStore/Configuration/batchInterval`` after a write, or by ``BlobStore/flush()``.
+    /// ``BlobStore/Configuration/batchInterval`` after a write, or by ``BlobStore/flush()-9tl4s``.
     case batched
     /// A put returns after the blob, its directory and the journal record are synced.
     case always
