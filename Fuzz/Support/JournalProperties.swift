@@ -144,15 +144,7 @@ func fail(_ message: String, journal: [UInt8]) -> Never {
     fatalError(message)
 }
 
-func hex(_ bytes: some Collection<UInt8>) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var utf8: [UInt8] = []
-    for byte in bytes {
-        utf8.append(digits[Int(byte >> 4)])
-        utf8.append(digits[Int(byte & 0xf)])
-    }
-    return String(decoding: utf8, as: UTF8.self)
-}
+func hex(_ bytes: some Collection<UInt8>) -> String { lowercaseHex(bytes) }
 
 private func littleEndianU32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
     var value: UInt32 = 0

@@ -10,15 +10,7 @@ public struct MD5Digest: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The 32 lowercase hexadecimal characters of the digest.
-    public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var utf8: [UInt8] = []
-        for byte in bytes {
-            utf8.append(digits[Int(byte >> 4)])
-            utf8.append(digits[Int(byte & 0xf)])
-        }
-        return String(decoding: utf8, as: UTF8.self)
-    }
+    public var hex: String { lowercaseHex(bytes) }
 
     public var description: String { hex }
 }
