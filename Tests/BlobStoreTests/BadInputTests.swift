@@ -32,7 +32,38 @@ import Testing
     @Test func aFileWhereTheStoreShouldBeIsRefused() throws {
         try withTemporaryDirectory { dir throws in
             writeBytes(dir.child("file"), [1])
-            #expect(code { _ = try BlobStore(at: dir.child("file")) } != nil)
+            #expect(code { _ = try BlobStore(at: dir.child("file")) } == .notAStore)
+            #expect(readBytes(dir.child("file")) == [1])
+        }
+    }
+
+    @Test func anotherProgramsDirectoryWithACurrentFileIsRefusedUntouched() throws {
+        try withTemporaryDirectory { dir throws in
+            writeBytes(dir.child("CURRENT"), Array("MANIFEST-000001\n".utf8))
+            writeBytes(dir.child("000001.ldb"), [1, 2, 3])
+            #expect(code { _ = try BlobStore(at: dir.path) } == .notAStore)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["000001.ldb", "CURRENT"])
+        }
+    }
+
+    @Test func aMissingStoreIsNotCreatedWhenAskedNotTo() throws {
+        try withTemporaryDirectory { dir throws in
+            var configuration = fast
+            configuration.createIfMissing = false
+            #expect(code { _ = try BlobStore(at: dir.child("a/b"), configuration: configuration) } == .notFound)
+            #expect(code { _ = try BlobStore(at: dir.path, configuration: configuration) } == .notFound)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+        }
+    }
+
+    /// The store path may be a symbolic link (the user chose it); links inside are refused.
+    @Test func aSymlinkedStorePathIsFollowed() throws {
+        try withTemporaryDirectory { dir throws in
+            let real = dir.child("real")
+            try withStore(real) { store throws in try store.put(Data("x"), for: "k") }
+            try FileManager.default.createSymbolicLink(atPath: dir.child("link"), withDestinationPath: real)
+            try withStore(dir.child("link")) { store throws in #expect(try store.value(for: "k") == Data("x")) }
         }
     }
 
@@ -99,7 +130,12 @@ import Testing
     func readOnlyStoreDirectoryGivesPermissionDeniedAndKeepsTheStore() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
-            try withStore(path) { store throws in try store.put(Data("before"), for: "k") }
+            let damaged = try withStore(path) { store throws in
+                try store.put(Data("before"), for: "k")
+                return try store.put(Data("to be damaged"), for: "damaged")
+            }
+            chmod(blobFile(path, damaged), 0o600)
+            flipBit(blobFile(path, damaged), at: 0, bit: 0)
             let blobs = path + "/blobs/sha256"
             try #require(run("/usr/bin/chattr", ["+i", path, blobs, path + "/tmp", path + "/journal-1"]) == 0)
             defer { _ = run("/usr/bin/chattr", ["-i", path, blobs, path + "/tmp", path + "/journal-1"]) }
@@ -107,6 +143,9 @@ import Testing
                 #expect(try store.value(for: "k") == Data("before"))
                 #expect(code { try store.put(Data("new content"), for: "k2") } == .permissionDenied)
                 #expect(try store.value(for: "k") == Data("before"))
+                #expect(try store.value(for: "damaged") == nil, "damage reads as a miss even when read-only")
+                #expect(try store.stats().damagedReads == 1)
+                #expect(try store.stats().repairs == 0)
             }
         }
     }

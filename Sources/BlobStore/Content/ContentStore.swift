@@ -76,49 +76,53 @@ struct ContentStore: Sendable {
         return (path, fd)
     }
 
-    /// What ``link(_:)`` did.
-    struct LinkOutcome {
-        /// `true` when the blob already existed with the right size (nothing new on disk).
-        var existed: Bool
-        /// Directories that gained an entry and must be synced in durable modes.
-        var changedDirectories: [String]
+    /// Whether a sound copy of `digest` is already in `blobs/`, so a put can reuse it instead of
+    /// linking a new one. Call with the store's lock held.
+    ///
+    /// A file of the wrong size, or (when `verify`) one that does not hash to its name, is moved
+    /// to `quarantine/` and `false` is returned, so the caller links fresh bytes in its place. A
+    /// reused file gets its timestamp refreshed (GC's grace period starts again) and, with
+    /// `sync`, an `fdatasync`, since the process that wrote it may not have synced it.
+    func reusableBlob(_ digest: SHA256Digest, size: UInt64, verify hashing: Bool, sync: Bool) throws -> Bool {
+        guard let fd = try open(digest) else { return false }
+        defer { Syscalls.close(fd) }
+        let info = try Syscalls.fstat(fd)
+        var sound = info.st_mode & S_IFMT == S_IFREG && UInt64(info.st_size) == size
+        if sound && hashing {
+            sound = try verify(fd, digest: digest, expectedSize: size).isFound
+        }
+        guard sound else {
+            try quarantine(digest)
+            return false
+        }
+        try? Syscalls.touch(fd)
+        if sync { try Syscalls.fdatasync(fd) }
+        return true
     }
 
     /// Links a temporary blob to its final name and removes the temporary name. Call with the
-    /// store's lock held.
+    /// store's lock held, after ``reusableBlob(_:size:verify:sync:)`` said no sound copy exists.
     ///
-    /// An existing blob of the right size is kept (its timestamp is refreshed so GC's grace
-    /// period starts again). One of the wrong size is damage from a crash in a non-durable mode:
-    /// it is moved to `quarantine/` and replaced. With `syncExisting`, a kept blob is synced,
-    /// since the process that wrote it may not have.
-    func link(_ blob: TemporaryBlob, syncExisting: Bool) throws -> LinkOutcome {
+    /// - Returns: The directories that gained an entry (the shard, and `blobs/sha256` when the
+    ///   shard was created), to be synced in durable modes.
+    func link(_ blob: TemporaryBlob) throws -> [String] {
         let hex = blob.digest.hex
         let shard = layout.shardDirectory(hex)
         let target = shard + "/" + hex
-        var changed: [String] = [shard]
+        var changed = [shard]
         defer { _ = try? Syscalls.unlink(blob.path) }
-        var linked: Bool
         do {
-            linked = try Syscalls.link(blob.path, target)
+            if try Syscalls.link(blob.path, target) { return changed }
         } catch let error as BlobStoreError where error.errno == ENOENT {
             if try Syscalls.mkdir(shard, mode: directoryMode) { changed.append(layout.blobsSHA256) }
-            linked = try Syscalls.link(blob.path, target)
+            if try Syscalls.link(blob.path, target) { return changed }
         }
-        if linked { return LinkOutcome(existed: false, changedDirectories: changed) }
-        if let existing = try Syscalls.lstat(target), existing.st_mode & S_IFMT == S_IFREG,
-            UInt64(existing.st_size) == blob.size
-        {
-            let existing = try Syscalls.open(target, O_RDONLY)
-            defer { Syscalls.close(existing) }
-            try? Syscalls.touch(existing)
-            if syncExisting { try Syscalls.fdatasync(existing) }
-            return LinkOutcome(existed: true, changedDirectories: [])
-        }
-        try quarantine(path: target, name: hex)
+        // Only a process that ignores the lock could have linked it since reusableBlob looked.
+        try quarantine(blob.digest)
         guard try Syscalls.link(blob.path, target) else {
             throw BlobStoreError(.io, "\(target) reappeared while being replaced; retry the put.", path: target)
         }
-        return LinkOutcome(existed: false, changedDirectories: changed)
+        return changed
     }
 
     // MARK: - Reading
@@ -128,6 +132,11 @@ struct ContentStore: Sendable {
         case found(Data)
         case missing
         case corrupt(reason: String)
+
+        var isFound: Bool {
+            if case .found = self { return true }
+            return false
+        }
     }
 
     /// Reads a whole blob, checking its size and (when `verify`) its digest.

@@ -8,6 +8,9 @@ struct StoreIndex: Sendable {
     struct BlobReference: Equatable, Sendable {
         var referenceCount: Int
         var size: UInt64
+        /// This process wrote the blob or checked its digest; until then a put that reuses it
+        /// hashes it first (a replayed journal says nothing about the file's health).
+        var isVerified = false
     }
 
     private(set) var entries: [StoreKey: IndexEntry] = [:]
@@ -44,6 +47,11 @@ struct StoreIndex: Sendable {
         case .evict(let key, let digest):
             removeEntry(key, ifDigest: digest)
         }
+    }
+
+    /// Records that this process has checked `digest`'s file (or written it).
+    mutating func markVerified(_ digest: SHA256Digest) {
+        blobs[digest]?.isVerified = true
     }
 
     /// Keys ordered from least to most recently accessed (ties by key), for eviction.

@@ -12,7 +12,7 @@ extension BlobStore {
         guard let entry = try lookup(key) else { return nil }
         switch try content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads) {
         case .found(let data):
-            try recordHit(key)
+            recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
             return data
         case .missing:
             try repair(entry.digest, quarantine: false)
@@ -53,6 +53,7 @@ extension BlobStore {
         }
         switch try content.read(digest, expectedSize: size, verify: true) {
         case .found(let data):
+            state.withLock { $0.index.markVerified(digest) }
             return data
         case .missing:
             if size != nil { try repair(digest, quarantine: false) }
@@ -99,7 +100,7 @@ extension BlobStore {
                 entries: state.index.count, distinctBlobs: state.index.blobs.count,
                 logicalBytes: state.index.logicalBytes, storedBytes: state.index.storedBytes,
                 journalBytes: UInt64(state.journalEnd), generation: state.generation, hits: state.hits,
-                misses: state.misses, repairs: state.repairs)
+                misses: state.misses, repairs: state.repairs, damagedReads: state.damagedReads)
         }
     }
 
@@ -134,33 +135,47 @@ extension BlobStore {
             try repair(entry.digest, quarantine: true)
             return nil
         }
-        try recordHit(key)
+        recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
         return (entry.digest, handle)
     }
 
-    private func recordHit(_ key: StoreKey) throws {
-        try state.withLock { state in
+    /// Counts a hit, notes the access, and remembers that `verified` (the blob just read) passed
+    /// its digest check. Never fails: access times are hints (``appendAccessHints(_:)``).
+    private func recordHit(_ key: StoreKey, verified: SHA256Digest?) {
+        state.withLock { state in
             state.hits += 1
+            if let verified { state.index.markVerified(verified) }
             guard !state.isClosed else { return }
             state.noteAccess(key, at: Syscalls.nowMilliseconds())
             if state.pendingAccess.count >= configuration.accessBatchSize || state.pendingAccessBytes >= 1 << 20 {
-                try flushLocked(&state)
+                appendAccessHints(&state)
             }
         }
     }
 
-    /// Drops every entry that refers to a blob found missing or damaged (moving a damaged file
-    /// to `quarantine/`), so the next read is a clean miss. Counts one miss.
+    /// Drops every entry that refers to a blob found missing or damaged, so the next read is a
+    /// clean miss. Counts one miss and one damaged read.
+    ///
+    /// Under the exclusive lock the blob is checked again first: another thread or process may
+    /// have put the same content since, linking a sound copy; then nothing is dropped. A damaged
+    /// file is moved to `quarantine/`. A read-only store only counts.
     private func repair(_ digest: SHA256Digest, quarantine: Bool) throws {
         try state.withLock { state in
             state.misses += 1
+            state.damagedReads += 1
             try checkUsable(state)
             guard state.readOnly == nil else { return }
             try exclusively {
                 try prepareAppend(&state)
+                guard let size = state.index.blobs[digest]?.size else {
+                    if quarantine { try content.quarantine(digest) }
+                    return
+                }
+                if try content.reusableBlob(digest, size: size, verify: true, sync: false) {
+                    state.index.markVerified(digest)
+                    return
+                }
                 let keys = state.index.keys(referring: digest)
-                if quarantine { try content.quarantine(digest) }
-                guard !keys.isEmpty else { return }
                 try state.append(keys.map { .remove(key: $0, digest: digest) })
                 state.repairs += keys.count
                 try finishWrite(&state, newBlob: nil)

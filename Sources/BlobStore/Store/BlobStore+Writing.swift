@@ -97,15 +97,18 @@ extension BlobStore {
 
     // MARK: - Removing
 
-    /// Removes `key`; returns whether it was there. The blob stays until garbage collection
-    /// finds no key referring to it.
+    /// Removes `key`; returns whether it was there (an expired entry counts as absent, as for
+    /// ``contains(_:)``, and is left to eviction). The blob stays until garbage collection finds
+    /// no key referring to it.
     @discardableResult
     public func remove(_ key: StoreKey) throws -> Bool {
         try state.withLock { state in
             try checkWritable(state)
             return try exclusively {
                 try prepareAppend(&state)
-                guard state.index[key] != nil else { return false }
+                guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else {
+                    return false
+                }
                 try state.append([.remove(key: key, digest: nil)])
                 try finishWrite(&state, newBlob: nil)
                 return true
@@ -121,7 +124,7 @@ extension BlobStore {
     public func flush() throws {
         try state.withLock { state in
             try checkUsable(state)
-            try flushLocked(&state)
+            try flushLocked(&state, waitingForLock: true)
         }
     }
 
@@ -138,7 +141,7 @@ extension BlobStore {
                 _ = StoreIdentity.openInProcess.withLock { $0.remove(identity) }
             }
             if state.poison == nil {
-                try flushLocked(&state)
+                try flushLocked(&state, waitingForLock: false)
             }
         }
     }
@@ -180,9 +183,17 @@ extension BlobStore {
 
     /// Links `blob` (if any) and appends the put, under the mutex and the exclusive lock.
     /// Consumes `blob`: it is closed, kept for the group commit, or discarded.
+    ///
+    /// A sound copy already in `blobs/` is reused (checked by size when this process has verified
+    /// it before, by hash otherwise); an unsound one is quarantined and `blob` takes its place.
+    /// Without `blob` and without a sound copy, throws ``CommitRetry/blobVanished``.
     private func commit(_ record: JournalRecord.PutRecord, blob: TemporaryBlob?) throws {
-        var owned = blob
-        defer { if let owned { content.discard(owned) } }
+        var unlinked = blob
+        var linked: FileDescriptor? = nil
+        defer {
+            if let unlinked { content.discard(unlinked) }
+            if let linked { Syscalls.close(linked) }
+        }
         if let blob, configuration.durability == .always {
             try syncOrPoison { try Syscalls.fdatasync(blob.descriptor) }
         }
@@ -190,31 +201,22 @@ extension BlobStore {
             try checkWritable(state)
             try exclusively {
                 try prepareAppend(&state)
-                var newBlob: FileDescriptor? = nil
-                if let blob = owned, state.index.blobs[blob.digest] == nil {
-                    let outcome = try content.link(blob, syncExisting: configuration.durability == .always)
-                    if !outcome.existed {
-                        newBlob = blob.descriptor
-                        owned = nil
-                        try syncDirectories(outcome.changedDirectories, &state)
-                    }
-                } else if owned == nil, state.index.blobs[record.digest] == nil {
-                    guard try blobIsPresent(record.digest, size: record.size) else { throw CommitRetry.blobVanished }
+                let reused = try content.reusableBlob(
+                    record.digest, size: record.size, verify: state.index.blobs[record.digest]?.isVerified != true,
+                    sync: configuration.durability == .always)
+                if !reused {
+                    guard let blob = unlinked else { throw CommitRetry.blobVanished }
+                    let changed = try content.link(blob)
+                    (linked, unlinked) = (blob.descriptor, nil)
+                    try syncDirectories(changed, &state)
                 }
                 try state.append([.put(record)])
-                try finishWrite(&state, newBlob: newBlob)
+                state.index.markVerified(record.digest)
+                let handedOver = linked
+                linked = nil
+                try finishWrite(&state, newBlob: handedOver)
             }
         }
-    }
-
-    /// Whether an unreferenced blob is still on disk with the right size; refreshes its
-    /// timestamp so GC's grace period starts again.
-    private func blobIsPresent(_ digest: SHA256Digest, size: UInt64) throws -> Bool {
-        guard let fd = try Syscalls.openIfExists(layout.blobPath(digest), O_RDONLY) else { return false }
-        defer { Syscalls.close(fd) }
-        guard UInt64(try Syscalls.fstat(fd).st_size) == size else { return false }
-        try? Syscalls.touch(fd)
-        return true
     }
 
     /// Catches up with other processes and repairs the journal's tail. Exclusive lock held.
@@ -268,10 +270,8 @@ extension BlobStore {
     private func scheduleGroupCommit(_ state: inout StoreState) {
         guard !state.commitScheduled, !state.unsynced.isEmpty else { return }
         state.commitScheduled = true
-        let nanoseconds =
-            configuration.batchInterval.components.seconds * 1_000_000_000
-            + configuration.batchInterval.components.attoseconds / 1_000_000_000
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
+        let nanoseconds = Int(configuration.batchInterval.clampedNanoseconds)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
             self?.runScheduledCommit()
         }
     }
@@ -298,22 +298,43 @@ extension BlobStore {
         }
     }
 
-    func flushLocked(_ state: inout StoreState) throws {
+    /// Appends buffered access times, then (in ``Durability/batched`` mode) runs the pending group
+    /// commit. With `waitingForLock` false, access times are appended only if the lock is free.
+    func flushLocked(_ state: inout StoreState, waitingForLock: Bool) throws {
         if state.readOnly != nil || state.poison != nil {
             state.pendingAccess.removeAll()
             state.pendingAccessBytes = 0
             return
         }
         if !state.pendingAccess.isEmpty {
-            try exclusively {
-                try prepareAppend(&state)
-                try state.append([])
+            if waitingForLock {
+                try exclusively {
+                    try prepareAppend(&state)
+                    try state.append([])
+                }
+            } else {
+                appendAccessHints(&state)
             }
         }
         if configuration.durability == .batched {
             try groupCommitLocked(&state)
-        } else {
-            state.unsynced.journal = false
+        }
+    }
+
+    /// Appends buffered access times if the exclusive lock is free right now. They are hints: a
+    /// read never waits for another process's lock or fails because of them, and they are never
+    /// synced on their own. Past four batches waiting for the lock, they are dropped.
+    func appendAccessHints(_ state: inout StoreState) {
+        guard state.readOnly == nil, state.poison == nil else { return }
+        let appended =
+            (try? Self.withLockIfFree(lockFile, LOCK_EX) { () throws -> Bool in
+                try prepareAppend(&state)
+                try state.append([])
+                return true
+            }) == true
+        if !appended && state.pendingAccess.count > 4 * configuration.accessBatchSize {
+            state.pendingAccess.removeAll()
+            state.pendingAccessBytes = 0
         }
     }
 
@@ -323,8 +344,9 @@ extension BlobStore {
         if let reason = state.readOnly {
             throw BlobStoreError(
                 .permissionDenied,
-                "The store at \(path) is read-only for this process (\(reason.message)) Reads work; to write, "
-                    + "make the store writable or choose another with --store or BLOBSTORE_DIR.",
+                "The store at \(path) is read-only for this process: opening \(reason.path ?? "its journal") "
+                    + "for writing was refused. Reads work; to write, make the store writable by this user, "
+                    + "or choose another store with --store or BLOBSTORE_DIR.",
                 path: path, errno: reason.errno)
         }
     }

@@ -111,18 +111,38 @@ public final class BlobStore: Sendable {
             missing.append(probe)
             probe = (probe as NSString).deletingLastPathComponent
         }
+        if !missing.isEmpty && !configuration.createIfMissing {
+            throw BlobStoreError(
+                .notFound, "There is no store at \(layout.root). Check the path, or put a value to create it.",
+                path: layout.root)
+        }
         for directory in missing.reversed() {
             try Syscalls.mkdir(directory, mode: configuration.directoryMode)
         }
-        let rootFD = try Syscalls.open(layout.root, O_RDONLY | O_DIRECTORY)
+        // The store path itself may be a symbolic link (say, ~/.cache on another disk): the
+        // caller chose it. Inside the store, nothing is followed.
+        let rootFD: FileDescriptor
+        do {
+            rootFD = try Syscalls.openSource(layout.root, O_DIRECTORY)
+        } catch let error as BlobStoreError where error.errno == ENOTDIR {
+            throw BlobStoreError(
+                .notAStore, "\(layout.root) is a file, not a directory. Choose a directory for the store.",
+                path: layout.root)
+        }
         defer { Syscalls.close(rootFD) }
         let info = try Syscalls.fstat(rootFD)
         let names = try Syscalls.listDirectory(layout.root)
-        if !names.contains("CURRENT"), let stranger = names.first(where: { !StoreLayout.isStoreFileName($0) }) {
+        if names.contains("CURRENT") {
+            _ = try readCurrent(layout)  // refuses another program's CURRENT before anything is created
+        } else if let stranger = names.first(where: { !StoreLayout.isStoreFileName($0) }) {
             throw BlobStoreError(
                 .notAStore,
                 "\(layout.root) is not empty and is not a BlobStore store (it holds \"\(stranger)\"). "
                     + "Choose an empty or new directory for the store.", path: layout.root)
+        } else if !configuration.createIfMissing {
+            throw BlobStoreError(
+                .notFound, "There is no store at \(layout.root). Check the path, or put a value to create it.",
+                path: layout.root)
         }
         return info
     }
@@ -187,13 +207,21 @@ public final class BlobStore: Sendable {
         }
     }
 
-    /// Reads CURRENT: `blobstore-format N` and `generation G`.
-    static func readCurrent(_ layout: StoreLayout) throws -> UInt64 {
+    /// Reads CURRENT: `blobstore-format N` and `generation G`. Also returns CURRENT's inode:
+    /// CURRENT is only ever replaced by `rename(2)`, so a new inode means a new generation.
+    static func readCurrent(_ layout: StoreLayout) throws -> (generation: UInt64, inode: UInt64) {
         let fd = try Syscalls.open(layout.current, O_RDONLY)
         defer { Syscalls.close(fd) }
+        let inode = UInt64(try Syscalls.fstat(fd).st_ino)
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = try buffer.withUnsafeMutableBytes { try Syscalls.readFully(fd, into: $0) }
         let lines = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n")
+        guard lines.first?.hasPrefix("blobstore-format ") == true else {
+            throw BlobStoreError(
+                .notAStore,
+                "\(layout.root) is not a BlobStore store: its CURRENT file belongs to another program. "
+                    + "Choose an empty or new directory for the store.", path: layout.current)
+        }
         var format: Int?
         var generation: UInt64?
         for line in lines {
@@ -215,7 +243,7 @@ public final class BlobStore: Sendable {
                     + "\(formatVersion) and older. Upgrade BlobStore, or use another store directory.",
                 path: layout.current)
         }
-        return generation
+        return (generation, inode)
     }
 
     /// Replays the current journal into a fresh state, repairing its tail under the exclusive
@@ -223,14 +251,15 @@ public final class BlobStore: Sendable {
     static func recover(_ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration) throws -> StoreState
     {
         var readOnly: BlobStoreError? = nil
-        let generation: UInt64
+        let current: (generation: UInt64, inode: UInt64)
         let journal: FileDescriptor
         do {
-            (generation, journal) = try openCurrentJournal(layout, flags: O_RDWR | O_APPEND)
+            (current, journal) = try openCurrentJournal(layout, flags: O_RDWR | O_APPEND)
         } catch let error as BlobStoreError where error.code == .permissionDenied {
             readOnly = error
-            (generation, journal) = try openCurrentJournal(layout, flags: O_RDONLY)
+            (current, journal) = try openCurrentJournal(layout, flags: O_RDONLY)
         }
+        let generation = current.generation
         let path = journal.path
         do {
             let bytes = try readAll(journal, from: 0)
@@ -247,7 +276,8 @@ public final class BlobStore: Sendable {
                         + "\(layout.root) aside and let BlobStore create a new one.", path: path)
             }
             var state = StoreState(
-                generation: generation, journal: journal, journalEnd: Int64(JournalFormat.fileHeaderSize))
+                generation: generation, currentInode: current.inode, journal: journal,
+                journalEnd: Int64(JournalFormat.fileHeaderSize))
             let scan = state.replay(bytes, from: JournalFormat.fileHeaderSize)
             state.recovery.recordsReplayed = scan.recordCount
             state.readOnly = readOnly
@@ -282,14 +312,16 @@ public final class BlobStore: Sendable {
     /// Reads CURRENT and opens the journal it names. If that journal is gone, another process
     /// has just rotated to a new generation: CURRENT is read again (a few times) before the
     /// store is declared damaged.
-    static func openCurrentJournal(_ layout: StoreLayout, flags: CInt) throws -> (UInt64, FileDescriptor) {
+    static func openCurrentJournal(_ layout: StoreLayout, flags: CInt) throws -> (
+        current: (generation: UInt64, inode: UInt64), journal: FileDescriptor
+    ) {
         var attempts = 0
         while true {
-            let generation = try readCurrent(layout)
-            let path = layout.journal(generation: generation)
-            if let journal = try Syscalls.openIfExists(path, flags) { return (generation, journal) }
+            let current = try readCurrent(layout)
+            let path = layout.journal(generation: current.generation)
+            if let journal = try Syscalls.openIfExists(path, flags) { return (current, journal) }
             attempts += 1
-            if try attempts == 5 || readCurrent(layout) == generation {
+            if try attempts == 5 || readCurrent(layout).generation == current.generation {
                 throw BlobStoreError(
                     .corrupt,
                     "\(path), named by CURRENT, is missing. The store is a cache: move \(layout.root) aside "
@@ -325,9 +357,7 @@ public final class BlobStore: Sendable {
         _ lock: FileDescriptor, _ operation: CInt, timeout: Duration, _ body: () throws -> R
     ) throws -> R {
         let start = Syscalls.monotonicNanoseconds()
-        let limit =
-            UInt64(timeout.components.seconds) * 1_000_000_000
-            + UInt64(timeout.components.attoseconds / 1_000_000_000)
+        let limit = timeout.clampedNanoseconds
         var pause: UInt32 = 100
         while !(try Syscalls.tryFlock(lock, operation)) {
             if Syscalls.monotonicNanoseconds() - start > limit {
@@ -339,6 +369,14 @@ public final class BlobStore: Sendable {
             Syscalls.sleep(microseconds: pause)
             pause = min(pause * 2, 10_000)
         }
+        defer { Syscalls.unlock(lock) }
+        return try body()
+    }
+
+    /// Runs `body` holding `flock(operation)` on LOCK if no other process holds it; returns `nil`
+    /// without running `body` otherwise.
+    static func withLockIfFree<R>(_ lock: FileDescriptor, _ operation: CInt, _ body: () throws -> R) throws -> R? {
+        guard try Syscalls.tryFlock(lock, operation) else { return nil }
         defer { Syscalls.unlock(lock) }
         return try body()
     }

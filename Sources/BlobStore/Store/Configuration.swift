@@ -20,6 +20,10 @@ extension BlobStore {
         public var fileMode: mode_t = 0o600
         /// Mode of the directories the store creates.
         public var directoryMode: mode_t = 0o700
+        /// Whether opening creates the store (and missing parent directories) when there is
+        /// none. With `false`, opening a path without a store throws
+        /// ``BlobStoreError/Code/notFound``: right for tools that only read.
+        public var createIfMissing = true
 
         public init(
             durability: Durability = .batched, verifyReads: Bool = true,

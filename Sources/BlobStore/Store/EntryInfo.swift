@@ -31,7 +31,13 @@ extension Date {
         self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
+    /// Milliseconds since the Unix epoch, clamped to what an `Int64` holds (an infinite or
+    /// absurdly distant date is the farthest representable one, never a trap).
     var milliseconds: Int64 {
-        Int64((timeIntervalSince1970 * 1000).rounded())
+        let value = (timeIntervalSince1970 * 1000).rounded()
+        if value.isNaN { return 0 }
+        if value >= 9.2e18 { return .max }
+        if value <= -9.2e18 { return .min }
+        return Int64(value)
     }
 }

@@ -16,12 +16,13 @@ extension StoreState {
         return scan
     }
 
-    /// Reads what other processes appended since the last call and applies it. If the journal
-    /// was replaced (a new generation) or shrank (another process truncated damage), the index
-    /// is rebuilt from scratch.
+    /// Reads what other processes appended since the last call and applies it. If CURRENT was
+    /// replaced (a new generation, even one whose old journal a crash left behind), the journal
+    /// was unlinked, or it shrank, the index is rebuilt from scratch.
     mutating func catchUp(layout: StoreLayout) throws {
         let info = try Syscalls.fstat(journal)
-        if info.st_nlink == 0 || Int64(info.st_size) < journalEnd {
+        let currentInode = try Syscalls.lstat(layout.current).map { UInt64($0.st_ino) }
+        if currentInode != self.currentInode || info.st_nlink == 0 || Int64(info.st_size) < journalEnd {
             try reload(layout: layout)
             return
         }
@@ -35,8 +36,9 @@ extension StoreState {
 
     /// Rebuilds the index from CURRENT's journal.
     private mutating func reload(layout: StoreLayout) throws {
-        let (generation, fresh) = try BlobStore.openCurrentJournal(
+        let (current, fresh) = try BlobStore.openCurrentJournal(
             layout, flags: readOnly == nil ? O_RDWR | O_APPEND : O_RDONLY)
+        let generation = current.generation
         let path = fresh.path
         let bytes = try BlobStore.readAll(fresh, from: 0)
         guard (try? bytes.withUnsafeBytes({ try JournalHeader(parsing: $0) }))?.generation == generation else {
@@ -48,6 +50,7 @@ extension StoreState {
         Syscalls.close(journal)
         journal = fresh
         self.generation = generation
+        currentInode = current.inode
         index = StoreIndex()
         journalEnd = Int64(JournalFormat.fileHeaderSize)
         _ = replay(bytes, from: JournalFormat.fileHeaderSize)
@@ -95,6 +98,11 @@ extension StoreState {
     )
         throws
     {
+        guard generation < UInt64.max else {
+            throw BlobStoreError(
+                .corrupt, "CURRENT names the last possible generation; move \(layout.root) aside.", path: layout.current
+            )
+        }
         let next = generation + 1
         let records = try BlobStore.readAll(journal, from: Int64(JournalFormat.fileHeaderSize))
             .prefix(Int(length) - JournalFormat.fileHeaderSize)
@@ -112,10 +120,13 @@ extension StoreState {
             Syscalls.close(fresh)
             throw error
         }
+        // A crash (or a failure) before the unlink leaves the old journal behind: harmless, since
+        // every process compares CURRENT's inode, and GC removes it.
         _ = try? Syscalls.unlink(layout.journal(generation: generation))
         Syscalls.close(journal)
         journal = fresh
         generation = next
+        currentInode = try Syscalls.lstat(layout.current).map { UInt64($0.st_ino) } ?? 0
     }
 
     /// Appends buffered access times and `records` in one `write(2)` and applies them. Call with
@@ -136,7 +147,8 @@ extension StoreState {
         pendingAccess.removeAll(keepingCapacity: true)
         pendingAccessBytes = 0
         journalEnd += Int64(writer.bytes.count)
-        unsynced.journal = true
+        // Access records alone are hints: they ride along with the next sync, never cause one.
+        if !records.isEmpty { unsynced.journal = true }
     }
 
     /// The buffered access times as records, each well under the payload limit.

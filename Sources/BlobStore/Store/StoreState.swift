@@ -2,6 +2,8 @@
 struct StoreState: Sendable {
     var index = StoreIndex()
     var generation: UInt64
+    /// CURRENT's inode when this process last read it; a different one means a new generation.
+    var currentInode: UInt64
     var journal: FileDescriptor
     /// Journal file offset up to which records have been applied to ``index``.
     var journalEnd: Int64
@@ -23,10 +25,12 @@ struct StoreState: Sendable {
     var hits = 0
     var misses = 0
     var repairs = 0
+    var damagedReads = 0
     var recovery = RecoveryReport()
 
-    init(generation: UInt64, journal: FileDescriptor, journalEnd: Int64) {
+    init(generation: UInt64, currentInode: UInt64, journal: FileDescriptor, journalEnd: Int64) {
         self.generation = generation
+        self.currentInode = currentInode
         self.journal = journal
         self.journalEnd = journalEnd
     }

@@ -19,4 +19,7 @@ public struct StoreStats: Sendable, Equatable, Codable {
     public var misses: Int
     /// Entries dropped by this process because their blob was missing or damaged.
     public var repairs: Int
+    /// Reads by this process that found their blob missing or damaged (each also a miss). Unlike
+    /// ``repairs``, also counted in a read-only store, where nothing can be dropped.
+    public var damagedReads: Int
 }

@@ -31,8 +31,8 @@ enum Syscalls {
 
     /// Opens a caller's source file for reading. Unlike the store's own files, a link here is
     /// the caller's choice and is followed.
-    static func openSource(_ path: String) throws -> FileDescriptor {
-        let fd = try retrying("open", path) { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+    static func openSource(_ path: String, _ flags: CInt = 0) throws -> FileDescriptor {
+        let fd = try retrying("open", path) { Glibc.open(path, O_RDONLY | O_CLOEXEC | flags) }
         return FileDescriptor(rawValue: fd, path: path)
     }
 
