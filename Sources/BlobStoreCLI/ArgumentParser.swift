@@ -4,7 +4,8 @@ import BlobStore
 ///
 /// The grammar is `blobstore [<options>] <subcommand> [<options>] [<arguments>]`:
 /// - `--store <dir>` and `--durability <mode>` may come before or after the subcommand;
-///   `--name=value` works too. A value may not start with `-` unless given as `--name=value`.
+///   `--name=value` works too. A value may not start with `-` (except `-` itself) unless given
+///   as `--name=value`.
 /// - `-h`/`--help` anywhere asks for help on the subcommand (or the overview); it wins over
 ///   any other mistake on the line.
 /// - `--version` is valid only without a subcommand.
@@ -38,6 +39,10 @@ public enum ArgumentParser {
             if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
                 if subcommand == nil {
                     guard let named = Subcommand(rawValue: argument) else {
+                        // Help wins over any other mistake: `blobstore frob --help` shows the overview.
+                        if arguments[index...].contains(where: { $0 == "-h" || $0 == "--help" }) {
+                            helpRequested = true
+                        }
                         fail("Unknown subcommand '\(argument)'")
                         break scanning
                     }
@@ -58,10 +63,11 @@ public enum ArgumentParser {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            /// The option's value: inline, or the next argument unless that is an option.
+            /// The option's value: inline, or the next argument unless that is an option (`-` alone,
+            /// standard input or output, is a value).
             func value(_ label: String) -> String? {
                 if let inlineValue { return inlineValue }
-                if index < arguments.count, !arguments[index].hasPrefix("-") {
+                if index < arguments.count, !arguments[index].hasPrefix("-") || arguments[index] == "-" {
                     index += 1
                     return arguments[index - 1]
                 }

@@ -44,14 +44,26 @@ struct Runner {
     // MARK: - The store
 
     /// Opens the store, runs `body`, and closes the store (which flushes pending writes).
-    func withStore<R>(_ body: (BlobStore) throws -> R) throws -> R {
+    ///
+    /// - Parameters:
+    ///   - creating: Whether to create the store when there is none; commands that only read
+    ///     pass `false`, so a mistyped path creates nothing and exits 1.
+    ///   - key: The key the command looks for, named in the message when there is no store.
+    func withStore<R>(creating: Bool = true, key: String? = nil, _ body: (BlobStore) throws -> R) throws -> R {
         guard let path = options.store ?? StoreLocation.defaultDirectory(environment: environment) else {
             throw CommandFailure(
                 ExitCode.usage, "No store directory: pass --store <dir>, or set BLOBSTORE_DIR or HOME.")
         }
         var configuration = BlobStore.Configuration()
         if let durability = options.durability { configuration.durability = durability }
-        let store = try BlobStore(at: path, configuration: configuration)
+        configuration.createIfMissing = creating
+        let store: BlobStore
+        do {
+            store = try BlobStore(at: path, configuration: configuration)
+        } catch let error as BlobStoreError where error.code == .notFound && !creating {
+            let prefix = key.map { "No value for key '\($0)': " } ?? ""
+            throw CommandFailure(ExitCode.keyNotFound, prefix + error.message)
+        }
         reportRecovery(store.recoveryReport)
         let result: R
         do {
@@ -83,11 +95,16 @@ struct Runner {
 
     // MARK: - Files
 
-    /// Opens a file the user named for reading.
+    /// Opens a file the user named for reading; refuses a directory.
     func openForReading(_ path: String) throws -> FileHandle {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw CommandFailure(ExitCode.ioError, "Cannot read '\(path)': \(String(cString: strerror(errno))).")
+        }
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            Glibc.close(fd)
+            throw CommandFailure(ExitCode.ioError, "Cannot read '\(path)': it is a directory.")
         }
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }

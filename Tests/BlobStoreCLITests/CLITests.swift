@@ -78,6 +78,36 @@ import Testing
         }
     }
 
+    /// `-` names standard input for `put` and standard output for `get -o`.
+    @Test func dashIsStandardInputAndOutput() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let bytes = Data("through the dash".utf8)
+            let put = try blobstore(["--store", store, "put", "k", "-"], input: bytes, in: scratch)
+            #expect(put.status == 0)
+            let get = try blobstore(["--store", store, "get", "k", "-o", "-"], in: scratch)
+            #expect(get.status == 0)
+            #expect(get.standardOutput == bytes)
+        }
+    }
+
+    @Test func aDirectoryGivenAsTheFileIsRefusedClearly() throws {
+        try withTemporaryDirectory { scratch in
+            let run = try blobstore(["--store", scratch.path("store"), "put", "k", scratch.url.path], in: scratch)
+            #expect(run.status == 74)
+            #expect(run.stderr.contains("is a directory"))
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("store")))
+        }
+    }
+
+    @Test func helpWinsOverAnUnknownSubcommand() throws {
+        try withTemporaryDirectory { scratch in
+            let run = try blobstore(["frob", "--help"], in: scratch)
+            #expect(run.status == 0)
+            #expect(String(decoding: run.standardOutput, as: UTF8.self).hasPrefix("OVERVIEW: "))
+        }
+    }
+
     @Test func putFromStandardInput() throws {
         try withTemporaryDirectory { scratch in
             let store = scratch.path("store")
@@ -135,11 +165,29 @@ import Testing
     @Test func getOfAMissingKeyExitsOne() throws {
         try withTemporaryDirectory { scratch in
             let copy = scratch.path("copy.bin")
-            let run = try blobstore(["--store", scratch.path("store"), "get", "absent", "-o", copy], in: scratch)
+            let store = scratch.path("store")
+            try scratch.write("one.txt", Data("one".utf8))
+            #expect(
+                try blobstore(["--store", store, "put", "present", scratch.path("one.txt")], in: scratch).status == 0)
+            let run = try blobstore(["--store", store, "get", "absent", "-o", copy], in: scratch)
             #expect(run.status == 1)
             #expect(run.standardOutput.isEmpty)
             #expect(run.stderr == "Error: No value for key 'absent'.\n")
             #expect(!FileManager.default.fileExists(atPath: copy))
+        }
+    }
+
+    /// Commands that only read never create a store: a mistyped path exits 1 and leaves nothing.
+    @Test func readingCommandsOnAMissingStoreCreateNothing() throws {
+        try withTemporaryDirectory { scratch in
+            let typo = scratch.path("no/such/store")
+            for arguments in [["get", "k"], ["has", "k"], ["rm", "k"], ["ls"], ["stats"]] {
+                let run = try blobstore(["--store", typo] + arguments, in: scratch)
+                #expect(run.status == 1, "\(arguments)")
+                #expect(run.stderr.contains("There is no store at \(typo)"), "\(arguments)")
+                #expect(run.standardOutput.isEmpty)
+            }
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("no")))
         }
     }
 

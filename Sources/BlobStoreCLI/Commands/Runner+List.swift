@@ -5,7 +5,7 @@ extension Runner {
     /// `ls [--json]`: one `<digest>  <size>  <key>` line per entry (the key's raw bytes), or a
     /// JSON array.
     func list(json: Bool) throws -> Int32 {
-        let entries = try withStore { store in try store.entries() }
+        let entries = try withStore(creating: false) { store in try store.entries() }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -4,7 +4,7 @@ import Foundation
 extension Runner {
     /// `stats [--json]`: the store's counts and sizes.
     func stats(json: Bool) throws -> Int32 {
-        let stats = try withStore { store in try store.stats() }
+        let stats = try withStore(creating: false) { store in try store.stats() }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
