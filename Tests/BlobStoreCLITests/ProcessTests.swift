@@ -25,9 +25,10 @@ private final class PutLoop: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = Data()
 
-    init(store: String, prefix: String, count: Int, durability: String) throws {
+    init(store: String, prefix: String, count: Int, durability: String, startAt: Date? = nil) throws {
         process.executableURL = tortureExecutable
         process.arguments = ["put-loop", store, prefix, String(count), durability]
+        if let startAt { process.arguments! += [String(Int64(startAt.timeIntervalSince1970 * 1000))] }
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
@@ -38,6 +39,20 @@ private final class PutLoop: @unchecked Sendable {
             self.lock.unlock()
         }
         try process.run()
+    }
+
+    /// Waits until at least one put was acknowledged (or `timeout` seconds pass); returns whether
+    /// one was.
+    func waitForFirstAcknowledgement(timeout: Double = 30) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            lock.lock()
+            let started = buffer.contains(UInt8(ascii: "\n"))
+            lock.unlock()
+            if started { return true }
+            usleep(1000)
+        }
+        return false
     }
 
     /// Indexes whose put returned before the process died.
@@ -63,11 +78,13 @@ private final class PutLoop: @unchecked Sendable {
         var acknowledgedTotal = 0
         for round in 0..<crashRounds {
             let loop = try PutLoop(store: directory, prefix: "r\(round)", count: 100_000, durability: "always")
-            usleep(UInt32.random(in: 20_000...150_000, using: &generator))
+            #expect(loop.waitForFirstAcknowledgement(), "round \(round): the loop started putting")
+            usleep(UInt32.random(in: 0...100_000, using: &generator))
             kill(loop.process.processIdentifier, SIGKILL)
             loop.process.waitUntilExit()
             #expect(loop.process.terminationReason == .uncaughtSignal)
             let acknowledged = loop.acknowledged()
+            #expect(!acknowledged.isEmpty)
             acknowledgedTotal += acknowledged.count
             let store = try BlobStore(at: directory)
             defer { try? store.close() }
@@ -78,15 +95,17 @@ private final class PutLoop: @unchecked Sendable {
             }
             #expect(store.recoveryReport.isClean, "round \(round): \(store.recoveryReport)")
         }
-        #expect(acknowledgedTotal > crashRounds, "the loops made progress before being killed")
+        #expect(acknowledgedTotal >= crashRounds)
     }
 
     /// Two processes put 1,000 keys each into one store at the same time: all 2,000 are readable.
     @Test func twoProcessesWritingAtOnceLoseNothing() throws {
         let directory = NSTemporaryDirectory() + "blobstore-two-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = try PutLoop(store: directory, prefix: "a", count: 1000, durability: "none")
-        let second = try PutLoop(store: directory, prefix: "b", count: 1000, durability: "none")
+        // Both open the store, then start putting at the same moment.
+        let start = Date(timeIntervalSinceNow: 1)
+        let first = try PutLoop(store: directory, prefix: "a", count: 1000, durability: "none", startAt: start)
+        let second = try PutLoop(store: directory, prefix: "b", count: 1000, durability: "none", startAt: start)
         first.process.waitUntilExit()
         second.process.waitUntilExit()
         #expect(first.process.terminationStatus == 0)
@@ -95,6 +114,9 @@ private final class PutLoop: @unchecked Sendable {
         #expect(second.acknowledged().count == 1000)
         let store = try BlobStore(at: directory)
         defer { try? store.close() }
+        // The two loops really ran at the same time: each began before the other finished.
+        let created = { (key: String) in try store.info(for: StoreKey(key))?.created ?? .distantFuture }
+        #expect(try created("a-0") < created("b-999") && created("b-0") < created("a-999"))
         #expect(try store.stats().entries == 2000)
         #expect(try store.stats().distinctBlobs == 64)
         for prefix in ["a", "b"] {
