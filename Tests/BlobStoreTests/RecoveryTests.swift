@@ -184,7 +184,6 @@ import Testing
                 try store.remove("k")
                 return digest
             }
-            let hex = digest.hex
             let blob = blobFile(path, digest)
             chmod(blob, 0o600)
             truncate(blob, to: 4)

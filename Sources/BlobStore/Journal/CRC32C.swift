@@ -13,9 +13,6 @@ enum CRC32C {
         blobstore_crc32c_extend_portable(crc, bytes.baseAddress, bytes.count)
     }
 
-    /// Whether ``checksum(_:extending:)`` runs on the CPU's CRC32 instruction.
-    static var isHardwareAccelerated: Bool { blobstore_crc32c_is_hardware() != 0 }
-
     private static let maskDelta: UInt32 = 0xa282_ead8
 
     /// Masks a CRC before storing it, so a CRC of data that itself holds CRCs stays strong

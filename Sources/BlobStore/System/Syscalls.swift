@@ -155,11 +155,6 @@ enum Syscalls {
         _ = try retrying("ftruncate", fd.path) { Glibc.ftruncate(fd.rawValue, off_t(length)) }
     }
 
-    /// `lseek(fd, 0, SEEK_CUR)`: where the next write of this descriptor lands.
-    static func currentOffset(_ fd: FileDescriptor) throws -> Int64 {
-        Int64(try retrying("lseek", fd.path) { Glibc.lseek(fd.rawValue, 0, SEEK_CUR) })
-    }
-
     /// `fchmod(2)`.
     static func fchmod(_ fd: FileDescriptor, _ mode: mode_t) throws {
         _ = try retrying("fchmod", fd.path) { Glibc.fchmod(fd.rawValue, mode) }
