@@ -302,8 +302,7 @@ extension BlobStore {
     /// commit. With `waitingForLock` false, access times are appended only if the lock is free.
     func flushLocked(_ state: inout StoreState, waitingForLock: Bool) throws {
         if state.readOnly != nil || state.poison != nil {
-            state.pendingAccess.removeAll()
-            state.pendingAccessBytes = 0
+            state.dropPendingAccess()
             return
         }
         if !state.pendingAccess.isEmpty {
@@ -333,8 +332,7 @@ extension BlobStore {
                 return true
             }) == true
         if !appended && state.pendingAccess.count > 4 * configuration.accessBatchSize {
-            state.pendingAccess.removeAll()
-            state.pendingAccessBytes = 0
+            state.dropPendingAccess()
         }
     }
 

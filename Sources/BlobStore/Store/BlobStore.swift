@@ -251,15 +251,45 @@ public final class BlobStore: Sendable {
     static func recover(_ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration) throws -> StoreState
     {
         var readOnly: BlobStoreError? = nil
-        let current: (generation: UInt64, inode: UInt64)
-        let journal: FileDescriptor
+        let loaded: LoadedJournal
         do {
-            (current, journal) = try openCurrentJournal(layout, flags: O_RDWR | O_APPEND)
+            loaded = try loadCurrentJournal(layout, flags: O_RDWR | O_APPEND)
         } catch let error as BlobStoreError where error.code == .permissionDenied {
             readOnly = error
-            (current, journal) = try openCurrentJournal(layout, flags: O_RDONLY)
+            loaded = try loadCurrentJournal(layout, flags: O_RDONLY)
         }
-        let generation = current.generation
+        var state = StoreState(
+            generation: loaded.generation, currentInode: loaded.currentInode, journal: loaded.journal,
+            journalEnd: Int64(JournalFormat.fileHeaderSize))
+        let scan = state.replay(loaded.bytes, from: JournalFormat.fileHeaderSize)
+        state.recovery.recordsReplayed = scan.recordCount
+        state.readOnly = readOnly
+        if scan.ending != .clean, readOnly == nil {
+            do {
+                try withLock(lock, LOCK_EX, timeout: configuration.lockTimeout) {
+                    try state.catchUp(layout: layout)
+                    try state.repairTail(layout: layout, configuration: configuration)
+                }
+            } catch {
+                Syscalls.close(state.journal)
+                throw error
+            }
+        }
+        return state
+    }
+
+    /// The journal CURRENT names, open, with all its bytes and a checked header.
+    struct LoadedJournal {
+        var generation: UInt64
+        var currentInode: UInt64
+        var journal: FileDescriptor
+        var bytes: [UInt8]
+    }
+
+    /// Opens the journal CURRENT names, reads it whole and checks its header: a BlobStore
+    /// journal, of a version this code reads, of CURRENT's generation. Closes it on failure.
+    static func loadCurrentJournal(_ layout: StoreLayout, flags: CInt) throws -> LoadedJournal {
+        let (current, journal) = try openCurrentJournal(layout, flags: flags)
         let path = journal.path
         do {
             let bytes = try readAll(journal, from: 0)
@@ -269,25 +299,14 @@ public final class BlobStore: Sendable {
             } catch let problem as JournalHeader.Problem {
                 throw journalHeaderError(problem, path: path, layout: layout)
             }
-            guard header.generation == generation else {
+            guard header.generation == current.generation else {
                 throw BlobStoreError(
                     .corrupt,
-                    "\(path) says generation \(header.generation) but CURRENT says \(generation). Move "
+                    "\(path) says generation \(header.generation) but CURRENT says \(current.generation). Move "
                         + "\(layout.root) aside and let BlobStore create a new one.", path: path)
             }
-            var state = StoreState(
-                generation: generation, currentInode: current.inode, journal: journal,
-                journalEnd: Int64(JournalFormat.fileHeaderSize))
-            let scan = state.replay(bytes, from: JournalFormat.fileHeaderSize)
-            state.recovery.recordsReplayed = scan.recordCount
-            state.readOnly = readOnly
-            if scan.ending != .clean, readOnly == nil {
-                try withLock(lock, LOCK_EX, timeout: configuration.lockTimeout) {
-                    try state.catchUp(layout: layout)
-                    try state.repairTail(layout: layout, configuration: configuration)
-                }
-            }
-            return state
+            return LoadedJournal(
+                generation: current.generation, currentInode: current.inode, journal: journal, bytes: bytes)
         } catch {
             Syscalls.close(journal)
             throw error

@@ -36,24 +36,14 @@ extension StoreState {
 
     /// Rebuilds the index from CURRENT's journal.
     private mutating func reload(layout: StoreLayout) throws {
-        let (current, fresh) = try BlobStore.openCurrentJournal(
-            layout, flags: readOnly == nil ? O_RDWR | O_APPEND : O_RDONLY)
-        let generation = current.generation
-        let path = fresh.path
-        let bytes = try BlobStore.readAll(fresh, from: 0)
-        guard (try? bytes.withUnsafeBytes({ try JournalHeader(parsing: $0) }))?.generation == generation else {
-            Syscalls.close(fresh)
-            throw BlobStoreError(
-                .corrupt, "\(path) does not start with a valid journal header for generation \(generation).",
-                path: path)
-        }
+        let loaded = try BlobStore.loadCurrentJournal(layout, flags: readOnly == nil ? O_RDWR | O_APPEND : O_RDONLY)
         Syscalls.close(journal)
-        journal = fresh
-        self.generation = generation
-        currentInode = current.inode
+        journal = loaded.journal
+        generation = loaded.generation
+        currentInode = loaded.currentInode
         index = StoreIndex()
         journalEnd = Int64(JournalFormat.fileHeaderSize)
-        _ = replay(bytes, from: JournalFormat.fileHeaderSize)
+        _ = replay(loaded.bytes, from: JournalFormat.fileHeaderSize)
     }
 
     /// With the exclusive lock held and after ``catchUp(layout:)``: makes the journal end at
@@ -144,8 +134,7 @@ extension StoreState {
             throw error
         }
         for record in records { index.apply(record) }
-        pendingAccess.removeAll(keepingCapacity: true)
-        pendingAccessBytes = 0
+        dropPendingAccess()
         journalEnd += Int64(writer.bytes.count)
         // Access records alone are hints: they ride along with the next sync, never cause one.
         if !records.isEmpty { unsynced.journal = true }
@@ -171,6 +160,12 @@ extension StoreState {
         }
         records.append(.access(batch))
         return records
+    }
+
+    /// Forgets the buffered access times (appended, or dropped as hints).
+    mutating func dropPendingAccess() {
+        pendingAccess.removeAll(keepingCapacity: true)
+        pendingAccessBytes = 0
     }
 
     /// Records a read in memory (the index now, the journal with the next append).
