@@ -68,3 +68,21 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
         }
     }
 }
+
+extension SHA256Digest: Codable {
+    /// Encodes as the 64 lowercase hexadecimal characters.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hex)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let digest = SHA256Digest(hex: text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\"\(text)\" is not 64 hexadecimal characters")
+        }
+        self = digest
+    }
+}

@@ -24,6 +24,17 @@ extension BlobStore {
         /// none. With `false`, opening a path without a store throws
         /// ``BlobStoreError/Code/notFound``: right for tools that only read.
         public var createIfMissing = true
+        /// Eviction limits. `nil` (the default) applies the limits recorded in the store (by an
+        /// app or `blobstore config`), or none. Set limits are recorded in the store when it opens.
+        public var limits: EvictionLimits? = nil
+        /// Garbage collection never deletes an unreferenced blob or a temporary file younger than
+        /// this: another process may be writing it. Default one hour.
+        public var gracePeriod: Duration = .seconds(3600)
+        /// Automatic compaction runs after a write once the journal is at least this large ...
+        public var compactionMinimumJournalBytes: Int = 4 << 20
+        /// ... and at least this fraction of the journal and manifest describes dead state
+        /// (overwritten, removed or evicted entries, superseded access times). Default 0.5.
+        public var compactionDeadFraction: Double = 0.5
 
         public init(
             durability: Durability = .batched, verifyReads: Bool = true,

@@ -1,0 +1,32 @@
+/// The limits eviction keeps a store under (docs/design.md, "Eviction").
+///
+/// When a write takes the store over a limit, entries are evicted until it is back under the
+/// limit times ``lowWater``: expired entries first, then the least recently accessed. Evicting
+/// below the limit (hysteresis) means one eviction round makes room for many writes, instead of
+/// one round per write at the edge of the limit.
+///
+/// An app's limits are recorded in the store (the `limits` file), so `blobstore gc` with no
+/// options applies the same ones.
+public struct EvictionLimits: Sendable, Equatable {
+    /// The most bytes the store's blobs may occupy (distinct content, as ``StoreStats/storedBytes``
+    /// counts it, plus unreferenced blobs not yet deleted). `nil`: no limit.
+    public var capacity: UInt64?
+    /// The most entries the store may hold. `nil`: no limit.
+    public var maxEntries: Int?
+    /// Entries not read or written for longer than this are evicted by the next eviction round
+    /// or `gc`. `nil`: no limit.
+    public var maxAge: Duration?
+    /// The fraction of ``capacity`` and ``maxEntries`` an eviction round goes down to, in
+    /// `0.5...1`. Default 0.9.
+    public var lowWater: Double
+
+    public init(capacity: UInt64? = nil, maxEntries: Int? = nil, maxAge: Duration? = nil, lowWater: Double = 0.9) {
+        self.capacity = capacity
+        self.maxEntries = maxEntries
+        self.maxAge = maxAge
+        self.lowWater = lowWater
+    }
+
+    /// `true` when no limit is set.
+    public var isUnlimited: Bool { capacity == nil && maxEntries == nil && maxAge == nil }
+}

@@ -1,0 +1,48 @@
+/// What one garbage collection did (or, for a dry run, would do).
+public struct GarbageCollectionReport: Sendable, Equatable, Codable {
+    /// `true` when nothing was changed: the counts say what a real run would remove.
+    public var dryRun: Bool
+    /// Entries evicted because they had expired.
+    public var expiredEntries: Int
+    /// Entries evicted because they were idle longer than the maximum age.
+    public var agedEntries: Int
+    /// Entries evicted, least recently accessed first, to get under the capacity or entry limit.
+    public var leastRecentlyUsedEntries: Int
+    /// Logical bytes of every evicted entry.
+    public var evictedBytes: UInt64
+    /// Blob files no entry refers to, deleted, and their bytes.
+    public var blobsDeleted: Int
+    public var blobBytesDeleted: UInt64
+    /// Unreferenced blob files kept because they are younger than the grace period.
+    public var blobsKeptYoung: Int
+    /// Stale files in `tmp/` (older than the grace period) deleted, and their bytes.
+    public var temporaryFilesDeleted: Int
+    public var temporaryBytesDeleted: UInt64
+    /// Journals and manifests of old generations (left by a crash mid-compaction) deleted.
+    public var oldGenerationFilesDeleted: Int
+    /// The store after the run: entries, and bytes of referenced blobs.
+    public var entriesAfter: Int
+    public var storedBytesAfter: UInt64
+    /// Wall time, in seconds.
+    public var seconds: Double
+
+    public init(dryRun: Bool) {
+        self.dryRun = dryRun
+        expiredEntries = 0
+        agedEntries = 0
+        leastRecentlyUsedEntries = 0
+        evictedBytes = 0
+        blobsDeleted = 0
+        blobBytesDeleted = 0
+        blobsKeptYoung = 0
+        temporaryFilesDeleted = 0
+        temporaryBytesDeleted = 0
+        oldGenerationFilesDeleted = 0
+        entriesAfter = 0
+        storedBytesAfter = 0
+        seconds = 0
+    }
+
+    /// Entries evicted for any reason.
+    public var evictedEntries: Int { expiredEntries + agedEntries + leastRecentlyUsedEntries }
+}
