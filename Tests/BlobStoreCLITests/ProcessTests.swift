@@ -152,7 +152,7 @@ private final class PutLoop: @unchecked Sendable {
         try store.put(Data("after".utf8), for: "after")
         #expect(
             try Data(contentsOf: URL(fileURLWithPath: directory + "/CURRENT"))
-                == Data("blobstore-format 1\ngeneration 2\n".utf8))
+                == Data("blobstore-format 1\ngeneration 2\nmanifest manifest-2\n".utf8))
     }
 
     /// A store open in this process sees another process's writes on its next operation.

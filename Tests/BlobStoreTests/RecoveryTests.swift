@@ -49,7 +49,7 @@ import Testing
         }
     }
 
-    @Test func checksumMismatchIsReportedQuarantinedAndRotated() throws {
+    @Test func checksumMismatchIsReportedQuarantinedAndCompacted() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
             let boundaries = try makeStore(path, count: 10)
@@ -68,12 +68,12 @@ import Testing
             try withStore(path) { store throws in
                 #expect(store.recoveryReport.isClean)
                 #expect(try store.stats().entries == 5)
-                #expect(try store.stats().generation == 2, "damage is repaired by rotating the journal")
+                #expect(try store.stats().generation == 2, "damage is repaired by compacting into generation 2")
                 #expect(try store.value(for: "new") == Data("new"))
             }
             #expect(!FileManager.default.fileExists(atPath: path + "/journal-1"))
             #expect(
-                String(decoding: readBytes(path + "/CURRENT"), as: UTF8.self) == "blobstore-format 1\ngeneration 2\n")
+                String(decoding: readBytes(path + "/CURRENT"), as: UTF8.self) == "blobstore-format 1\ngeneration 2\nmanifest manifest-2\n")
         }
     }
 

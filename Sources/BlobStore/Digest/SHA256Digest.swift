@@ -86,3 +86,10 @@ extension SHA256Digest: Codable {
         self = digest
     }
 }
+
+extension SHA256Digest {
+    /// Whether `text` is made of lowercase hexadecimal digits only (how blob files are named).
+    static func isLowercaseHex(_ text: String) -> Bool {
+        text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+    }
+}

@@ -19,6 +19,14 @@ struct StoreIndex: Sendable {
     private(set) var logicalBytes: UInt64 = 0
     /// Sum of the sizes of distinct referenced blobs.
     private(set) var storedBytes: UInt64 = 0
+    /// Blobs whose last reference this index saw go (overwrite, remove, eviction), with their
+    /// sizes: deleted by the next eviction round or compaction, unless referenced again first.
+    /// Some may be gone already (another process deleted them).
+    private(set) var garbage: [SHA256Digest: UInt64] = [:]
+    private(set) var garbageBytes: UInt64 = 0
+    /// What the live entries take in a manifest, roughly: compaction compares it with the
+    /// journal and manifest sizes to tell how much of them is dead.
+    private(set) var liveRecordBytes: UInt64 = 0
 
     subscript(key: StoreKey) -> IndexEntry? { entries[key] }
 
@@ -33,9 +41,9 @@ struct StoreIndex: Sendable {
                 digest: put.digest, size: put.size, created: put.created, lastAccess: put.created,
                 expires: put.expires, metadata: put.metadata)
             if let old = entries.updateValue(entry, forKey: put.key) {
-                release(old)
+                release(old, key: put.key)
             }
-            retain(entry)
+            retain(entry, key: put.key)
         case .access(let items):
             for item in items {
                 if let old = entries[item.key]?.lastAccess, item.time > old {
@@ -47,6 +55,20 @@ struct StoreIndex: Sendable {
         case .evict(let key, let digest):
             removeEntry(key, ifDigest: digest)
         }
+    }
+
+    /// Adds an entry read from a manifest (creation and access times as they were).
+    mutating func insert(_ item: ManifestEntry) {
+        if let old = entries.updateValue(item.entry, forKey: item.key) {
+            release(old, key: item.key)
+        }
+        retain(item.entry, key: item.key)
+    }
+
+    /// Forgets the garbage list, after its blobs were deleted.
+    mutating func clearGarbage() {
+        garbage.removeAll()
+        garbageBytes = 0
     }
 
     /// Records that this process has checked `digest`'s file (or written it).
@@ -72,25 +94,34 @@ struct StoreIndex: Sendable {
     private mutating func removeEntry(_ key: StoreKey, ifDigest digest: SHA256Digest?) {
         guard let old = entries[key], digest == nil || old.digest == digest else { return }
         entries[key] = nil
-        release(old)
+        release(old, key: key)
     }
 
-    private mutating func retain(_ entry: IndexEntry) {
+    /// Manifest bytes of an entry, give or take a few varint bytes.
+    private static func recordBytes(_ entry: IndexEntry, key: StoreKey) -> UInt64 {
+        UInt64(key.bytes.count + entry.metadata.count + 64)
+    }
+
+    private mutating func retain(_ entry: IndexEntry, key: StoreKey) {
         logicalBytes &+= entry.size
+        liveRecordBytes &+= Self.recordBytes(entry, key: key)
         if blobs[entry.digest] == nil {
             blobs[entry.digest] = BlobReference(referenceCount: 1, size: entry.size)
             storedBytes &+= entry.size
+            if let size = garbage.removeValue(forKey: entry.digest) { garbageBytes &-= size }
         } else {
             blobs[entry.digest]!.referenceCount += 1
         }
     }
 
-    private mutating func release(_ entry: IndexEntry) {
+    private mutating func release(_ entry: IndexEntry, key: StoreKey) {
         logicalBytes &-= entry.size
+        liveRecordBytes &-= Self.recordBytes(entry, key: key)
         guard let reference = blobs[entry.digest] else { return }
         if reference.referenceCount <= 1 {
             blobs[entry.digest] = nil
             storedBytes &-= reference.size
+            if garbage.updateValue(reference.size, forKey: entry.digest) == nil { garbageBytes &+= reference.size }
         } else {
             blobs[entry.digest]!.referenceCount -= 1
         }

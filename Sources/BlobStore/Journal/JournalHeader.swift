@@ -1,5 +1,7 @@
-/// The 24-byte header at the start of every journal: magic, version, generation, checksum.
+/// The 24-byte header at the start of every journal and manifest: magic, version, generation,
+/// checksum. The magic tells the two apart (`BLOBJRNL`, `BLOBMNFT`).
 struct JournalHeader: Equatable, Sendable {
+    var magic: [UInt8]
     var version: UInt32
     var generation: UInt64
 
@@ -13,14 +15,15 @@ struct JournalHeader: Equatable, Sendable {
         case newerVersion(UInt32)
     }
 
-    init(generation: UInt64) {
+    init(generation: UInt64, magic: [UInt8] = JournalFormat.magic) {
+        self.magic = magic
         self.version = JournalFormat.version
         self.generation = generation
     }
 
     var encoded: [UInt8] {
         var writer = ByteWriter()
-        writer.raw(JournalFormat.magic)
+        writer.raw(magic)
         writer.u32(version)
         writer.u64(generation)
         let crc = writer.bytes.withUnsafeBytes { CRC32C.checksum($0) }
@@ -28,10 +31,10 @@ struct JournalHeader: Equatable, Sendable {
         return writer.bytes
     }
 
-    /// Parses the first 24 bytes of `bytes`.
-    init(parsing bytes: UnsafeRawBufferPointer) throws(Problem) {
+    /// Parses the first 24 bytes of `bytes`, which must start with `magic`.
+    init(parsing bytes: UnsafeRawBufferPointer, magic: [UInt8] = JournalFormat.magic) throws(Problem) {
         guard bytes.count >= JournalFormat.fileHeaderSize else { throw .short }
-        guard bytes.prefix(8).elementsEqual(JournalFormat.magic) else { throw .notAJournal }
+        guard bytes.prefix(8).elementsEqual(magic) else { throw .notAJournal }
         var reader = ByteReader(bytes, position: 8)
         do {
             let version = try reader.u32()
@@ -40,6 +43,7 @@ struct JournalHeader: Equatable, Sendable {
             let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<20]))
             guard CRC32C.unmask(stored) == crc else { throw Problem.notAJournal }
             guard version <= JournalFormat.version else { throw Problem.newerVersion(version) }
+            self.magic = magic
             self.version = version
             self.generation = generation
         } catch let problem as Problem {

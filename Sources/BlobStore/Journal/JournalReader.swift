@@ -36,6 +36,18 @@ enum JournalReader {
     static func scan(
         _ bytes: UnsafeRawBufferPointer, _ body: (JournalRecord, Range<Int>) -> Void
     ) -> Scan {
+        scanFrames(bytes) { type, payload, range throws(ByteReader.Failure) in
+            body(try JournalRecord.decode(type: type, payload: payload), range)
+        }
+    }
+
+    /// Reads frames from `bytes` in order, checking lengths and checksums, and hands each
+    /// payload to `body` with its type and offset range. A payload that `body` rejects (by
+    /// throwing) is corruption, like a checksum mismatch. Manifests share this framing.
+    static func scanFrames(
+        _ bytes: UnsafeRawBufferPointer,
+        _ body: (UInt8, UnsafeRawBufferPointer, Range<Int>) throws(ByteReader.Failure) -> Void
+    ) -> Scan {
         var position = 0
         var count = 0
         while true {
@@ -75,8 +87,7 @@ enum JournalReader {
                     ending: .corrupt(byteCount: remaining, reason: "checksum mismatch"))
             }
             do {
-                let record = try JournalRecord.decode(type: type, payload: payload)
-                body(record, position..<position + total)
+                try body(type, payload, position..<position + total)
             } catch {
                 return Scan(
                     validEnd: position, recordCount: count,

@@ -23,6 +23,7 @@ extension BlobStore {
         -> SHA256Digest
     {
         try checkLimits(key: key, metadata: metadata)
+        try checkCapacity(UInt64(data.count))
         let digest = SHA256Hasher.hash(data)
         let isKnown = state.withLock { $0.index.blobs[digest] != nil }
         var blob: TemporaryBlob? = nil
@@ -111,6 +112,7 @@ extension BlobStore {
                 }
                 try state.append([.remove(key: key, digest: nil)])
                 try finishWrite(&state, newBlob: nil)
+                maintainAfterWrite(&state, protecting: nil)
                 return true
             }
         }
@@ -174,6 +176,12 @@ extension BlobStore {
         _ source: FileDescriptor, key: (SHA256Digest) -> StoreKey, metadata: Data, expires: Date?
     ) throws -> SHA256Digest {
         let blob = try content.writeTemporary(streamingFrom: source)
+        do {
+            try checkCapacity(blob.size)
+        } catch {
+            content.discard(blob)
+            throw error
+        }
         let record = JournalRecord.PutRecord(
             key: key(blob.digest), digest: blob.digest, size: blob.size, created: Syscalls.nowMilliseconds(),
             expires: expires.map { max(0, $0.milliseconds) }, metadata: Array(metadata))
@@ -208,6 +216,7 @@ extension BlobStore {
                     guard let blob = unlinked else { throw CommitRetry.blobVanished }
                     let changed = try content.link(blob)
                     (linked, unlinked) = (blob.descriptor, nil)
+                    TestHooks.reach(.putBlobLinked)
                     try syncDirectories(changed, &state)
                 }
                 try state.append([.put(record)])
@@ -215,6 +224,7 @@ extension BlobStore {
                 let handedOver = linked
                 linked = nil
                 try finishWrite(&state, newBlob: handedOver)
+                maintainAfterWrite(&state, protecting: record.key)
             }
         }
     }
@@ -223,7 +233,7 @@ extension BlobStore {
     func prepareAppend(_ state: inout StoreState) throws {
         try state.catchUp(layout: layout)
         do {
-            try state.repairTail(layout: layout, configuration: configuration)
+            try state.repair(layout: layout, configuration: configuration)
         } catch let error as BlobStoreError {
             // A repair that failed half-way (a truncate or sync) leaves nothing to build on.
             state.poison = error

@@ -69,7 +69,14 @@ public final class BlobStore: Sendable {
                 }
             }
             try Self.checkLayout(layout, configuration: configuration)
-            let initial = try Self.recover(layout, lock: lock, configuration: configuration)
+            var initial = try Self.recover(layout, lock: lock, configuration: configuration)
+            do {
+                initial.limits = try Self.resolveLimits(
+                    layout, lock: lock, configuration: configuration, writable: initial.readOnly == nil)
+            } catch {
+                Syscalls.close(initial.journal)
+                throw error
+            }
             self.lockFile = lock
             self.state = Mutex(initial)
         } catch {
@@ -133,7 +140,7 @@ public final class BlobStore: Sendable {
         let info = try Syscalls.fstat(rootFD)
         let names = try Syscalls.listDirectory(layout.root)
         if names.contains("CURRENT") {
-            _ = try readCurrent(layout)  // refuses another program's CURRENT before anything is created
+            _ = try CurrentFile.read(layout)  // refuses another program's CURRENT before anything is created
         } else if let stranger = names.first(where: { !StoreLayout.isStoreFileName($0) }) {
             throw BlobStoreError(
                 .notAStore,
@@ -165,12 +172,8 @@ public final class BlobStore: Sendable {
         try JournalHeader(generation: 1).encoded.withUnsafeBytes { try Syscalls.writeFully(journal, $0) }
         try Syscalls.fsync(journal)
         try writeFileAtomically(
-            layout.current, Array(currentFileContent(generation: 1).utf8), directory: layout.root,
+            layout.current, Array(CurrentFile(generation: 1, hasManifest: false).content.utf8), directory: layout.root,
             mode: configuration.fileMode)
-    }
-
-    static func currentFileContent(generation: UInt64) -> String {
-        "blobstore-format \(formatVersion)\ngeneration \(generation)\n"
     }
 
     /// temp + fsync + rename + directory fsync.
@@ -207,68 +210,25 @@ public final class BlobStore: Sendable {
         }
     }
 
-    /// Reads CURRENT: `blobstore-format N` and `generation G`. Also returns CURRENT's inode:
-    /// CURRENT is only ever replaced by `rename(2)`, so a new inode means a new generation.
-    static func readCurrent(_ layout: StoreLayout) throws -> (generation: UInt64, inode: UInt64) {
-        let fd = try Syscalls.open(layout.current, O_RDONLY)
-        defer { Syscalls.close(fd) }
-        let inode = UInt64(try Syscalls.fstat(fd).st_ino)
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = try buffer.withUnsafeMutableBytes { try Syscalls.readFully(fd, into: $0) }
-        let lines = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n")
-        guard lines.first?.hasPrefix("blobstore-format ") == true else {
-            throw BlobStoreError(
-                .notAStore,
-                "\(layout.root) is not a BlobStore store: its CURRENT file belongs to another program. "
-                    + "Choose an empty or new directory for the store.", path: layout.current)
-        }
-        var format: Int?
-        var generation: UInt64?
-        for line in lines {
-            let parts = line.split(separator: " ")
-            guard parts.count == 2 else { continue }
-            if parts[0] == "blobstore-format" { format = Int(parts[1]) }
-            if parts[0] == "generation" { generation = UInt64(parts[1]) }
-        }
-        guard let format, let generation else {
-            throw BlobStoreError(
-                .corrupt,
-                "\(layout.current) is damaged. The store is a cache: move \(layout.root) aside and "
-                    + "let BlobStore create a new one.", path: layout.current)
-        }
-        guard format <= formatVersion else {
-            throw BlobStoreError(
-                .unsupportedVersion,
-                "\(layout.root) was written in store format \(format); this BlobStore reads format "
-                    + "\(formatVersion) and older. Upgrade BlobStore, or use another store directory.",
-                path: layout.current)
-        }
-        return (generation, inode)
-    }
-
-    /// Replays the current journal into a fresh state, repairing its tail under the exclusive
-    /// lock when it did not end cleanly.
+    /// Loads the current generation (manifest and journal) into a fresh state, repairing the
+    /// journal's tail or a damaged manifest under the exclusive lock.
     static func recover(_ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration) throws -> StoreState
     {
         var readOnly: BlobStoreError? = nil
-        let loaded: LoadedJournal
+        let loaded: LoadedGeneration
         do {
-            loaded = try loadCurrentJournal(layout, flags: O_RDWR | O_APPEND)
+            loaded = try LoadedGeneration.load(layout, flags: O_RDWR | O_APPEND)
         } catch let error as BlobStoreError where error.code == .permissionDenied {
             readOnly = error
-            loaded = try loadCurrentJournal(layout, flags: O_RDONLY)
+            loaded = try LoadedGeneration.load(layout, flags: O_RDONLY)
         }
-        var state = StoreState(
-            generation: loaded.generation, currentInode: loaded.currentInode, journal: loaded.journal,
-            journalEnd: Int64(JournalFormat.fileHeaderSize))
-        let scan = state.replay(loaded.bytes, from: JournalFormat.fileHeaderSize)
-        state.recovery.recordsReplayed = scan.recordCount
+        var state = StoreState(loaded)
         state.readOnly = readOnly
-        if scan.ending != .clean, readOnly == nil {
+        if state.needsRepair, readOnly == nil {
             do {
                 try withLock(lock, LOCK_EX, timeout: configuration.lockTimeout) {
                     try state.catchUp(layout: layout)
-                    try state.repairTail(layout: layout, configuration: configuration)
+                    try state.repair(layout: layout, configuration: configuration)
                 }
             } catch {
                 Syscalls.close(state.journal)
@@ -278,85 +238,24 @@ public final class BlobStore: Sendable {
         return state
     }
 
-    /// The journal CURRENT names, open, with all its bytes and a checked header.
-    struct LoadedJournal {
-        var generation: UInt64
-        var currentInode: UInt64
-        var journal: FileDescriptor
-        var bytes: [UInt8]
-    }
-
-    /// Opens the journal CURRENT names, reads it whole and checks its header: a BlobStore
-    /// journal, of a version this code reads, of CURRENT's generation. Closes it on failure.
-    static func loadCurrentJournal(_ layout: StoreLayout, flags: CInt) throws -> LoadedJournal {
-        let (current, journal) = try openCurrentJournal(layout, flags: flags)
-        let path = journal.path
-        do {
-            let bytes = try readAll(journal, from: 0)
-            let header: JournalHeader
-            do {
-                header = try bytes.withUnsafeBytes { try JournalHeader(parsing: $0) }
-            } catch let problem as JournalHeader.Problem {
-                throw journalHeaderError(problem, path: path, layout: layout)
-            }
-            guard header.generation == current.generation else {
-                throw BlobStoreError(
-                    .corrupt,
-                    "\(path) says generation \(header.generation) but CURRENT says \(current.generation). Move "
-                        + "\(layout.root) aside and let BlobStore create a new one.", path: path)
-            }
-            return LoadedJournal(
-                generation: current.generation, currentInode: current.inode, journal: journal, bytes: bytes)
-        } catch {
-            Syscalls.close(journal)
-            throw error
+    /// The limits to apply: the configured ones (recorded in the store when they differ from
+    /// what it holds), else the recorded ones, else none.
+    private static func resolveLimits(
+        _ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration, writable: Bool
+    ) throws -> EvictionLimits {
+        let recorded = recordedLimits(layout)
+        guard let configured = configuration.limits else { return recorded ?? EvictionLimits() }
+        if let problem = LimitsFile.validationProblem(configured) {
+            throw BlobStoreError(.invalidArgument, problem)
         }
-    }
-
-    private static func journalHeaderError(
-        _ problem: JournalHeader.Problem, path: String, layout: StoreLayout
-    ) -> BlobStoreError {
-        if case .newerVersion(let version) = problem {
-            return BlobStoreError(
-                .unsupportedVersion,
-                "\(path) is journal format \(version); this BlobStore reads format \(JournalFormat.version) "
-                    + "and older. Upgrade BlobStore, or use another store directory.", path: path)
-        }
-        return BlobStoreError(
-            .corrupt,
-            "\(path) does not start with a valid BlobStore journal header. The store is a cache: "
-                + "move \(layout.root) aside and let BlobStore create a new one.", path: path)
-    }
-
-    /// Reads CURRENT and opens the journal it names. If that journal is gone, another process
-    /// has just rotated to a new generation: CURRENT is read again (a few times) before the
-    /// store is declared damaged.
-    static func openCurrentJournal(_ layout: StoreLayout, flags: CInt) throws -> (
-        current: (generation: UInt64, inode: UInt64), journal: FileDescriptor
-    ) {
-        var attempts = 0
-        while true {
-            let current = try readCurrent(layout)
-            let path = layout.journal(generation: current.generation)
-            if let journal = try Syscalls.openIfExists(path, flags) { return (current, journal) }
-            attempts += 1
-            if try attempts == 5 || readCurrent(layout).generation == current.generation {
-                throw BlobStoreError(
-                    .corrupt,
-                    "\(path), named by CURRENT, is missing. The store is a cache: move \(layout.root) aside "
-                        + "and let BlobStore create a new one.", path: path)
+        if configured != recorded && writable {
+            try withLock(lock, LOCK_EX, timeout: configuration.lockTimeout) {
+                try writeFileAtomically(
+                    layout.limits, Array(LimitsFile.encode(configured).utf8), directory: layout.root,
+                    mode: configuration.fileMode)
             }
         }
-    }
-
-    /// Reads a file from `offset` to its current end.
-    static func readAll(_ fd: FileDescriptor, from offset: Int64) throws -> [UInt8] {
-        let size = Int64(try Syscalls.fstat(fd).st_size)
-        guard size > offset else { return [] }
-        var bytes = [UInt8](repeating: 0, count: Int(size - offset))
-        let count = try bytes.withUnsafeMutableBytes { try Syscalls.preadFully(fd, into: $0, at: offset) }
-        if count < bytes.count { bytes.removeLast(bytes.count - count) }
-        return bytes
+        return configured
     }
 
     // MARK: - The process-shared lock

@@ -16,9 +16,14 @@ public struct RecoveryReport: Sendable, Equatable, Codable {
     public var corruptionReason: String?
     /// Where the dropped bytes were saved, if any.
     public var quarantinedJournal: String?
+    /// Entries read from the manifest (0 before the first compaction).
+    public var manifestEntries = 0
+    /// Why the manifest did not read whole, if it did not: the entries after the damage are
+    /// lost, and the manifest is rewritten from what was read.
+    public var manifestDamage: String?
 
     /// `true` when nothing was dropped (a torn tail does not count).
-    public var isClean: Bool { droppedBytes == 0 }
+    public var isClean: Bool { droppedBytes == 0 && manifestDamage == nil }
 
     public init() {}
 }

@@ -14,11 +14,22 @@ struct StoreLayout: Sendable {
     var tmp: String { root + "/tmp" }
     var quarantine: String { root + "/quarantine" }
 
+    var limits: String { root + "/limits" }
+
     func journal(generation: UInt64) -> String { root + "/journal-\(generation)" }
+    func manifest(generation: UInt64) -> String { root + "/manifest-\(generation)" }
+
+    /// The generation of a `journal-<N>` or `manifest-<N>` name, or `nil` for other names.
+    static func generation(ofFileNamed name: String) -> UInt64? {
+        for prefix in ["journal-", "manifest-"] where name.hasPrefix(prefix) {
+            return UInt64(name.dropFirst(prefix.count))
+        }
+        return nil
+    }
 
     /// The names that may appear at the top of a store; anything else makes a non-empty
     /// directory "not a store".
-    static let knownNames: Set<String> = ["LOCK", "CURRENT", "CACHEDIR.TAG", "blobs", "tmp", "quarantine"]
+    static let knownNames: Set<String> = ["LOCK", "CURRENT", "CACHEDIR.TAG", "limits", "blobs", "tmp", "quarantine"]
 
     static func isStoreFileName(_ name: String) -> Bool {
         knownNames.contains(name) || name.hasPrefix("journal-") || name.hasPrefix("manifest-")
@@ -29,7 +40,7 @@ struct StoreLayout: Sendable {
     /// `CACHEDIR.TAG.<hex>`): left behind when a creator was killed, or still in use by a
     /// concurrent one.
     static func isAtomicWriteLeftover(_ name: String) -> Bool {
-        name.hasPrefix("CURRENT.") || name.hasPrefix("CACHEDIR.TAG.")
+        name.hasPrefix("CURRENT.") || name.hasPrefix("CACHEDIR.TAG.") || name.hasPrefix("limits.")
     }
 
     /// `blobs/sha256/ab`: the shard directory of a digest (its first two hex digits; docs/format.md

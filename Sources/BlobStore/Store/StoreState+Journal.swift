@@ -30,93 +30,94 @@ extension StoreState {
             tailNeedsRepair = false
             return
         }
-        let bytes = try BlobStore.readAll(journal, from: journalEnd)
+        let bytes = try LoadedGeneration.readAll(journal, from: journalEnd)
         _ = replay(bytes, from: 0)
     }
 
-    /// Rebuilds the index from CURRENT's journal.
+    /// Rebuilds the index from the generation CURRENT names now.
     private mutating func reload(layout: StoreLayout) throws {
-        let loaded = try BlobStore.loadCurrentJournal(layout, flags: readOnly == nil ? O_RDWR | O_APPEND : O_RDONLY)
+        let loaded = try LoadedGeneration.load(layout, flags: readOnly == nil ? O_RDWR | O_APPEND : O_RDONLY)
         Syscalls.close(journal)
+        adopt(loaded)
+    }
+
+    /// Takes `loaded`'s journal descriptor and rebuilds the index: the manifest's entries, then
+    /// the journal's records. A damaged manifest keeps the entries before the damage and is
+    /// rewritten by the next writer; the journal is replayed either way.
+    mutating func adopt(_ loaded: LoadedGeneration) {
         journal = loaded.journal
-        generation = loaded.generation
-        currentInode = loaded.currentInode
+        generation = loaded.current.generation
+        currentInode = loaded.current.inode
         index = StoreIndex()
+        manifestBytes = Int64(loaded.manifestBytes?.count ?? 0)
+        manifestDamaged = false
+        if let bytes = loaded.manifestBytes {
+            let damage = readManifest(bytes)
+            manifestDamaged = damage != nil
+            if let damage { recovery.manifestDamage = damage }
+        }
         journalEnd = Int64(JournalFormat.fileHeaderSize)
-        _ = replay(loaded.bytes, from: JournalFormat.fileHeaderSize)
+        let scan = replay(loaded.journalBytes, from: JournalFormat.fileHeaderSize)
+        recovery.recordsReplayed = scan.recordCount
+    }
+
+    /// Inserts a manifest's entries; returns why it is not whole, or `nil`.
+    private mutating func readManifest(_ bytes: [UInt8]) -> String? {
+        var entries = 0
+        let damage: String? = bytes.withUnsafeBytes { buffer in
+            do {
+                _ = try JournalHeader(parsing: buffer, magic: ManifestFormat.magic)
+            } catch {
+                return "the manifest header is not valid"
+            }
+            let result = ManifestReader.read(UnsafeRawBufferPointer(rebasing: buffer[JournalFormat.fileHeaderSize...])) {
+                index.insert($0)
+            }
+            entries = result.entries
+            return result.damage
+        }
+        recovery.manifestEntries = entries
+        return damage
     }
 
     /// With the exclusive lock held and after ``catchUp(layout:)``: makes the journal end at
-    /// the last valid record before the next append.
+    /// the last valid record before the next append, and rewrites a damaged manifest.
     ///
     /// A torn tail is truncated in place: every process stops reading at the first invalid
     /// frame, so none has read past the cut. Damage is different: a process that read the
     /// journal before a bit flipped may be past it, and an in-place cut followed by new appends
-    /// would shift what it reads next. So damage is repaired by rotating: the bytes from the
-    /// damaged record on are saved to `quarantine/`, the valid records are copied to
-    /// `journal-<gen+1>`, CURRENT is swapped and the old journal unlinked; other processes see
-    /// the unlinked journal (`st_nlink == 0`) and reload.
-    mutating func repairTail(layout: StoreLayout, configuration: BlobStore.Configuration) throws {
-        guard tailNeedsRepair else { return }
-        let rest = try BlobStore.readAll(journal, from: journalEnd)
-        let scan = rest.withUnsafeBytes { JournalReader.scan($0) { _, _ in } }
-        switch scan.ending {
-        case .clean:
-            break
-        case .tornTail(let count):
-            try Syscalls.ftruncate(journal, to: journalEnd)
-            try Syscalls.fsync(journal)
-            recovery.tornTailBytes += count
-        case .corrupt(let count, let reason):
-            let offset = Int(journalEnd)
-            let saved = layout.quarantine + "/journal-\(generation)-at-\(offset)"
-            try Syscalls.mkdir(layout.quarantine, mode: configuration.directoryMode)
-            try BlobStore.writeFileAtomically(saved, rest, directory: layout.quarantine, mode: configuration.fileMode)
-            try rotate(keepingBytes: journalEnd, layout: layout, configuration: configuration)
-            recovery.droppedBytes += count
-            recovery.corruptionOffset = offset
-            recovery.corruptionReason = reason
-            recovery.quarantinedJournal = saved
-        }
-        tailNeedsRepair = false
-    }
-
-    /// Copies the first `length` bytes of the journal (header and valid records) to a journal of
-    /// the next generation, makes CURRENT name it, unlinks the old one and switches to it.
-    private mutating func rotate(
-        keepingBytes length: Int64, layout: StoreLayout, configuration: BlobStore.Configuration
-    )
-        throws
-    {
-        guard generation < UInt64.max else {
-            throw BlobStoreError(
-                .corrupt, "CURRENT names the last possible generation; move \(layout.root) aside.", path: layout.current
-            )
-        }
-        let next = generation + 1
-        let records = try BlobStore.readAll(journal, from: Int64(JournalFormat.fileHeaderSize))
-            .prefix(Int(length) - JournalFormat.fileHeaderSize)
-        let path = layout.journal(generation: next)
-        let fresh = try Syscalls.open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC, mode: configuration.fileMode)
-        do {
-            try (JournalHeader(generation: next).encoded + records).withUnsafeBytes {
-                try Syscalls.writeFully(fresh, $0)
+    /// would shift what it reads next. So damage is repaired by compacting: the bytes from the
+    /// damaged record on are saved to `quarantine/`, the index (everything before the damage)
+    /// becomes `manifest-<gen+1>` with an empty journal, and CURRENT is swapped; other processes
+    /// see the new CURRENT and reload.
+    mutating func repair(layout: StoreLayout, configuration: BlobStore.Configuration) throws {
+        if tailNeedsRepair {
+            let rest = try LoadedGeneration.readAll(journal, from: journalEnd)
+            let scan = rest.withUnsafeBytes { JournalReader.scan($0) { _, _ in } }
+            switch scan.ending {
+            case .clean:
+                break
+            case .tornTail(let count):
+                try Syscalls.ftruncate(journal, to: journalEnd)
+                try Syscalls.fsync(journal)
+                recovery.tornTailBytes += count
+            case .corrupt(let count, let reason):
+                let offset = Int(journalEnd)
+                let saved = layout.quarantine + "/journal-\(generation)-at-\(offset)"
+                try Syscalls.mkdir(layout.quarantine, mode: configuration.directoryMode)
+                try BlobStore.writeFileAtomically(
+                    saved, rest, directory: layout.quarantine, mode: configuration.fileMode)
+                recovery.droppedBytes += count
+                recovery.corruptionOffset = offset
+                recovery.corruptionReason = reason
+                recovery.quarantinedJournal = saved
+                _ = try compact(layout: layout, configuration: configuration)
             }
-            try Syscalls.fsync(fresh)
-            try BlobStore.writeFileAtomically(
-                layout.current, Array(BlobStore.currentFileContent(generation: next).utf8), directory: layout.root,
-                mode: configuration.fileMode)
-        } catch {
-            Syscalls.close(fresh)
-            throw error
+            tailNeedsRepair = false
         }
-        // A crash (or a failure) before the unlink leaves the old journal behind: harmless, since
-        // every process compares CURRENT's inode, and GC removes it.
-        _ = try? Syscalls.unlink(layout.journal(generation: generation))
-        Syscalls.close(journal)
-        journal = fresh
-        generation = next
-        currentInode = try Syscalls.lstat(layout.current).map { UInt64($0.st_ino) } ?? 0
+        if manifestDamaged {
+            _ = try compact(layout: layout, configuration: configuration)
+        }
     }
 
     /// Appends buffered access times and `records` in one `write(2)` and applies them. Call with

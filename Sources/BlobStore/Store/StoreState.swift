@@ -7,6 +7,16 @@ struct StoreState: Sendable {
     var journal: FileDescriptor
     /// Journal file offset up to which records have been applied to ``index``.
     var journalEnd: Int64
+    /// Size of the generation's manifest (0 without one).
+    var manifestBytes: Int64 = 0
+    /// The manifest did not read whole: the next writer rewrites it (a compaction) under the
+    /// exclusive lock.
+    var manifestDamaged = false
+    /// The limits eviction applies (Configuration's, else those recorded in the store).
+    var limits = EvictionLimits()
+    /// When the next write should run an eviction round for ``EvictionLimits/maxAge`` even if no
+    /// other limit is passed (milliseconds since the epoch).
+    var nextAgeCheck: Int64 = 0
     /// The last catch-up stopped before the end of the journal (a torn tail or damage): it must
     /// be examined under the exclusive lock before the next append.
     var tailNeedsRepair = false
@@ -28,12 +38,18 @@ struct StoreState: Sendable {
     var damagedReads = 0
     var recovery = RecoveryReport()
 
-    init(generation: UInt64, currentInode: UInt64, journal: FileDescriptor, journalEnd: Int64) {
-        self.generation = generation
-        self.currentInode = currentInode
-        self.journal = journal
-        self.journalEnd = journalEnd
+    /// A state holding `loaded`'s journal descriptor, with the index built from its manifest and
+    /// journal.
+    init(_ loaded: LoadedGeneration) {
+        generation = loaded.current.generation
+        currentInode = loaded.current.inode
+        journal = loaded.journal
+        journalEnd = Int64(JournalFormat.fileHeaderSize)
+        adopt(loaded)
     }
+
+    /// Whether the journal's tail or the manifest must be repaired before the next append.
+    var needsRepair: Bool { tailNeedsRepair || manifestDamaged }
 }
 
 /// Files and directories written since the last group commit.

@@ -1,0 +1,72 @@
+/// The entries one eviction round removes, in order, and why (docs/design.md, "Eviction").
+struct EvictionPlan: Sendable {
+    /// One entry to evict.
+    struct Victim: Equatable, Sendable {
+        enum Reason: Sendable { case expired, aged, leastRecentlyUsed }
+        var key: StoreKey
+        var digest: SHA256Digest
+        var size: UInt64
+        var reason: Reason
+    }
+
+    var victims: [Victim] = []
+
+    func count(_ reason: Victim.Reason) -> Int { victims.reduce(0) { $0 + ($1.reason == reason ? 1 : 0) } }
+    var evictedBytes: UInt64 { victims.reduce(0) { $0 &+ $1.size } }
+}
+
+extension StoreIndex {
+    /// Whether the store is over a limit: a write that leaves it so starts an eviction round.
+    /// Unreferenced blobs not yet deleted count against the capacity: they are still on disk.
+    func isOverLimits(_ limits: EvictionLimits) -> Bool {
+        if let capacity = limits.capacity, storedBytes &+ garbageBytes > capacity { return true }
+        if let maxEntries = limits.maxEntries, count > maxEntries { return true }
+        return false
+    }
+
+    /// Plans a round: every expired entry, every entry idle longer than `maxAge`, then, if the
+    /// store is over its capacity or entry limit, the least recently accessed entries (ties by
+    /// key) until it is under the low-water mark of each. `protecting` (the entry a put just
+    /// wrote) is never chosen: a value no larger than the capacity is never evicted by its own put.
+    func evictionPlan(limits: EvictionLimits, now: Int64, protecting: StoreKey? = nil) -> EvictionPlan {
+        var plan = EvictionPlan()
+        var stored = storedBytes
+        var remaining = count
+        var released: [SHA256Digest: Int] = [:]
+        func evict(_ key: StoreKey, _ entry: IndexEntry, _ reason: EvictionPlan.Victim.Reason) {
+            plan.victims.append(.init(key: key, digest: entry.digest, size: entry.size, reason: reason))
+            remaining -= 1
+            released[entry.digest, default: 0] += 1
+            if let reference = blobs[entry.digest], released[entry.digest] == reference.referenceCount {
+                stored &-= reference.size
+            }
+        }
+        let idleSince = limits.maxAge.map { now &- Int64(clamping: $0.clampedNanoseconds / 1_000_000) }
+        var candidates: [(key: StoreKey, entry: IndexEntry)] = []
+        candidates.reserveCapacity(entries.count)
+        for (key, entry) in entries where key != protecting {
+            if entry.isExpired(at: now) {
+                evict(key, entry, .expired)
+            } else if let idleSince, entry.lastAccess < idleSince {
+                evict(key, entry, .aged)
+            } else {
+                candidates.append((key, entry))
+            }
+        }
+        guard isOverLimits(limits) else { return plan }
+        let byteTarget = limits.capacity.map { UInt64(Double($0) * limits.lowWater) }
+        let countTarget = limits.maxEntries.map { Int(Double($0) * limits.lowWater) }
+        func isUnderTargets() -> Bool {
+            (byteTarget.map { stored <= $0 } ?? true) && (countTarget.map { remaining <= $0 } ?? true)
+        }
+        guard !isUnderTargets() else { return plan }
+        candidates.sort { lhs, rhs in
+            lhs.entry.lastAccess != rhs.entry.lastAccess ? lhs.entry.lastAccess < rhs.entry.lastAccess : lhs.key < rhs.key
+        }
+        for candidate in candidates {
+            evict(candidate.key, candidate.entry, .leastRecentlyUsed)
+            if isUnderTargets() { break }
+        }
+        return plan
+    }
+}

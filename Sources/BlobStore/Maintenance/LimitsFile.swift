@@ -1,0 +1,58 @@
+/// The `limits` file at the top of a store: the eviction limits an app or `blobstore config`
+/// recorded, so that every process (and `blobstore gc` with no options) applies the same ones.
+///
+/// ```
+/// capacity 5242880
+/// max-entries 10000
+/// max-age-ms 604800000
+/// low-water 0.9
+/// ```
+///
+/// A line per limit that is set; unknown lines are ignored (a newer version may add some).
+enum LimitsFile {
+    static func encode(_ limits: EvictionLimits) -> String {
+        var text = ""
+        if let capacity = limits.capacity { text += "capacity \(capacity)\n" }
+        if let maxEntries = limits.maxEntries { text += "max-entries \(maxEntries)\n" }
+        if let maxAge = limits.maxAge { text += "max-age-ms \(maxAge.clampedNanoseconds / 1_000_000)\n" }
+        text += "low-water \(limits.lowWater)\n"
+        return text
+    }
+
+    /// Parses the file; `nil` when a line the format knows has a value out of range.
+    static func decode(_ text: String) -> EvictionLimits? {
+        var limits = EvictionLimits()
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2 else { continue }
+            switch parts[0] {
+            case "capacity":
+                guard let value = UInt64(parts[1]) else { return nil }
+                limits.capacity = value
+            case "max-entries":
+                guard let value = Int(parts[1]) else { return nil }
+                limits.maxEntries = value
+            case "max-age-ms":
+                guard let value = Int64(parts[1]) else { return nil }
+                limits.maxAge = .milliseconds(value)
+            case "low-water":
+                guard let value = Double(parts[1]) else { return nil }
+                limits.lowWater = value
+            default:
+                continue
+            }
+        }
+        return validationProblem(limits) == nil ? limits : nil
+    }
+
+    /// Why `limits` cannot be used, or `nil`.
+    static func validationProblem(_ limits: EvictionLimits) -> String? {
+        if limits.capacity == 0 { return "The capacity must be at least 1 byte." }
+        if let maxEntries = limits.maxEntries, maxEntries < 1 { return "The maximum entry count must be at least 1." }
+        if let maxAge = limits.maxAge, maxAge <= .zero { return "The maximum age must be positive." }
+        if !(0.5...1).contains(limits.lowWater) {
+            return "The low-water mark must be between 0.5 and 1 (a fraction of each limit)."
+        }
+        return nil
+    }
+}

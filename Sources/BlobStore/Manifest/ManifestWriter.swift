@@ -1,0 +1,49 @@
+/// Encodes a snapshot of entries as manifest bytes (header, entries records, end record).
+enum ManifestWriter {
+    /// The whole manifest for `entries`, in the order given.
+    static func encode(generation: UInt64, entries: some Sequence<ManifestEntry>) -> [UInt8] {
+        var file = ByteWriter()
+        file.raw(JournalHeader(generation: generation, magic: ManifestFormat.magic).encoded)
+        var payload = ByteWriter()
+        var inRecord = 0
+        var total: UInt64 = 0
+        func closeRecord() {
+            guard inRecord > 0 else { return }
+            var record = ByteWriter()
+            record.varint(UInt64(inRecord))
+            record.raw(payload.bytes)
+            JournalRecord.frame(type: ManifestFormat.entriesType, payload: record.bytes, into: &file)
+            payload = ByteWriter()
+            inRecord = 0
+        }
+        for item in entries {
+            encode(item, into: &payload)
+            inRecord += 1
+            total += 1
+            if payload.bytes.count >= ManifestFormat.targetPayloadSize || inRecord == ManifestFormat.maxEntriesPerRecord {
+                closeRecord()
+            }
+        }
+        closeRecord()
+        var end = ByteWriter()
+        end.varint(total)
+        JournalRecord.frame(type: ManifestFormat.endType, payload: end.bytes, into: &file)
+        return file.bytes
+    }
+
+    static func encode(_ item: ManifestEntry, into writer: inout ByteWriter) {
+        let entry = item.entry
+        writer.lengthPrefixed(item.key.bytes)
+        writer.raw(entry.digest.bytes)
+        writer.varint(entry.size)
+        writer.varint(UInt64(bitPattern: entry.created))
+        writer.varint(UInt64(bitPattern: entry.lastAccess))
+        if let expires = entry.expires {
+            writer.u8(1)
+            writer.varint(UInt64(bitPattern: expires))
+        } else {
+            writer.u8(0)
+        }
+        writer.lengthPrefixed(entry.metadata)
+    }
+}

@@ -1,0 +1,212 @@
+import Glibc
+
+// MARK: - Compaction, garbage collection and limits
+
+extension BlobStore {
+    /// Rewrites the index as a manifest of the live entries with an empty journal, then deletes
+    /// the blobs no entry refers to any more (docs/design.md, "Compaction").
+    ///
+    /// Creation and access times survive unchanged. Other processes with the store open notice
+    /// the new generation on their next operation and reload it; nothing they wrote is lost, since
+    /// compaction runs under the exclusive lock after catching up with them. Compaction also runs
+    /// by itself after a write once the journal is large and mostly dead
+    /// (``Configuration/compactionMinimumJournalBytes``, ``Configuration/compactionDeadFraction``).
+    @discardableResult
+    public func compact() throws -> CompactionReport {
+        try state.withLock { state in
+            try checkWritable(state)
+            return try exclusively {
+                try prepareAppend(&state)
+                return try state.compact(layout: layout, configuration: configuration)
+            }
+        }
+    }
+
+    /// Evicts what the limits call for, then deletes unreferenced blobs, stale temporary files
+    /// and files of old generations (docs/design.md, "Garbage collection").
+    ///
+    /// Eviction takes expired entries, then entries idle longer than `maxAge`, then (when the
+    /// store is over its capacity or entry limit) the least recently accessed ones, down to the
+    /// low-water mark; the evictions are journaled, and synced in durable modes, before any blob
+    /// is deleted. The sweep then lists `blobs/` and deletes files no entry refers to, but none
+    /// younger than the grace period: another process may be about to journal it.
+    ///
+    /// - Parameters:
+    ///   - limits: The limits for this run; `nil` applies ``limits``.
+    ///   - gracePeriod: `nil` applies ``Configuration/gracePeriod``.
+    ///   - dryRun: Count what would go, change nothing.
+    ///   - progress: Called after each shard directory of the sweep (from the calling thread).
+    @discardableResult
+    public func collectGarbage(
+        limits: EvictionLimits? = nil, gracePeriod: Duration? = nil, dryRun: Bool = false,
+        progress: (@Sendable (MaintenanceProgress) -> Void)? = nil
+    ) throws -> GarbageCollectionReport {
+        let started = Syscalls.monotonicNanoseconds()
+        let limits = limits ?? self.limits
+        if let problem = LimitsFile.validationProblem(limits) {
+            throw BlobStoreError(.invalidArgument, problem)
+        }
+        let grace = Int64(clamping: (gracePeriod ?? configuration.gracePeriod).clampedNanoseconds / 1_000_000)
+        var report = GarbageCollectionReport(dryRun: dryRun)
+        try underLock(dryRun: dryRun) { state in
+            let now = Syscalls.nowMilliseconds()
+            let plan: EvictionPlan
+            if dryRun {
+                plan = state.index.evictionPlan(limits: limits, now: now)
+            } else {
+                let round = try evictionRound(&state, limits: limits, now: now)
+                plan = round.plan
+                report.blobsDeleted += round.deleted.count
+                report.blobBytesDeleted &+= round.deleted.bytes
+            }
+            report.expiredEntries = plan.count(.expired)
+            report.agedEntries = plan.count(.aged)
+            report.leastRecentlyUsedEntries = plan.count(.leastRecentlyUsed)
+            report.evictedBytes = plan.evictedBytes
+        }
+        try sweepBlobs(graceMilliseconds: grace, dryRun: dryRun, into: &report, progress: progress)
+        try sweepTemporaryFiles(graceMilliseconds: grace, dryRun: dryRun, into: &report)
+        try underLock(dryRun: dryRun) { state in
+            report.oldGenerationFilesDeleted = try removeOldGenerations(
+                current: state.generation, graceMilliseconds: grace, dryRun: dryRun)
+            report.entriesAfter = state.index.count
+            report.storedBytesAfter = state.index.storedBytes
+        }
+        report.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
+        return report
+    }
+
+    /// The eviction limits in force: ``Configuration/limits`` if set, else those recorded in the
+    /// store, else none.
+    public var limits: EvictionLimits {
+        state.withLock { $0.limits }
+    }
+
+    /// Records `limits` in the store (the `limits` file) and applies them from now on. Other
+    /// processes apply them when they next open the store.
+    ///
+    /// - Throws: ``BlobStoreError/Code/invalidArgument`` for a limit out of range.
+    public func recordLimits(_ limits: EvictionLimits) throws {
+        if let problem = LimitsFile.validationProblem(limits) {
+            throw BlobStoreError(.invalidArgument, problem)
+        }
+        try state.withLock { state in
+            try checkWritable(state)
+            try exclusively {
+                try BlobStore.writeFileAtomically(
+                    layout.limits, Array(LimitsFile.encode(limits).utf8), directory: layout.root,
+                    mode: configuration.fileMode)
+            }
+            state.limits = limits
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Reads the `limits` file; `nil` when there is none or it cannot be used.
+    static func recordedLimits(_ layout: StoreLayout) -> EvictionLimits? {
+        guard let fd = try? Syscalls.openIfExists(layout.limits, O_RDONLY) else { return nil }
+        defer { Syscalls.close(fd) }
+        guard let bytes = try? LoadedGeneration.readAll(fd, from: 0) else { return nil }
+        return LimitsFile.decode(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Runs `body` caught up, under the mutex and the exclusive lock; a dry run on a store this
+    /// process cannot write runs it caught up without the lock.
+    private func underLock(dryRun: Bool, _ body: (inout StoreState) throws -> Void) throws {
+        try state.withLock { state in
+            if dryRun && state.readOnly != nil {
+                try checkUsable(state)
+                try state.catchUp(layout: layout)
+                return try body(&state)
+            }
+            try checkWritable(state)
+            try exclusively {
+                try prepareAppend(&state)
+                try body(&state)
+            }
+        }
+    }
+
+    /// Deletes blob files no entry refers to and older than the grace period, one shard directory
+    /// at a time: listed without the lock, decided and deleted under it, after catching up.
+    private func sweepBlobs(
+        graceMilliseconds grace: Int64, dryRun: Bool, into report: inout GarbageCollectionReport,
+        progress: (@Sendable (MaintenanceProgress) -> Void)?
+    ) throws {
+        let shards = try Syscalls.listDirectory(layout.blobsSHA256).filter { name in
+            name.utf8.count == 2 && SHA256Digest.isLowercaseHex(name)
+        }.sorted()
+        for (done, shard) in shards.enumerated() {
+            let directory = layout.blobsSHA256 + "/" + shard
+            guard let info = try Syscalls.lstat(directory), info.st_mode & S_IFMT == S_IFDIR else { continue }
+            let names = try Syscalls.listDirectory(directory)
+            try underLock(dryRun: dryRun) { state in
+                let now = Syscalls.nowMilliseconds()
+                for name in names {
+                    guard name.hasPrefix(shard), SHA256Digest.isLowercaseHex(name), let digest = SHA256Digest(hex: name),
+                        state.index.blobs[digest] == nil
+                    else { continue }
+                    let path = directory + "/" + name
+                    guard let file = try Syscalls.lstat(path), file.st_mode & S_IFMT == S_IFREG else { continue }
+                    guard now - Self.changedMilliseconds(file) >= grace else {
+                        report.blobsKeptYoung += 1
+                        continue
+                    }
+                    if try dryRun || Syscalls.unlink(path) {
+                        report.blobsDeleted += 1
+                        report.blobBytesDeleted &+= UInt64(file.st_size)
+                    }
+                }
+            }
+            progress?(MaintenanceProgress(step: "sweep", done: done + 1, total: shards.count, bytes: 0, totalBytes: 0))
+        }
+    }
+
+    /// Deletes files in `tmp/` older than the grace period: writers that died before linking.
+    /// A live writer keeps its file young by writing to it; no lock is needed.
+    private func sweepTemporaryFiles(
+        graceMilliseconds grace: Int64, dryRun: Bool, into report: inout GarbageCollectionReport
+    ) throws {
+        let now = Syscalls.nowMilliseconds()
+        for name in try Syscalls.listDirectory(layout.tmp) {
+            let path = layout.tmp + "/" + name
+            guard let file = try Syscalls.lstat(path), file.st_mode & S_IFMT == S_IFREG,
+                now - Self.changedMilliseconds(file) >= grace
+            else { continue }
+            if try dryRun || Syscalls.unlink(path) {
+                report.temporaryFilesDeleted += 1
+                report.temporaryBytesDeleted &+= UInt64(file.st_size)
+            }
+        }
+    }
+
+    /// Deletes journals and manifests of generations other than `current` (a compaction that
+    /// died before deleting the old pair, or before CURRENT named the new one), and stale
+    /// temporary names of atomic writes. With the exclusive lock held, so no compaction is
+    /// writing them.
+    private func removeOldGenerations(current: UInt64, graceMilliseconds grace: Int64, dryRun: Bool) throws -> Int {
+        var count = 0
+        let now = Syscalls.nowMilliseconds()
+        for name in try Syscalls.listDirectory(layout.root) {
+            let path = layout.root + "/" + name
+            if let generation = StoreLayout.generation(ofFileNamed: name) {
+                guard generation != current else { continue }
+            } else if StoreLayout.isAtomicWriteLeftover(name) {
+                guard let file = try Syscalls.lstat(path), now - Self.changedMilliseconds(file) >= grace else { continue }
+            } else {
+                continue
+            }
+            if try dryRun || Syscalls.unlink(path) { count += 1 }
+        }
+        return count
+    }
+
+    /// The later of a file's modification and status-change times, in milliseconds: linking a
+    /// blob, or refreshing it on a deduplicated put, makes it young again.
+    private static func changedMilliseconds(_ info: stat) -> Int64 {
+        let modified = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
+        let changed = Int64(info.st_ctim.tv_sec) * 1000 + Int64(info.st_ctim.tv_nsec) / 1_000_000
+        return max(modified, changed)
+    }
+}

@@ -1,0 +1,134 @@
+import Glibc
+
+// MARK: - Compaction and deleting garbage blobs
+
+extension StoreState {
+    /// Whether the journal is large enough, and dead enough, for an automatic compaction: at
+    /// least ``BlobStore/Configuration/compactionMinimumJournalBytes``, and the live entries take
+    /// less than `1 - compactionDeadFraction` of the journal and manifest together.
+    func wantsCompaction(_ configuration: BlobStore.Configuration) -> Bool {
+        guard journalEnd >= configuration.compactionMinimumJournalBytes else { return false }
+        let total = Double(journalEnd + manifestBytes)
+        return Double(index.liveRecordBytes) < total * (1 - configuration.compactionDeadFraction)
+    }
+
+    /// Writes the index as `manifest-<gen+1>` with an empty `journal-<gen+1>`, makes CURRENT name
+    /// them, deletes the old pair, and then deletes the blobs no entry refers to any more. Call
+    /// with the exclusive lock held, after catching up (docs/design.md, "Compaction").
+    ///
+    /// Until CURRENT is replaced, a failure (or a crash) leaves the old generation in force and
+    /// the new files unused (GC deletes them). A failure while replacing CURRENT poisons the
+    /// handle: which generation is in force is then for the next open to find out.
+    mutating func compact(layout: StoreLayout, configuration: BlobStore.Configuration) throws -> CompactionReport {
+        let started = Syscalls.monotonicNanoseconds()
+        guard generation < UInt64.max else {
+            throw BlobStoreError(
+                .corrupt, "CURRENT names the last possible generation; move \(layout.root) aside.", path: layout.current)
+        }
+        let next = generation + 1
+        // The manifest is synced: the blobs it refers to must be too.
+        try syncUnsyncedBlobs()
+        let manifest = ManifestWriter.encode(
+            generation: next, entries: index.entries.lazy.map { ManifestEntry(key: $0.key, entry: $0.value) })
+        let manifestPath = layout.manifest(generation: next)
+        let journalPath = layout.journal(generation: next)
+        let fresh: FileDescriptor
+        do {
+            try Self.writeSynced(manifestPath, manifest, mode: configuration.fileMode)
+            TestHooks.reach(.compactionManifestWritten)
+            fresh = try Syscalls.open(journalPath, O_RDWR | O_APPEND | O_CREAT | O_TRUNC, mode: configuration.fileMode)
+        } catch {
+            _ = try? Syscalls.unlink(manifestPath)
+            throw error
+        }
+        do {
+            try JournalHeader(generation: next).encoded.withUnsafeBytes { try Syscalls.writeFully(fresh, $0) }
+            try Syscalls.fsync(fresh)
+            TestHooks.reach(.compactionJournalCreated)
+            try Syscalls.fsyncDirectory(layout.root)
+        } catch {
+            Syscalls.close(fresh)
+            _ = try? Syscalls.unlink(manifestPath)
+            _ = try? Syscalls.unlink(journalPath)
+            throw error
+        }
+        do {
+            try BlobStore.writeFileAtomically(
+                layout.current, Array(CurrentFile(generation: next, hasManifest: true).content.utf8),
+                directory: layout.root, mode: configuration.fileMode)
+        } catch let error as BlobStoreError {
+            Syscalls.close(fresh)
+            poison = error
+            throw error
+        }
+        TestHooks.reach(.compactionCurrentSwapped)
+        var report = CompactionReport(
+            generationBefore: generation, generationAfter: next, entries: index.count,
+            manifestBytes: UInt64(manifest.count), oldManifestBytes: UInt64(manifestBytes),
+            oldJournalBytes: UInt64(journalEnd), blobsDeleted: 0, blobBytesDeleted: 0, seconds: 0)
+        removeGeneration(generation, layout: layout, configuration: configuration)
+        TestHooks.reach(.compactionOldGenerationRemoved)
+        Syscalls.close(journal)
+        journal = fresh
+        generation = next
+        currentInode = (try? Syscalls.lstat(layout.current)).flatMap { $0.map { UInt64($0.st_ino) } } ?? 0
+        journalEnd = Int64(JournalFormat.fileHeaderSize)
+        manifestBytes = Int64(manifest.count)
+        manifestDamaged = false
+        tailNeedsRepair = false
+        unsynced.journal = false
+        // Buffered access times are in the manifest already.
+        dropPendingAccess()
+        (report.blobsDeleted, report.blobBytesDeleted) = deleteGarbage(layout: layout)
+        report.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
+        return report
+    }
+
+    /// Deletes the blobs of the garbage list that no entry refers to, and empties the list. Call
+    /// with the exclusive lock held, after catching up, once the records that made them garbage
+    /// are durable (or the store does not sync at all). Returns how many files and bytes went.
+    mutating func deleteGarbage(layout: StoreLayout) -> (count: Int, bytes: UInt64) {
+        var count = 0
+        var bytes: UInt64 = 0
+        for (digest, size) in index.garbage where index.blobs[digest] == nil {
+            if (try? Syscalls.unlink(layout.blobPath(digest))) == true {
+                count += 1
+                bytes &+= size
+            }
+        }
+        index.clearGarbage()
+        return (count, bytes)
+    }
+
+    /// Syncs and closes the blobs (and directories) written since the last group commit.
+    mutating func syncUnsyncedBlobs() throws {
+        let blobs = unsynced.blobs
+        let directories = unsynced.directories
+        unsynced.blobs = []
+        unsynced.directories = []
+        defer { for fd in blobs { Syscalls.close(fd) } }
+        for fd in blobs { try Syscalls.fdatasync(fd) }
+        for directory in directories { try Syscalls.fsyncDirectory(directory) }
+    }
+
+    /// Deletes a replaced generation's journal and manifest; a damaged manifest is moved to
+    /// `quarantine/` instead. Failures leave files for GC, which deletes old generations.
+    private func removeGeneration(_ old: UInt64, layout: StoreLayout, configuration: BlobStore.Configuration) {
+        _ = try? Syscalls.unlink(layout.journal(generation: old))
+        let manifest = layout.manifest(generation: old)
+        if manifestDamaged {
+            _ = try? Syscalls.mkdir(layout.quarantine, mode: configuration.directoryMode)
+            let target = layout.quarantine + "/manifest-\(old)-" + String(Syscalls.random64() & 0xffff_ffff, radix: 16)
+            if (try? Syscalls.rename(manifest, target)) != nil { return }
+        }
+        _ = try? Syscalls.unlink(manifest)
+    }
+
+    /// Creates (or replaces) `path` with `bytes` and syncs it.
+    private static func writeSynced(_ path: String, _ bytes: [UInt8], mode: mode_t) throws {
+        let fd = try Syscalls.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
+        defer { Syscalls.close(fd) }
+        try bytes.withUnsafeBytes { try Syscalls.writeFully(fd, $0) }
+        try Syscalls.fsync(fd)
+    }
+}

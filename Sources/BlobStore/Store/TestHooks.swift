@@ -1,0 +1,31 @@
+import Synchronization
+
+/// Points inside multi-step operations where crash tests stop or kill a process (`@_spi(Testing)`:
+/// not part of the API). Without a handler installed, reaching a point costs one uncontended
+/// mutex acquisition.
+@_spi(Testing) public enum TestHooks {
+    /// The points, in the order an operation reaches them.
+    public enum Point: String, Sendable, CaseIterable {
+        /// Compaction: `manifest-<gen+1>` is written and synced; CURRENT still names `<gen>`.
+        case compactionManifestWritten
+        /// Compaction: the empty `journal-<gen+1>` is written and synced.
+        case compactionJournalCreated
+        /// Compaction: CURRENT names `<gen+1>`; the old pair still exists.
+        case compactionCurrentSwapped
+        /// Compaction: the old manifest and journal are deleted; garbage blobs are not yet.
+        case compactionOldGenerationRemoved
+        /// A put has linked its blob into `blobs/` and not yet appended its record.
+        case putBlobLinked
+    }
+
+    private static let handler = Mutex<(@Sendable (Point) -> Void)?>(nil)
+
+    /// Installs (or, with `nil`, removes) the function called at every point.
+    public static func install(_ body: (@Sendable (Point) -> Void)?) {
+        handler.withLock { $0 = body }
+    }
+
+    static func reach(_ point: Point) {
+        handler.withLock { $0 }?(point)
+    }
+}
