@@ -187,7 +187,8 @@ struct ContentStore: Sendable {
         try quarantine(path: layout.blobPath(digest), name: digest.hex)
     }
 
-    private func quarantine(path: String, name: String) throws {
+    /// Moves whatever is at `path` to `quarantine/<name>-<random>`; nothing there is not an error.
+    func quarantine(path: String, name: String) throws {
         try Syscalls.mkdir(layout.quarantine, mode: directoryMode)
         let target = layout.quarantine + "/" + name + "-" + String(Syscalls.random64() & 0xffff_ffff, radix: 16)
         do {

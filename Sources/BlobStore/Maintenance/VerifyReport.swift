@@ -22,7 +22,9 @@ public struct VerifyReport: Sendable, Equatable, Codable {
     /// A file under `blobs/` whose bytes do not hash to its name (or whose size is wrong).
     public struct CorruptBlob: Sendable, Equatable, Codable {
         public var digest: SHA256Digest
+        /// The file's absolute path.
         public var path: String
+        /// What was wrong: `"content does not hash to its name"`, `"size N, expected M"`, …
         public var reason: String
         /// The keys that referred to it.
         public var keys: [String]
@@ -58,7 +60,8 @@ public struct VerifyReport: Sendable, Equatable, Codable {
     /// Sound blob files no entry refers to: not damage, garbage that `gc` deletes.
     public var unreferencedBlobs = 0
     public var unreferencedBytes: UInt64 = 0
-    /// Paths inside the store that do not belong there (wrong names, wrong places, links).
+    /// Absolute paths inside the store that do not belong there (wrong names, wrong places, links
+    /// and other file types under `blobs/`, unknown names at the top), sorted.
     public var strayFiles: [String] = []
     /// What opening the store found in its manifest and journal.
     public var recovery = RecoveryReport()

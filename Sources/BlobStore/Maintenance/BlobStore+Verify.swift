@@ -1,0 +1,333 @@
+import Foundation
+import Glibc
+import Synchronization
+
+// MARK: - Verify: rehash every blob, check every entry, optionally repair
+
+extension BlobStore {
+    /// Checks the whole store: rehashes every blob file, finds entries whose blob is missing,
+    /// and finds files that do not belong; with `repair`, sets the damage aside.
+    ///
+    /// The steps, each timed in ``VerifyReport/steps``:
+    /// 1. `"index"`: catches up with the journal and takes a snapshot of the entries.
+    /// 2. `"blobs"`: lists `blobs/` (never following a link) and rehashes every blob file with
+    ///    SHA-256 on all cores, without holding any lock. A file whose bytes do not hash to its
+    ///    name, or whose size differs from its entries', is corrupt. A sound file no entry refers
+    ///    to is garbage for `gc`, not damage. Misnamed or misplaced files, links and other file
+    ///    types under `blobs/`, and unknown names at the top of the store, are stray.
+    /// 3. `"entries"`: an entry whose blob file is gone is missing.
+    /// 4. `"repair"` (with `repair` only): under the exclusive lock, each finding is checked
+    ///    again first (a put may have replaced a blob since), then corrupt blobs and stray files
+    ///    are moved to `quarantine/`, and the entries of corrupt and missing blobs are removed
+    ///    with records conditional on the digest, so a key put again since with other content
+    ///    stays. Afterwards those keys read as misses, never as wrong bytes.
+    ///
+    /// Other threads and processes may use the store meanwhile; what they change after step 1
+    /// can show up as unreferenced blobs.
+    ///
+    /// - Parameters:
+    ///   - repair: Quarantine corrupt blobs and stray files, and drop the entries whose blob is
+    ///     corrupt or missing.
+    ///   - progress: Called during step `"blobs"` every 64 files or 64 MiB and once at the end
+    ///     (`done == total`), possibly from other threads, but one call at a time and never
+    ///     while a lock is held.
+    /// - Returns: What was checked, found and repaired.
+    /// - Throws: ``BlobStoreError``: `permissionDenied` when `repair` is asked of a read-only
+    ///   store (before anything is hashed), `closed`, `poisoned`, or a failed system call.
+    public func verify(repair: Bool = false, progress: (@Sendable (MaintenanceProgress) -> Void)? = nil) throws
+        -> VerifyReport
+    {
+        let start = Syscalls.monotonicNanoseconds()
+        var clock = start
+        var report = VerifyReport()
+        let snapshot = try indexSnapshot(checkingWritable: repair)
+        report.entries = snapshot.entries
+        report.referencedBlobs = snapshot.blobs.count
+        report.recovery = snapshot.recovery
+        report.steps.append(step("index", count: snapshot.entries, bytes: snapshot.journalBytes, since: &clock))
+
+        let inventory = try content.inventory()
+        let checks = try rehash(inventory.blobs, expecting: snapshot.blobs, progress: progress)
+        var present: Set<SHA256Digest> = []
+        var sound: [SHA256Digest] = []
+        for check in checks {
+            if case .vanished = check.outcome { continue }
+            report.blobsChecked += 1
+            report.bytesChecked += check.bytesRead
+            switch check.outcome {
+            case .sound:
+                present.insert(check.file.digest)
+                if snapshot.blobs[check.file.digest] == nil {
+                    report.unreferencedBlobs += 1
+                    report.unreferencedBytes += check.bytesRead
+                } else {
+                    sound.append(check.file.digest)
+                }
+            case .corrupt(let reason):
+                present.insert(check.file.digest)
+                report.corruptBlobs.append(
+                    VerifyReport.CorruptBlob(
+                        digest: check.file.digest, path: layout.blobPath(check.file.digest), reason: reason,
+                        keys: snapshot.blobs[check.file.digest]?.keys ?? []))
+            case .vanished:
+                break
+            }
+        }
+        report.corruptBlobs.sort { $0.digest < $1.digest }
+        report.strayFiles = inventory.strays.sorted().map { layout.root + "/" + $0 }
+        // As after a verified read: a put that reuses one of these blobs checks its size only.
+        state.withLock { state in
+            for digest in sound { state.index.markVerified(digest) }
+        }
+        report.steps.append(step("blobs", count: report.blobsChecked, bytes: report.bytesChecked, since: &clock))
+
+        var entryBytes: UInt64 = 0
+        for (digest, blob) in snapshot.blobs {
+            // Sizes come from the journal: wrap rather than trap on an absurd one (as StoreIndex does).
+            entryBytes &+= blob.size &* UInt64(blob.keys.count)
+            if !present.contains(digest) {
+                report.missingBlobs.append(VerifyReport.MissingBlob(digest: digest, keys: blob.keys))
+            }
+        }
+        report.missingBlobs.sort { $0.digest < $1.digest }
+        report.steps.append(step("entries", count: snapshot.entries, bytes: entryBytes, since: &clock))
+
+        if repair {
+            let bytes = try repairFindings(&report, strays: inventory.strays)
+            let count = report.quarantinedBlobs + report.droppedEntries + report.quarantinedStrayFiles
+            report.steps.append(step("repair", count: count, bytes: bytes, since: &clock))
+        }
+        report.seconds = Double(Syscalls.monotonicNanoseconds() - start) / 1e9
+        return report
+    }
+
+    /// `async` ``verify(repair:progress:)``, run off the caller's thread.
+    public func verify(repair: Bool = false, progress: (@Sendable (MaintenanceProgress) -> Void)? = nil)
+        async throws -> VerifyReport
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.verify(repair: repair, progress: progress) })
+            }
+        }
+    }
+
+    // MARK: - Index
+
+    /// The entries, grouped by blob, as of one catch-up.
+    private struct IndexSnapshot {
+        struct Blob {
+            var size: UInt64
+            /// As text, sorted.
+            var keys: [String]
+        }
+
+        var entries = 0
+        var blobs: [SHA256Digest: Blob] = [:]
+        var journalBytes: UInt64 = 0
+        var recovery = RecoveryReport()
+    }
+
+    private func indexSnapshot(checkingWritable: Bool) throws -> IndexSnapshot {
+        try state.withLock { state in
+            if checkingWritable { try checkWritable(state) } else { try checkUsable(state) }
+            try state.catchUp(layout: layout)
+            var snapshot = IndexSnapshot()
+            snapshot.entries = state.index.count
+            snapshot.journalBytes = UInt64(state.journalEnd)
+            snapshot.recovery = state.recovery
+            for (key, entry) in state.index.entries {
+                snapshot.blobs[entry.digest, default: IndexSnapshot.Blob(size: entry.size, keys: [])].keys
+                    .append(key.string)
+            }
+            for digest in snapshot.blobs.keys { snapshot.blobs[digest]!.keys.sort() }
+            return snapshot
+        }
+    }
+
+    // MARK: - Blobs
+
+    /// What rehashing one listed blob file found.
+    private struct BlobCheck: Sendable {
+        enum Outcome: Sendable {
+            case sound
+            case corrupt(reason: String)
+            /// Gone since the listing (a repair or a collection by another thread or process).
+            case vanished
+        }
+
+        var file: ContentStore.BlobFile
+        var outcome: Outcome
+        var bytesRead: UInt64
+    }
+
+    /// Shared by the hashing workers: the next file to take, the results, the progress counts.
+    private struct HashingState: Sendable {
+        var next = 0
+        var checks: [BlobCheck] = []
+        var done = 0
+        var bytes: UInt64 = 0
+        /// Counts at the last progress call, and whether a worker is making one now.
+        var reportedDone = 0
+        var reportedBytes: UInt64 = 0
+        var isReporting = false
+        var failure: BlobStoreError?
+    }
+
+    /// Rehashes `files` on every core (at least two workers), each worker streaming through its
+    /// own buffer, and compares sizes with the index's where an entry refers to the blob.
+    private func rehash(
+        _ files: [ContentStore.BlobFile], expecting blobs: [SHA256Digest: IndexSnapshot.Blob],
+        progress: (@Sendable (MaintenanceProgress) -> Void)?
+    ) throws -> [BlobCheck] {
+        let total = files.count
+        let totalBytes = files.reduce(0) { $0 + $1.size }
+        let sizes = blobs.mapValues(\.size)
+        let shared = Mutex(HashingState())
+        let workers = min(max(2, ProcessInfo.processInfo.activeProcessorCount), max(1, total))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentStore.chunkSize, alignment: 16)
+            defer { buffer.deallocate() }
+            while let index = shared.withLock({ state -> Int? in
+                guard state.next < total, state.failure == nil else { return nil }
+                defer { state.next += 1 }
+                return state.next
+            }) {
+                let file = files[index]
+                let check: BlobCheck
+                do {
+                    check = try self.check(file, expectedSize: sizes[file.digest], buffer: buffer)
+                } catch let error as BlobStoreError {
+                    shared.withLock { $0.failure = $0.failure ?? error }
+                    return
+                } catch {
+                    preconditionFailure("rehashing threw \(error), which is not a BlobStoreError")
+                }
+                let report = shared.withLock { state -> MaintenanceProgress? in
+                    state.checks.append(check)
+                    state.done += 1
+                    state.bytes += check.bytesRead
+                    let due =
+                        state.done - state.reportedDone >= 64 || state.bytes - state.reportedBytes >= 64 << 20
+                        || state.done == total
+                    guard due, !state.isReporting, progress != nil else { return nil }
+                    state.isReporting = true
+                    (state.reportedDone, state.reportedBytes) = (state.done, state.bytes)
+                    return MaintenanceProgress(
+                        step: "blobs", done: state.done, total: total, bytes: state.bytes, totalBytes: totalBytes)
+                }
+                if let report, let progress {
+                    progress(report)
+                    shared.withLock { $0.isReporting = false }
+                }
+            }
+        }
+        let (checks, failure, done, bytes, reportedDone) = shared.withLock {
+            ($0.checks, $0.failure, $0.done, $0.bytes, $0.reportedDone)
+        }
+        if let failure { throw failure }
+        // The last file's worker may have skipped its call while another worker was reporting.
+        if let progress, reportedDone != done || total == 0 {
+            progress(
+                MaintenanceProgress(step: "blobs", done: done, total: total, bytes: bytes, totalBytes: totalBytes))
+        }
+        return checks
+    }
+
+    /// Rehashes one blob file; `expectedSize` is the index's size when an entry refers to it.
+    private func check(
+        _ file: ContentStore.BlobFile, expectedSize: UInt64?, buffer: UnsafeMutableRawBufferPointer
+    ) throws -> BlobCheck {
+        switch try content.rehash(file.digest, buffer: buffer) {
+        case .missing:
+            return BlobCheck(file: file, outcome: .vanished, bytesRead: 0)
+        case .unreadable(let reason):
+            return BlobCheck(file: file, outcome: .corrupt(reason: reason), bytesRead: 0)
+        case .hashed(let digest, let size):
+            let outcome: BlobCheck.Outcome
+            if let expectedSize, size != expectedSize {
+                outcome = .corrupt(reason: "size \(size), expected \(expectedSize)")
+            } else if digest != file.digest {
+                outcome = .corrupt(reason: "content does not hash to its name")
+            } else {
+                outcome = .sound
+            }
+            return BlobCheck(file: file, outcome: outcome, bytesRead: size)
+        }
+    }
+
+    // MARK: - Repair
+
+    /// Sets aside what `report` found, checking each finding again under the exclusive lock:
+    /// stray files first (a link squatting on a blob's name hides that the blob is missing),
+    /// then corrupt blobs, then missing ones. All removals go out in one append.
+    ///
+    /// - Returns: The bytes of the blobs quarantined.
+    private func repairFindings(_ report: inout VerifyReport, strays: [String]) throws -> UInt64 {
+        let findings = (corrupt: report.corruptBlobs.map(\.digest), missing: report.missingBlobs.map(\.digest))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentStore.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var quarantinedBytes: UInt64 = 0
+        var quarantinedStrays = 0
+        var quarantinedBlobs = 0
+        var dropped = 0
+        try state.withLock { state in
+            try checkWritable(state)
+            try exclusively {
+                try prepareAppend(&state)
+                for relative in strays {
+                    guard let info = try Syscalls.lstat(layout.root + "/" + relative),
+                        !content.belongs(relative, type: info.st_mode & S_IFMT)
+                    else { continue }
+                    try content.quarantineStray(relative)
+                    quarantinedStrays += 1
+                }
+                if strays.contains(where: { $0 == "blobs" || $0 == "blobs/sha256" }) {
+                    for directory in [layout.blobsRoot, layout.blobsSHA256] {
+                        try Syscalls.mkdir(directory, mode: configuration.directoryMode)
+                    }
+                }
+                var records: [JournalRecord] = []
+                for digest in findings.corrupt {
+                    let expectedSize = state.index.blobs[digest]?.size
+                    let found = try check(
+                        ContentStore.BlobFile(digest: digest, size: 0), expectedSize: expectedSize, buffer: buffer)
+                    switch found.outcome {
+                    case .sound:
+                        continue
+                    case .vanished where expectedSize == nil:
+                        continue
+                    case .vanished:
+                        break
+                    case .corrupt:
+                        try content.quarantine(digest)
+                        quarantinedBlobs += 1
+                        quarantinedBytes += found.bytesRead
+                    }
+                    records += state.index.keys(referring: digest).map { .remove(key: $0, digest: digest) }
+                }
+                for digest in findings.missing where try Syscalls.lstat(layout.blobPath(digest)) == nil {
+                    records += state.index.keys(referring: digest).map { .remove(key: $0, digest: digest) }
+                }
+                guard !records.isEmpty else { return }
+                try state.append(records)
+                dropped = records.count
+                state.repairs += records.count
+                try finishWrite(&state, newBlob: nil)
+            }
+        }
+        report.quarantinedStrayFiles = quarantinedStrays
+        report.quarantinedBlobs = quarantinedBlobs
+        report.droppedEntries = dropped
+        return quarantinedBytes
+    }
+
+    // MARK: - Helpers
+
+    /// A finished step, timed from `clock`, which moves to now.
+    private func step(_ name: String, count: Int, bytes: UInt64, since clock: inout UInt64) -> VerifyReport.Step {
+        let now = Syscalls.monotonicNanoseconds()
+        defer { clock = now }
+        return VerifyReport.Step(name: name, count: count, bytes: bytes, seconds: Double(now - clock) / 1e9)
+    }
+}
