@@ -7,9 +7,17 @@
 // With START_AT_MS (wall-clock milliseconds since the epoch), the loop opens the store and then
 // waits until that moment, so that several workers started by a test put at the same time.
 //
-// Issue 4 (crash torture) extends this executable with mixed workloads.
+//   blobstore-torture compact STORE [POINT]
+//
+// Compacts the store and prints `compacted`; with POINT (a `TestHooks.Point` name such as
+// `compactionCurrentSwapped`), the process SIGKILLs itself when compaction reaches it.
+//
+//   blobstore-torture stop-after-link STORE KEY
+//
+// Puts `TortureValue.bytes(7)` under KEY, stopping itself (SIGSTOP) after the blob is linked
+// and before its record is appended; prints `ack` once the put returns (after SIGCONT).
 
-import BlobStore
+@_spi(Testing) import BlobStore
 import Foundation
 
 /// The value stored under `<prefix>-<i>`: 64 distinct contents (so keys share blobs), sizes
@@ -23,26 +31,64 @@ enum TortureValue {
 
 func usage() -> Never {
     FileHandle.standardError.write(
-        Data("usage: blobstore-torture put-loop STORE PREFIX COUNT [none|batched|always]\n".utf8))
+        Data(
+            ("usage: blobstore-torture put-loop STORE PREFIX COUNT [none|batched|always] [START_AT_MS]\n"
+                + "       blobstore-torture compact STORE [POINT]\n"
+                + "       blobstore-torture stop-after-link STORE KEY\n").utf8))
     exit(64)
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count >= 5, arguments[1] == "put-loop", let count = Int(arguments[4]) else { usage() }
-let durability = arguments.count > 5 ? Durability(rawValue: arguments[5]) : .always
-guard let durability else { usage() }
-let startAt = arguments.count > 6 ? Double(arguments[6]) : 0
-guard let startAt else { usage() }
-
-do {
-    let store = try BlobStore(at: arguments[2], configuration: .init(durability: durability))
+func putLoop(_ arguments: [String]) throws {
+    guard arguments.count >= 3, let count = Int(arguments[2]) else { usage() }
+    let durability = arguments.count > 3 ? Durability(rawValue: arguments[3]) : .always
+    guard let durability else { usage() }
+    let startAt = arguments.count > 4 ? Double(arguments[4]) : 0
+    guard let startAt else { usage() }
+    let store = try BlobStore(at: arguments[0], configuration: .init(durability: durability))
     let wait = startAt / 1000 - Date().timeIntervalSince1970
     if wait > 0 { Thread.sleep(forTimeInterval: wait) }
     for index in 0..<count {
-        try store.put(TortureValue.bytes(index), for: StoreKey("\(arguments[3])-\(index)"))
+        try store.put(TortureValue.bytes(index), for: StoreKey("\(arguments[1])-\(index)"))
         FileHandle.standardOutput.write(Data("ack \(index)\n".utf8))
     }
     try store.close()
+}
+
+func compact(_ arguments: [String]) throws {
+    guard arguments.count >= 1 else { usage() }
+    if arguments.count > 1 {
+        guard let point = TestHooks.Point(rawValue: arguments[1]) else { usage() }
+        TestHooks.install { reached in
+            if reached == point { kill(getpid(), SIGKILL) }
+        }
+    }
+    let store = try BlobStore(at: arguments[0], configuration: .init(durability: .always))
+    try store.compact()
+    try store.close()
+    FileHandle.standardOutput.write(Data("compacted\n".utf8))
+}
+
+func stopAfterLink(_ arguments: [String]) throws {
+    guard arguments.count == 2 else { usage() }
+    TestHooks.install { reached in
+        if reached == .putBlobLinked { raise(SIGSTOP) }
+    }
+    let store = try BlobStore(at: arguments[0], configuration: .init(durability: .always))
+    try store.put(TortureValue.bytes(7), for: StoreKey(arguments[1]))
+    try store.close()
+    FileHandle.standardOutput.write(Data("ack\n".utf8))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else { usage() }
+do {
+    let rest = Array(arguments.dropFirst(2))
+    switch arguments[1] {
+    case "put-loop": try putLoop(rest)
+    case "compact": try compact(rest)
+    case "stop-after-link": try stopAfterLink(rest)
+    default: usage()
+    }
 } catch {
     FileHandle.standardError.write(Data("blobstore-torture: \(error)\n".utf8))
     exit(74)

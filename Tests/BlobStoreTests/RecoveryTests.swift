@@ -73,7 +73,8 @@ import Testing
             }
             #expect(!FileManager.default.fileExists(atPath: path + "/journal-1"))
             #expect(
-                String(decoding: readBytes(path + "/CURRENT"), as: UTF8.self) == "blobstore-format 1\ngeneration 2\nmanifest manifest-2\n")
+                String(decoding: readBytes(path + "/CURRENT"), as: UTF8.self)
+                    == "blobstore-format 1\ngeneration 2\nmanifest manifest-2\n")
         }
     }
 

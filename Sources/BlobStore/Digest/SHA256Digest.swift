@@ -90,6 +90,8 @@ extension SHA256Digest: Codable {
 extension SHA256Digest {
     /// Whether `text` is made of lowercase hexadecimal digits only (how blob files are named).
     static func isLowercaseHex(_ text: String) -> Bool {
-        text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+        text.utf8.allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+        }
     }
 }

@@ -61,7 +61,8 @@ extension StoreIndex {
         }
         guard !isUnderTargets() else { return plan }
         candidates.sort { lhs, rhs in
-            lhs.entry.lastAccess != rhs.entry.lastAccess ? lhs.entry.lastAccess < rhs.entry.lastAccess : lhs.key < rhs.key
+            lhs.entry.lastAccess != rhs.entry.lastAccess
+                ? lhs.entry.lastAccess < rhs.entry.lastAccess : lhs.key < rhs.key
         }
         for candidate in candidates {
             evict(candidate.key, candidate.entry, .leastRecentlyUsed)

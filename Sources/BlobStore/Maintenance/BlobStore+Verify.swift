@@ -44,7 +44,7 @@ extension BlobStore {
         report.entries = snapshot.entries
         report.referencedBlobs = snapshot.blobs.count
         report.recovery = snapshot.recovery
-        report.steps.append(step("index", count: snapshot.entries, bytes: snapshot.journalBytes, since: &clock))
+        report.steps.append(step("index", count: snapshot.entries, bytes: snapshot.indexBytes, since: &clock))
 
         let inventory = try content.inventory()
         let checks = try rehash(inventory.blobs, expecting: snapshot.blobs, progress: progress)
@@ -124,7 +124,7 @@ extension BlobStore {
 
         var entries = 0
         var blobs: [SHA256Digest: Blob] = [:]
-        var journalBytes: UInt64 = 0
+        var indexBytes: UInt64 = 0
         var recovery = RecoveryReport()
     }
 
@@ -134,7 +134,7 @@ extension BlobStore {
             try state.catchUp(layout: layout)
             var snapshot = IndexSnapshot()
             snapshot.entries = state.index.count
-            snapshot.journalBytes = UInt64(state.journalEnd)
+            snapshot.indexBytes = UInt64(state.journalEnd + state.manifestBytes)
             snapshot.recovery = state.recovery
             for (key, entry) in state.index.entries {
                 snapshot.blobs[entry.digest, default: IndexSnapshot.Blob(size: entry.size, keys: [])].keys

@@ -20,7 +20,8 @@ enum ManifestWriter {
             encode(item, into: &payload)
             inRecord += 1
             total += 1
-            if payload.bytes.count >= ManifestFormat.targetPayloadSize || inRecord == ManifestFormat.maxEntriesPerRecord {
+            if payload.bytes.count >= ManifestFormat.targetPayloadSize || inRecord == ManifestFormat.maxEntriesPerRecord
+            {
                 closeRecord()
             }
         }

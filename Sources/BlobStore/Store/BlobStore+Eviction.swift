@@ -28,7 +28,7 @@ extension BlobStore {
         let plan = state.index.evictionPlan(limits: limits, now: now, protecting: key)
         if let maxAge = limits.maxAge {
             let milliseconds = Int64(clamping: maxAge.clampedNanoseconds / 1_000_000)
-            state.nextAgeCheck = now &+ max(1000, milliseconds / 8)
+            state.nextAgeCheck = now &+ max(10, milliseconds / 8)
         }
         if !plan.victims.isEmpty {
             try state.append(plan.victims.map { .evict(key: $0.key, digest: $0.digest) })

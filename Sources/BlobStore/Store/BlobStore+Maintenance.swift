@@ -144,7 +144,8 @@ extension BlobStore {
             try underLock(dryRun: dryRun) { state in
                 let now = Syscalls.nowMilliseconds()
                 for name in names {
-                    guard name.hasPrefix(shard), SHA256Digest.isLowercaseHex(name), let digest = SHA256Digest(hex: name),
+                    guard name.hasPrefix(shard), SHA256Digest.isLowercaseHex(name),
+                        let digest = SHA256Digest(hex: name),
                         state.index.blobs[digest] == nil
                     else { continue }
                     let path = directory + "/" + name
@@ -193,7 +194,9 @@ extension BlobStore {
             if let generation = StoreLayout.generation(ofFileNamed: name) {
                 guard generation != current else { continue }
             } else if StoreLayout.isAtomicWriteLeftover(name) {
-                guard let file = try Syscalls.lstat(path), now - Self.changedMilliseconds(file) >= grace else { continue }
+                guard let file = try Syscalls.lstat(path), now - Self.changedMilliseconds(file) >= grace else {
+                    continue
+                }
             } else {
                 continue
             }

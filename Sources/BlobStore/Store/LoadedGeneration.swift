@@ -20,8 +20,10 @@ struct LoadedGeneration {
             if let loaded = try load(current, layout: layout, flags: flags) { return loaded }
             attempts += 1
             if try attempts == 5 || CurrentFile.read(layout).generation == current.generation {
-                let missing = current.hasManifest
-                    ? layout.manifest(generation: current.generation) + " or " + layout.journal(generation: current.generation)
+                let missing =
+                    current.hasManifest
+                    ? layout.manifest(generation: current.generation) + " or "
+                        + layout.journal(generation: current.generation)
                     : layout.journal(generation: current.generation)
                 throw BlobStoreError(
                     .corrupt,
@@ -43,7 +45,8 @@ struct LoadedGeneration {
             do {
                 _ = try bytes.withUnsafeBytes { try JournalHeader(parsing: $0, magic: ManifestFormat.magic) }
             } catch JournalHeader.Problem.newerVersion {
-                try checkHeader(bytes, magic: ManifestFormat.magic, current: current, path: manifest.path, layout: layout)
+                try checkHeader(
+                    bytes, magic: ManifestFormat.magic, current: current, path: manifest.path, layout: layout)
             } catch {}
             manifestBytes = bytes
         }
@@ -53,7 +56,8 @@ struct LoadedGeneration {
         do {
             let bytes = try readAll(journal, from: 0)
             try checkHeader(bytes, magic: JournalFormat.magic, current: current, path: journal.path, layout: layout)
-            return LoadedGeneration(current: current, journal: journal, journalBytes: bytes, manifestBytes: manifestBytes)
+            return LoadedGeneration(
+                current: current, journal: journal, journalBytes: bytes, manifestBytes: manifestBytes)
         } catch {
             Syscalls.close(journal)
             throw error

@@ -23,7 +23,8 @@ extension StoreState {
         let started = Syscalls.monotonicNanoseconds()
         guard generation < UInt64.max else {
             throw BlobStoreError(
-                .corrupt, "CURRENT names the last possible generation; move \(layout.root) aside.", path: layout.current)
+                .corrupt, "CURRENT names the last possible generation; move \(layout.root) aside.", path: layout.current
+            )
         }
         let next = generation + 1
         // The manifest is synced: the blobs it refers to must be too.

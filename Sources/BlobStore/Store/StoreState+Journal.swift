@@ -70,7 +70,8 @@ extension StoreState {
             } catch {
                 return "the manifest header is not valid"
             }
-            let result = ManifestReader.read(UnsafeRawBufferPointer(rebasing: buffer[JournalFormat.fileHeaderSize...])) {
+            let result = ManifestReader.read(UnsafeRawBufferPointer(rebasing: buffer[JournalFormat.fileHeaderSize...]))
+            {
                 index.insert($0)
             }
             entries = result.entries

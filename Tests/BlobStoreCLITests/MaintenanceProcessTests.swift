@@ -1,0 +1,164 @@
+@_spi(Testing) import BlobStore
+import Foundation
+import Glibc
+import Testing
+
+/// Runs `blobstore-torture arguments…` to its end; returns how it ended and what it printed.
+private func torture(_ arguments: [String]) throws -> (process: Process, output: String) {
+    let process = Process()
+    process.executableURL = tortureExecutable
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process, String(decoding: output, as: UTF8.self))
+}
+
+/// Whether process `pid` is stopped (state `T` in /proc/<pid>/stat).
+private func isStopped(_ pid: Int32) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let end = stat.lastIndex(of: ")")
+    else { return false }
+    return stat[stat.index(end, offsetBy: 2)] == "T"
+}
+
+private func blobPath(_ store: String, _ value: Data) -> String {
+    let hex = SHA256Digest(bytes: sha256(value))!.hex
+    return store + "/blobs/sha256/" + hex.prefix(2) + "/" + hex
+}
+
+/// SHA-256 through the store itself: the digest `put` returns for `value` in a scratch store.
+private func sha256(_ value: Data) -> [UInt8] {
+    let directory = NSTemporaryDirectory() + "blobstore-digest-" + UUID().uuidString
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let store = try! BlobStore(at: directory, configuration: .init(durability: .none))
+    defer { try? store.close() }
+    return try! store.put(value, for: "x").bytes
+}
+
+@Suite(.serialized) struct MaintenanceProcessTests {
+    /// Fills a store with puts, overwrites and removes; returns what it must hold.
+    private func populate(_ directory: String) throws -> [String: Data] {
+        let store = try BlobStore(at: directory, configuration: .init(durability: .always))
+        defer { try? store.close() }
+        var expected: [String: Data] = [:]
+        for index in 0..<40 {
+            let value = Data("value \(index % 13) ".utf8) + Data(repeating: UInt8(index), count: index * 10)
+            try store.put(value, for: StoreKey("k\(index % 30)"))
+            expected["k\(index % 30)"] = value
+        }
+        for index in stride(from: 0, to: 30, by: 7) {
+            try store.remove(StoreKey("k\(index)"))
+            expected["k\(index)"] = nil
+        }
+        return expected
+    }
+
+    private func checkHolds(_ directory: String, _ expected: [String: Data], _ context: String) throws {
+        let store = try BlobStore(at: directory)
+        defer { try? store.close() }
+        #expect(store.recoveryReport.isClean, "\(context): \(store.recoveryReport)")
+        #expect(try [1, 2].contains(store.stats().generation), "\(context)")
+        #expect(Set(try store.entries().map { String(decoding: $0.key.bytes, as: UTF8.self) }) == Set(expected.keys))
+        for (key, value) in expected {
+            #expect(try store.value(for: StoreKey(key)) == value, "\(context): \(key)")
+        }
+        try store.put(Data("after".utf8), for: "after")
+        try store.compact()
+        try store.collectGarbage(gracePeriod: .zero)
+        #expect(try store.value(for: "after") == Data("after".utf8))
+    }
+
+    /// Compaction is SIGKILLed at each of its steps: the store opens on the old or the new
+    /// generation, never a mix, with every entry.
+    @Test(arguments: [
+        TestHooks.Point.compactionManifestWritten, .compactionJournalCreated, .compactionCurrentSwapped,
+        .compactionOldGenerationRemoved,
+    ])
+    func compactionKilledAtAStepLosesNothing(point: TestHooks.Point) throws {
+        let directory = NSTemporaryDirectory() + "blobstore-compact-kill-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let expected = try populate(directory)
+        let run = try torture(["compact", directory, point.rawValue])
+        #expect(run.process.terminationReason == .uncaughtSignal && run.process.terminationStatus == SIGKILL)
+        let swapped = point == .compactionCurrentSwapped || point == .compactionOldGenerationRemoved
+        let current = try String(contentsOfFile: directory + "/CURRENT", encoding: .utf8)
+        #expect(current.contains("generation 2") == swapped)
+        try checkHolds(directory, expected, "\(point)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(names.filter { $0.hasPrefix("journal-") || $0.hasPrefix("manifest-") }.count == 2)
+    }
+
+    /// A compaction killed after writing `manifest-2`, whose manifest is then damaged (or cut
+    /// short): CURRENT still names generation 1, which opens whole.
+    @Test(arguments: [true, false])
+    func aDamagedUnusedManifestIsIgnored(truncate: Bool) throws {
+        let directory = NSTemporaryDirectory() + "blobstore-compact-damaged-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let expected = try populate(directory)
+        _ = try torture(["compact", directory, TestHooks.Point.compactionJournalCreated.rawValue])
+        let manifest = directory + "/manifest-2"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: manifest))
+        if truncate { bytes = bytes.prefix(bytes.count / 2) } else { bytes[bytes.count / 2] ^= 0x10 }
+        try bytes.write(to: URL(fileURLWithPath: manifest))
+        try checkHolds(directory, expected, truncate ? "truncated manifest-2" : "damaged manifest-2")
+    }
+
+    /// A writer stopped (SIGSTOP) between linking its blob and journaling it holds the store's
+    /// lock: GC waits for it (or gives up with `busy`), and the blob survives.
+    @Test func garbageCollectionNeverDeletesABlobAWriterHasLinkedButNotJournaled() throws {
+        let directory = NSTemporaryDirectory() + "blobstore-gc-race-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let writer = Process()
+        writer.executableURL = tortureExecutable
+        writer.arguments = ["stop-after-link", directory, "racing"]
+        let pipe = Pipe()
+        writer.standardOutput = pipe
+        try writer.run()
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while !isStopped(writer.processIdentifier) && Date() < deadline { usleep(5000) }
+        #expect(isStopped(writer.processIdentifier), "the writer stopped after linking")
+        let blob = blobPath(directory, tortureValue(7))
+        #expect(FileManager.default.fileExists(atPath: blob), "linked, not journaled")
+
+        let impatient = try BlobStore(at: directory, configuration: .init(lockTimeout: .milliseconds(300)))
+        let error = #expect(throws: BlobStoreError.self) { try impatient.collectGarbage(gracePeriod: .zero) }
+        #expect(error?.code == .busy)
+        try impatient.close()
+        #expect(FileManager.default.fileExists(atPath: blob))
+
+        let store = try BlobStore(at: directory)
+        defer { try? store.close() }
+        let collected = DispatchSemaphore(value: 0)
+        let outcome = LockedBox<Result<GarbageCollectionReport, any Error>?>(nil)
+        DispatchQueue.global().async {
+            outcome.set(Result { try store.collectGarbage(gracePeriod: .zero) })
+            collected.signal()
+        }
+        usleep(300_000)
+        #expect(outcome.get() == nil, "GC waits for the writer's lock")
+        kill(writer.processIdentifier, SIGCONT)
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0)
+        #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "ack\n")
+        collected.wait()
+        let report = try #require(try outcome.get()?.get())
+        #expect(report.blobsDeleted == 0)
+        #expect(FileManager.default.fileExists(atPath: blob))
+        #expect(try store.value(for: "racing") == tortureValue(7))
+    }
+}
+
+/// A value shared between threads.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}

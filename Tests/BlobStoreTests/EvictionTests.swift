@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+
+@testable import BlobStore
+
+/// A small deterministic generator (SplitMix64), so that a failing sequence can be replayed.
+private struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// What the store should hold, computed independently: LRU by last touch (ties by key),
+/// deduplicated sizes, unreferenced blobs counted until the next eviction round deletes them.
+private struct ReferenceModel {
+    let capacity: UInt64
+    let maxEntries: Int?
+    let lowWater: Double
+    var entries: [StoreKey: (content: Int, touched: Int)] = [:]
+    var garbage: Set<Int> = []
+    var clock = 0
+    let sizes: [Int: UInt64]
+
+    func stored() -> UInt64 { Set(entries.values.map(\.content)).reduce(0) { $0 + sizes[$1]! } }
+    func garbageBytes() -> UInt64 { garbage.reduce(0) { $0 + sizes[$1]! } }
+
+    mutating func release(_ content: Int) {
+        if !entries.values.contains(where: { $0.content == content }) { garbage.insert(content) }
+    }
+
+    mutating func put(_ key: StoreKey, content: Int) {
+        clock += 1
+        let old = entries.updateValue((content, clock), forKey: key)
+        garbage.remove(content)
+        if let old { release(old.content) }
+        let over = stored() + garbageBytes() > capacity || maxEntries.map { entries.count > $0 } == true
+        guard over else { return }
+        garbage = []
+        let byteTarget = UInt64(Double(capacity) * lowWater)
+        let countTarget = maxEntries.map { Int(Double($0) * lowWater) }
+        let order = entries.filter { $0.key != key }.sorted {
+            $0.value.touched != $1.value.touched ? $0.value.touched < $1.value.touched : $0.key < $1.key
+        }
+        for (victim, _) in order {
+            if stored() <= byteTarget && countTarget.map({ entries.count <= $0 }) != false { break }
+            entries[victim] = nil
+        }
+        garbage = []
+    }
+
+    mutating func get(_ key: StoreKey) -> Int? {
+        guard let entry = entries[key] else { return nil }
+        clock += 1
+        entries[key] = (entry.content, clock)
+        return entry.content
+    }
+
+    mutating func remove(_ key: StoreKey) {
+        guard let old = entries.removeValue(forKey: key) else { return }
+        release(old.content)
+    }
+}
+
+@Suite struct EvictionTests {
+    private func diskBytes(_ path: String) -> UInt64 {
+        regularFiles(under: path + "/blobs").reduce(0) { total, name in
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: path + "/blobs/" + name)[.size] as? UInt64) ?? 0
+            return total + (size ?? 0)
+        }
+    }
+
+    private func content(_ id: Int) -> Data {
+        Data(repeating: UInt8(id), count: 1000 + id * 700)
+    }
+
+    /// Clock ticks are milliseconds: a pause makes every touch's time distinct, as the model's are.
+    private func tick() { usleep(2500) }
+
+    @Test(arguments: [(UInt64(20_000), Int?.none), (UInt64(1_000_000), Int?.some(8))])
+    func survivorsMatchAReferenceModel(capacity: UInt64, maxEntries: Int?) throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            var configuration = fast
+            configuration.limits = EvictionLimits(capacity: capacity, maxEntries: maxEntries, lowWater: 0.8)
+            configuration.compactionMinimumJournalBytes = .max
+            let sizes = Dictionary(uniqueKeysWithValues: (0..<12).map { ($0, UInt64(content($0).count)) })
+            var model = ReferenceModel(capacity: capacity, maxEntries: maxEntries, lowWater: 0.8, sizes: sizes)
+            var random = SeededGenerator(state: 42)
+            try withStore(path, configuration) { store throws in
+                for step in 0..<300 {
+                    let key = StoreKey("k\(Int.random(in: 0..<20, using: &random))")
+                    switch Int.random(in: 0..<10, using: &random) {
+                    case 0..<5:
+                        let id = Int.random(in: 0..<12, using: &random)
+                        try store.put(content(id), for: key)
+                        model.put(key, content: id)
+                        #expect(diskBytes(path) <= capacity, "capacity holds after put \(step)")
+                    case 5..<9:
+                        let value = try store.value(for: key)
+                        #expect(value == model.get(key).map(content), "get at step \(step)")
+                    default:
+                        try store.remove(key)
+                        model.remove(key)
+                    }
+                    let survivors = Set(try store.entries().map(\.key))
+                    #expect(survivors == Set(model.entries.keys), "survivors after step \(step)")
+                    if let maxEntries { #expect(survivors.count <= maxEntries) }
+                    tick()
+                }
+            }
+        }
+    }
+
+    @Test func expiredEntriesGoBeforeLeastRecentlyUsedOnes() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            var configuration = fast
+            configuration.limits = EvictionLimits(maxEntries: 4, lowWater: 1)
+            try withStore(path, configuration) { store throws in
+                try store.put(Data("old"), for: "old")
+                tick()
+                try store.put(Data("soon"), for: "soon", expires: Date(timeIntervalSinceNow: 0.05))
+                tick()
+                try store.put(Data("b"), for: "b")
+                try store.put(Data("c"), for: "c")
+                usleep(60_000)
+                try store.put(Data("d"), for: "d")
+                #expect(Set(try store.entries().map(\.key)) == ["old", "b", "c", "d"], "the expired entry went first")
+            }
+        }
+    }
+
+    @Test func entriesIdleLongerThanTheMaximumAgeAreEvictedByTheNextWrite() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            var configuration = fast
+            configuration.limits = EvictionLimits(maxAge: .milliseconds(300))
+            try withStore(path, configuration) { store throws in
+                try store.put(Data("idle"), for: "idle")
+                try store.put(Data("read"), for: "read")
+                usleep(200_000)
+                _ = try store.value(for: "read")
+                usleep(200_000)
+                try store.put(Data("new"), for: "new")
+                #expect(Set(try store.entries().map(\.key)) == ["read", "new"])
+            }
+        }
+    }
+
+    @Test func aValueLargerThanTheCapacityIsRefused() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            var configuration = fast
+            configuration.limits = EvictionLimits(capacity: 1000)
+            let file = dir.child("big")
+            FileManager.default.createFile(atPath: file, contents: Data(repeating: 7, count: 1001))
+            try withStore(path, configuration) { store throws in
+                #expect(throws: BlobStoreError.self) { try store.put(Data(repeating: 1, count: 1001), for: "big") }
+                let error = #expect(throws: BlobStoreError.self) {
+                    try store.put(contentsOf: URL(fileURLWithPath: file), for: "big")
+                }
+                #expect(error?.code == .tooLarge)
+                #expect(error?.message.contains("capacity of 1000 bytes") == true)
+                try store.put(Data(repeating: 1, count: 1000), for: "fits")
+                #expect(try store.value(for: "fits")?.count == 1000, "a value of exactly the capacity is kept")
+            }
+            #expect(regularFiles(under: path + "/tmp").isEmpty)
+            #expect(regularFiles(under: path + "/blobs").count == 1)
+        }
+    }
+
+    @Test func twoHundredValuesInAFiveMebibyteStoreKeepTheRecentlyReadOnes() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            var configuration = fast
+            configuration.limits = EvictionLimits(capacity: 5 << 20)
+            try withStore(path, configuration) { store throws in
+                for index in 0..<200 {
+                    var value = Data(repeating: UInt8(index % 251), count: 100 << 10)
+                    value[0] = UInt8(index / 251)
+                    value[1] = UInt8(index % 7)
+                    try store.put(value, for: StoreKey("v\(index)"))
+                    if index % 10 == 0 {
+                        tick()
+                        _ = try store.value(for: "v0")
+                        _ = try store.value(for: "v1")
+                    }
+                    #expect(diskBytes(path) <= 5 << 20)
+                }
+                #expect(try store.stats().storedBytes <= 5 << 20)
+                #expect(try store.value(for: "v0") != nil)
+                #expect(try store.value(for: "v1") != nil)
+                #expect(try store.value(for: "v199") != nil)
+                #expect(try store.value(for: "v2") == nil)
+            }
+        }
+    }
+
+    @Test func limitsAreRecordedInTheStore() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            var configuration = fast
+            let limits = EvictionLimits(capacity: 123_456, maxEntries: 77, maxAge: .seconds(3600), lowWater: 0.75)
+            configuration.limits = limits
+            try withStore(path, configuration) { store in #expect(store.limits == limits) }
+            try withStore(path) { store throws in
+                #expect(store.limits == limits, "a store opened without limits applies the recorded ones")
+                try store.recordLimits(EvictionLimits(capacity: 1 << 30))
+            }
+            try withStore(path) { store in #expect(store.limits == EvictionLimits(capacity: 1 << 30)) }
+            configuration.limits = EvictionLimits(lowWater: 0.2)
+            let error = #expect(throws: BlobStoreError.self) { try BlobStore(at: path, configuration: configuration) }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import BlobStore
+
+@Suite struct GarbageCollectionTests {
+    /// Writes a blob file under its digest's name without journaling it, as a writer that linked
+    /// it and has not yet appended its record would leave it.
+    private func plantUnjournaledBlob(_ store: String, _ bytes: Data) -> String {
+        let digest = SHA256Hasher.hash(bytes)
+        let file = blobFile(store, digest)
+        try? FileManager.default.createDirectory(
+            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: file, contents: bytes)
+        return file
+    }
+
+    @Test func theSweepKeepsUnreferencedBlobsYoungerThanTheGracePeriod() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                try store.put(Data("kept"), for: "kept")
+                let planted = plantUnjournaledBlob(path, Data("linked, not yet journaled"))
+                let young = try store.collectGarbage(gracePeriod: .seconds(3600))
+                #expect(young.blobsKeptYoung == 1 && young.blobsDeleted == 0)
+                #expect(FileManager.default.fileExists(atPath: planted))
+                usleep(150_000)
+                let old = try store.collectGarbage(gracePeriod: .milliseconds(100))
+                #expect(old.blobsDeleted == 1)
+                #expect(old.blobBytesDeleted == UInt64("linked, not yet journaled".utf8.count))
+                #expect(!FileManager.default.fileExists(atPath: planted))
+                #expect(try store.value(for: "kept") == Data("kept"))
+            }
+        }
+    }
+
+    @Test func blobsLeftByOverwritesAndRemovesAreDeleted() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                try store.put(Data("one"), for: "a")
+                try store.put(Data("two"), for: "a")
+                try store.put(Data("three"), for: "b")
+                try store.remove("b")
+                #expect(regularFiles(under: path + "/blobs").count == 3)
+                let report = try store.collectGarbage()
+                #expect(report.blobsDeleted == 2, "known to be unreferenced from the journal: no grace needed")
+                #expect(report.entriesAfter == 1)
+                #expect(
+                    regularFiles(under: path + "/blobs") == [
+                        "sha256/" + String(SHA256Hasher.hash(Data("two")).hex.prefix(2)) + "/"
+                            + SHA256Hasher.hash(Data("two")).hex
+                    ])
+            }
+        }
+    }
+
+    @Test func staleTemporaryFilesAndOldGenerationsAreDeleted() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                try store.put(Data("a"), for: "a")
+                writeBytes(path + "/tmp/4242-dead", Array("half a value".utf8))
+                writeBytes(path + "/journal-7", [1, 2, 3])
+                writeBytes(path + "/manifest-7", [1, 2, 3])
+                let young = try store.collectGarbage(gracePeriod: .seconds(3600))
+                #expect(young.temporaryFilesDeleted == 0)
+                #expect(young.oldGenerationFilesDeleted == 2, "files of another generation need no grace")
+                #expect(FileManager.default.fileExists(atPath: path + "/tmp/4242-dead"))
+                #expect(FileManager.default.fileExists(atPath: path + "/journal-1"))
+                let old = try store.collectGarbage(gracePeriod: .zero)
+                #expect(old.temporaryFilesDeleted == 1 && old.temporaryBytesDeleted == 12)
+                #expect(!FileManager.default.fileExists(atPath: path + "/tmp/4242-dead"))
+                #expect(try store.value(for: "a") == Data("a"))
+            }
+        }
+    }
+
+    @Test func aDryRunCountsAndChangesNothing() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                for index in 0..<10 {
+                    try store.put(Data(repeating: UInt8(index), count: 1000), for: StoreKey("k\(index)"))
+                }
+                try store.put(Data("expired"), for: "expired", expires: Date(timeIntervalSinceNow: -1))
+                let planted = plantUnjournaledBlob(path, Data("stray"))
+                let before = try store.entries()
+                let report = try store.collectGarbage(
+                    limits: EvictionLimits(capacity: 5000, lowWater: 1), gracePeriod: .zero, dryRun: true)
+                #expect(report.dryRun)
+                #expect(report.expiredEntries == 1)
+                #expect(report.leastRecentlyUsedEntries == 5)
+                #expect(report.blobsDeleted == 1)
+                #expect(try store.entries() == before)
+                #expect(FileManager.default.fileExists(atPath: planted))
+                let real = try store.collectGarbage(
+                    limits: EvictionLimits(capacity: 5000, lowWater: 1), gracePeriod: .zero)
+                #expect(real.evictedEntries == report.evictedEntries)
+                #expect(try store.stats().storedBytes <= 5000)
+                #expect(!FileManager.default.fileExists(atPath: planted))
+            }
+        }
+    }
+}
