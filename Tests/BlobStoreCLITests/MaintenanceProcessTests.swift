@@ -150,6 +150,35 @@ private func sha256(_ value: Data) -> [UInt8] {
         #expect(FileManager.default.fileExists(atPath: blob))
         #expect(try store.value(for: "racing") == tortureValue(7))
     }
+
+    /// A process puts continuously while `blobstore compact` and `blobstore gc --grace 0s` run
+    /// from other processes, again and again: every acknowledged put reads back right.
+    @Test func aWriterLosesNothingWhileCompactAndGCRunRepeatedly() throws {
+        try withTemporaryDirectory { scratch in
+            let directory = scratch.path("store")
+            let loop = try PutLoop(store: directory, prefix: "w", count: 3000, durability: "none")
+            #expect(loop.waitForFirstAcknowledgement())
+            var runs = 0
+            while loop.process.isRunning || runs < 4 {
+                let command = runs % 2 == 0 ? ["compact"] : ["gc", "--grace", "0s"]
+                let run = try blobstore(["--store", directory] + command, in: scratch)
+                #expect(run.status == 0, "\(command): \(String(decoding: run.standardError, as: UTF8.self))")
+                runs += 1
+            }
+            loop.process.waitUntilExit()
+            #expect(loop.process.terminationStatus == 0)
+            let acknowledged = loop.acknowledged()
+            #expect(acknowledged.count == 3000)
+            #expect(runs >= 4)
+            let store = try BlobStore(at: directory)
+            defer { try? store.close() }
+            #expect(try store.stats().generation > 1, "compactions ran")
+            for index in acknowledged {
+                #expect(try store.value(for: StoreKey("w-\(index)")) == tortureValue(index), "put \(index)")
+            }
+            #expect(try store.verify().isClean)
+        }
+    }
 }
 
 /// A value shared between threads.
