@@ -10,6 +10,8 @@ import BlobStore
 ///   any other mistake on the line.
 /// - `--version` is valid only without a subcommand.
 /// - `--` ends the options: everything after it is an argument, so keys may start with `-`.
+/// - Sizes and durations are read by ``SizeParser`` and ``DurationParser``; a bad one names the
+///   option, says why and lists the accepted forms.
 public enum ArgumentParser {
     /// Parses `arguments`.
     ///
@@ -23,6 +25,9 @@ public enum ArgumentParser {
         var positionals: [String] = []
         var json = false
         var output: String?
+        var repair = false
+        var collect = GarbageCollectionOptions()
+        var changes = LimitChanges()
         var helpRequested = false
         var versionRequested = false
         var firstError: CommandLineError?
@@ -81,6 +86,28 @@ public enum ArgumentParser {
                 }
                 return true
             }
+            /// The option's value read by `parse` and checked by `problem`, or `nil` after
+            /// reporting why it is invalid and what is accepted. For `config`, `none` removes a
+            /// limit unless `limit` is `false`.
+            func quantity<Value>(
+                _ label: String, forms: String, limit: Bool = true, _ parse: (String) throws(QuantityError) -> Value,
+                problem: (Value) -> String? = { _ in nil }
+            ) -> LimitChanges.Change<Value>? {
+                guard let text = value(label) else { return nil }
+                let allowsNone = limit && subcommand == .config
+                if allowsNone, text == "none" { return .remove }
+                let reason: String
+                do {
+                    let parsed = try parse(text)
+                    guard let invalid = problem(parsed) else { return .set(parsed) }
+                    reason = invalid
+                } catch {
+                    reason = error.description
+                }
+                let none = allowsNone ? ", or none" : ""
+                fail("The value '\(text)' is invalid for '\(label)': \(reason). Use \(forms)\(none)")
+                return nil
+            }
 
             switch name {
             case "-h", "--help":
@@ -103,8 +130,45 @@ public enum ArgumentParser {
                         fail("The value '\(mode)' is invalid for '--durability <mode>'. Use none, batched or always")
                     }
                 }
-            case "--json" where subcommand == .ls || subcommand == .stats:
+            case "--json" where subcommand.map(jsonSubcommands.contains) ?? false:
                 if flag() { json = true }
+            case "--repair" where subcommand == .verify:
+                if flag() { repair = true }
+            case "--dry-run" where subcommand == .gc:
+                if flag() { collect.dryRun = true }
+            case "--grace" where subcommand == .gc:
+                if let grace = quantity("--grace <duration>", forms: DurationParser.forms, DurationParser.parse) {
+                    collect.grace = grace.value
+                }
+            case "--capacity" where subcommand == .gc || subcommand == .config:
+                let change = quantity("--capacity <size>", forms: SizeParser.forms, SizeParser.parse) {
+                    $0 == 0 ? "the capacity must be at least 1 byte" : nil
+                }
+                if let change {
+                    collect.capacity = change.value
+                    changes.capacity = change
+                }
+            case "--max-entries" where subcommand == .gc || subcommand == .config:
+                let change = quantity("--max-entries <n>", forms: countForms, count) {
+                    $0 == 0 ? "the limit must be at least 1 entry" : nil
+                }
+                if let change {
+                    collect.maxEntries = change.value
+                    changes.maxEntries = change
+                }
+            case "--max-age" where subcommand == .gc || subcommand == .config:
+                let change = quantity("--max-age <duration>", forms: DurationParser.forms, DurationParser.parse) {
+                    $0 < .milliseconds(1) ? "the maximum age must be at least 1ms" : nil
+                }
+                if let change {
+                    collect.maxAge = change.value
+                    changes.maxAge = change
+                }
+            case "--low-water" where subcommand == .config:
+                let change = quantity("--low-water <fraction>", forms: fractionForms, limit: false, fraction) {
+                    (0.5...1).contains($0) ? nil : "it is not from 0.5 to 1"
+                }
+                if let change { changes.lowWater = change.value }
             case "-o" where subcommand == .get, "--output" where subcommand == .get:
                 if let file = value("--output <file>") {
                     if file.isEmpty {
@@ -128,13 +192,19 @@ public enum ArgumentParser {
         if versionRequested {
             throw CommandLineError("The option '--version' takes no subcommand", subcommand: subcommand)
         }
-        let command = try makeCommand(subcommand, positionals, json: json, output: output)
+        collect.json = json
+        let command = try makeCommand(
+            subcommand, positionals, json: json, output: output, repair: repair, collect: collect, changes: changes)
         return Invocation(options: options, command: command)
     }
 
+    /// The subcommands that take `--json`.
+    private static let jsonSubcommands: Set<Subcommand> = [.ls, .stats, .compact, .gc, .verify, .config]
+
     /// Checks the number of arguments and builds the command.
     private static func makeCommand(
-        _ subcommand: Subcommand, _ positionals: [String], json: Bool, output: String?
+        _ subcommand: Subcommand, _ positionals: [String], json: Bool, output: String?, repair: Bool,
+        collect: GarbageCollectionOptions, changes: LimitChanges
     ) throws(CommandLineError) -> Command {
         let names = subcommand.arguments.map(\.label)
         let required = [.put, .get, .has, .rm].contains(subcommand) ? 1 : 0
@@ -153,6 +223,10 @@ public enum ArgumentParser {
         case .rm: return .remove(key: positionals[0])
         case .ls: return .list(json: json)
         case .stats: return .stats(json: json)
+        case .compact: return .compact(json: json)
+        case .gc: return .collectGarbage(collect)
+        case .verify: return .verify(repair: repair, json: json)
+        case .config: return .config(changes, json: json)
         case .demo: return .demo(directory: first)
         case .help:
             guard let first else { return .help(nil) }
@@ -161,5 +235,29 @@ public enum ArgumentParser {
             }
             return .help(topic)
         }
+    }
+
+    // MARK: - Counts and fractions
+
+    static let countForms = "a whole number, e.g. 10000"
+    static let fractionForms = "a decimal number from 0.5 to 1, e.g. 0.9"
+
+    /// `--max-entries`: digits only, at most `Int.max`.
+    static func count(_ text: String) throws(QuantityError) -> Int {
+        let scanned = try DecimalNumber.split(text)
+        guard scanned.unit.isEmpty else { throw .unknownUnit(String(scanned.unit)) }
+        guard scanned.number.fractionDigits.isEmpty else { throw .notWhole }
+        guard let count = scanned.number.scaled(by: 1), count <= UInt64(Int.max) else {
+            throw .tooLarge(maximum: "\(Int.max)")
+        }
+        return Int(count)
+    }
+
+    /// `--low-water`: a plain decimal number such as `0.9`; the range is checked by the caller.
+    static func fraction(_ text: String) throws(QuantityError) -> Double {
+        let scanned = try DecimalNumber.split(text)
+        guard scanned.unit.isEmpty else { throw .unknownUnit(String(scanned.unit)) }
+        // Only digits and one point are left: Double parses them, never as hex, inf or nan.
+        return Double(text) ?? .infinity
     }
 }

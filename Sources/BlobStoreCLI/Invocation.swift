@@ -34,6 +34,14 @@ public enum Command: Equatable, Sendable {
     case remove(key: String)
     case list(json: Bool)
     case stats(json: Bool)
+    /// `compact [--json]`.
+    case compact(json: Bool)
+    /// `gc [<limits>] [--grace <duration>] [--dry-run] [--json]`.
+    case collectGarbage(GarbageCollectionOptions)
+    /// `verify [--repair] [--json]`.
+    case verify(repair: Bool, json: Bool)
+    /// `config [<changes>] [--json]`: no change shows the recorded limits.
+    case config(LimitChanges, json: Bool)
     /// `demo [<dir>]`: `directory == nil` uses the package's `Sources` directory.
     case demo(directory: String?)
     /// `help [<subcommand>]`, `-h`, `--help`: `nil` is the overview of every subcommand.

@@ -15,6 +15,14 @@ struct Output {
         try handle.write(contentsOf: bytes)
     }
 
+    /// Writes `value` as pretty-printed JSON with sorted keys and unescaped slashes, and a newline.
+    func writeJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try write(try encoder.encode(value))
+        try write("\n")
+    }
+
     /// Writes to standard error, where a failure has nowhere to be reported.
     func report(_ text: String) {
         try? write(text)

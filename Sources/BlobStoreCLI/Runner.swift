@@ -21,6 +21,10 @@ struct Runner {
             case .remove(let key): return try remove(key: key)
             case .list(let json): return try list(json: json)
             case .stats(let json): return try stats(json: json)
+            case .compact(let json): return try compact(json: json)
+            case .collectGarbage(let options): return try collectGarbage(options)
+            case .verify(let repair, let json): return try verify(repair: repair, json: json)
+            case .config(let changes, let json): return try config(changes, json: json)
             case .demo(let directory): return try demo(directory: directory)
             case .help(let subcommand):
                 try output.write(subcommand.map(HelpText.subcommand) ?? HelpText.root())
@@ -121,5 +125,20 @@ struct Runner {
     /// "No value for key 'k'." for a missing key.
     func keyNotFound(_ key: String) -> CommandFailure {
         CommandFailure(ExitCode.keyNotFound, "No value for key '\(key)'.")
+    }
+
+    // MARK: - Text
+
+    /// `name: value` lines with the values aligned, at column 16 or after the longest name.
+    static func rows(_ rows: [(name: String, value: String)]) -> String {
+        let width = max(16, (rows.map(\.name.count).max() ?? 0) + 2)
+        return rows.map { name, value in
+            (name + ":").padding(toLength: width, withPad: " ", startingAt: 0) + value + "\n"
+        }.joined()
+    }
+
+    /// `1 blob`, `2 blobs`.
+    static func count(_ count: Int, _ singular: String, _ plural: String) -> String {
+        "\(count) \(count == 1 ? singular : plural)"
     }
 }

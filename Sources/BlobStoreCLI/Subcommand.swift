@@ -1,6 +1,6 @@
 /// The subcommands, named as typed on the command line, with the text their help shows.
 public enum Subcommand: String, CaseIterable, Equatable, Sendable {
-    case put, get, has, rm, ls, stats, demo, help
+    case put, get, has, rm, ls, stats, compact, gc, verify, config, demo, help
 
     /// One line for the `SUBCOMMANDS:` list and the `OVERVIEW:` of the subcommand's help.
     var abstract: String {
@@ -11,6 +11,10 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .rm: "Remove a key."
         case .ls: "List the stored entries."
         case .stats: "Show the store's counts and sizes."
+        case .compact: "Rewrite the journal as a manifest of the live entries."
+        case .gc: "Evict entries over the store's limits and delete unreferenced blobs and stale files."
+        case .verify: "Check every blob against its digest and the store's files against its index."
+        case .config: "Show or change the eviction limits recorded in the store."
         case .demo: "Store every file of a directory under two keys and show what deduplication saves."
         case .help: "Show subcommand help information."
         }
@@ -34,6 +38,39 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                 + "key's bytes, separated by two spaces. Use --json for keys that contain newlines."
         case .stats:
             "'saved by dedup' is logical bytes minus stored bytes."
+        case .compact:
+            "Writes the live entries to a new manifest and starts an empty journal (the next "
+                + "generation), replacing the old manifest and journal, so overwritten and removed keys "
+                + "no longer take space; the blob files they left without a key are deleted too. Other "
+                + "processes switch to the new generation on their next operation. The "
+                + "library also compacts by itself after a write once the journal is 4 MiB or more and "
+                + "at least half of it describes dead state."
+        case .gc:
+            "Evicts expired entries, entries idle longer than the maximum age and, while the store is "
+                + "over its capacity or entry limit, the least recently accessed entries until it is down "
+                + "to the low-water mark (0.9 of each limit unless configured). Then deletes the blob "
+                + "files no entry refers to and the temporary files of interrupted writes, except those "
+                + "younger than the grace period, which another process may still be writing, and the "
+                + "files of old generations a crash left behind. Without limit options the limits "
+                + "recorded in the store apply (see 'blobstore config'); each limit option overrides the "
+                + "recorded limit for this run only and records nothing. Progress is shown on standard "
+                + "error when it is a terminal."
+        case .verify:
+            "Rehashes every blob file, checks that every entry's blob exists and that nothing else "
+                + "lies in the store, then reports each step, corrupt and missing blobs with the keys "
+                + "that refer to them, stray files, and unreferenced blobs (garbage that 'blobstore gc' "
+                + "deletes, not damage). Without --repair nothing is changed and the command exits 65 "
+                + "when anything is damaged or out of place. With --repair it moves corrupt blobs and "
+                + "stray files to quarantine/, drops the entries whose blob is corrupt or missing, and "
+                + "exits 0. Progress is shown on standard error when it is a terminal."
+        case .config:
+            "With no option, shows the limits recorded in the store. Each option changes one limit and "
+                + "keeps the others; the new limits are recorded and shown. The recorded limits apply to "
+                + "every process that opens the store without limits of its own (an app that passes "
+                + "its own limits records those instead), to the eviction after each write and to "
+                + "'blobstore gc'. When a write takes the store over a limit, entries are evicted, "
+                + "expired and least recently accessed first, until it is under the limit times the "
+                + "low-water mark."
         case .demo:
             "Puts every regular file under <dir> as 'demo:a:<path>' and 'demo:b:<path>', reads "
                 + "every value back and compares it with the file, then prints the bytes put, the "
@@ -54,6 +91,14 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .rm: return "rm \(global) <key>"
         case .ls: return "ls \(global) [--json]"
         case .stats: return "stats \(global) [--json]"
+        case .compact: return "compact \(global) [--json]"
+        case .gc:
+            return "gc \(global) [--capacity <size>] [--max-entries <n>] [--max-age <duration>] "
+                + "[--grace <duration>] [--dry-run] [--json]"
+        case .verify: return "verify \(global) [--repair] [--json]"
+        case .config:
+            return "config \(global) [--capacity <size>|none] [--max-entries <n>|none] "
+                + "[--max-age <duration>|none] [--low-water <fraction>] [--json]"
         case .demo: return "demo \(global) [<dir>]"
         case .help: return "help [<subcommand>]"
         }
@@ -70,7 +115,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             [("<dir>", "The directory to store. (default: this package's Sources directory)")]
         case .help:
             [("<subcommand>", "The subcommand to describe.")]
-        case .ls, .stats:
+        case .ls, .stats, .compact, .gc, .verify, .config:
             []
         }
     }
@@ -81,6 +126,55 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .get: [("-o, --output <file>", "Write the value to <file> instead of standard output.")]
         case .ls: [("--json", "Print a JSON array of entries.")]
         case .stats: [("--json", "Print the statistics as a JSON object.")]
+        case .compact: [("--json", "Print the report as a JSON object.")]
+        case .gc:
+            [
+                (
+                    "--capacity <size>",
+                    "The most bytes the blobs may take: bytes, or a number with K, M, G or T (powers "
+                        + "of 1024), e.g. 500M or 1.5G. (default: the capacity recorded in the store)"
+                ),
+                ("--max-entries <n>", "The most entries. (default: the limit recorded in the store)"),
+                (
+                    "--max-age <duration>",
+                    "Evict entries not read or written for longer than this: a number with ms, s, m, "
+                        + "h, d or w, e.g. 7d. (default: the limit recorded in the store)"
+                ),
+                (
+                    "--grace <duration>",
+                    "Keep unreferenced blobs and temporary files younger than this. (default: 1h)"
+                ),
+                ("--dry-run", "Report what would be evicted and deleted; change nothing."),
+                ("--json", "Print the report as a JSON object."),
+            ]
+        case .verify:
+            [
+                (
+                    "--repair",
+                    "Move corrupt blobs and stray files to quarantine/ and drop the entries whose blob "
+                        + "is corrupt or missing."
+                ),
+                ("--json", "Print the report as a JSON object."),
+            ]
+        case .config:
+            [
+                (
+                    "--capacity <size>|none",
+                    "The most bytes the blobs may take: bytes, or a number with K, M, G or T (powers "
+                        + "of 1024), e.g. 500M or 1.5G; none removes the limit."
+                ),
+                ("--max-entries <n>|none", "The most entries; none removes the limit."),
+                (
+                    "--max-age <duration>|none",
+                    "Evict entries not read or written for longer than this: a number with ms, s, m, "
+                        + "h, d or w, e.g. 7d; none removes the limit."
+                ),
+                (
+                    "--low-water <fraction>",
+                    "The fraction of each limit an eviction goes down to, from 0.5 to 1. (default: 0.9)"
+                ),
+                ("--json", "Print the limits as a JSON object."),
+            ]
         default: []
         }
     }

@@ -95,6 +95,221 @@ import Testing
         #expect(error(["put", "--version"])?.message == "The option '--version' takes no subcommand")
     }
 
+    // MARK: - compact, gc, verify, config
+
+    @Test func maintenanceSubcommandsWithoutOptions() throws {
+        #expect(try parse(["compact"]).command == .compact(json: false))
+        #expect(try parse(["compact", "--json"]).command == .compact(json: true))
+        #expect(try parse(["gc"]).command == .collectGarbage(GarbageCollectionOptions()))
+        #expect(try parse(["verify"]).command == .verify(repair: false, json: false))
+        #expect(try parse(["verify", "--repair", "--json"]).command == .verify(repair: true, json: true))
+        #expect(try parse(["config"]).command == .config(LimitChanges(), json: false))
+        #expect(try parse(["config", "--json"]).command == .config(LimitChanges(), json: true))
+    }
+
+    @Test func gcOptions() throws {
+        let all = try parse([
+            "gc", "--capacity", "500M", "--max-entries", "1000", "--max-age", "7d", "--grace", "30s", "--dry-run",
+            "--json",
+        ])
+        #expect(
+            all.command
+                == .collectGarbage(
+                    GarbageCollectionOptions(
+                        capacity: 500 << 20, maxEntries: 1000, maxAge: .seconds(7 * 86_400), grace: .seconds(30),
+                        dryRun: true, json: true)))
+        #expect(
+            try parse(["gc", "--capacity=1.5G", "--store", "/s"]).command
+                == .collectGarbage(GarbageCollectionOptions(capacity: 1_610_612_736)))
+        #expect(try parse(["gc", "--grace", "0"]).command == .collectGarbage(GarbageCollectionOptions(grace: .zero)))
+        // The last of a repeated option wins.
+        #expect(
+            try parse(["gc", "--capacity", "1M", "--capacity", "2M"]).command
+                == .collectGarbage(GarbageCollectionOptions(capacity: 2 << 20)))
+    }
+
+    @Test func configOptionsSetOrRemoveEachLimit() throws {
+        #expect(
+            try parse([
+                "config", "--capacity", "5M", "--max-entries", "10000", "--max-age", "15m", "--low-water", "0.75",
+            ])
+            .command
+                == .config(
+                    LimitChanges(
+                        capacity: .set(5 << 20), maxEntries: .set(10_000), maxAge: .set(.seconds(900)), lowWater: 0.75),
+                    json: false))
+        #expect(
+            try parse(["config", "--capacity", "none", "--max-entries=none", "--max-age", "none", "--json"]).command
+                == .config(LimitChanges(capacity: .remove, maxEntries: .remove, maxAge: .remove), json: true))
+        #expect(try parse(["config", "--low-water", "1"]).command == .config(LimitChanges(lowWater: 1), json: false))
+        #expect(
+            try parse(["config", "--low-water", "0.5"]).command == .config(LimitChanges(lowWater: 0.5), json: false))
+    }
+
+    @Test func gcOptionsOverrideTheRecordedLimitsFieldByField() {
+        let recorded = EvictionLimits(capacity: 1 << 30, maxEntries: 500, maxAge: .seconds(3600), lowWater: 0.8)
+        #expect(GarbageCollectionOptions().limits(over: recorded) == recorded)
+        #expect(
+            GarbageCollectionOptions(capacity: 1 << 20).limits(over: recorded)
+                == EvictionLimits(capacity: 1 << 20, maxEntries: 500, maxAge: .seconds(3600), lowWater: 0.8))
+        #expect(
+            GarbageCollectionOptions(maxEntries: 7, maxAge: .seconds(1)).limits(over: EvictionLimits())
+                == EvictionLimits(maxEntries: 7, maxAge: .seconds(1)))
+    }
+
+    @Test func configChangesKeepTheOtherLimits() {
+        let recorded = EvictionLimits(capacity: 1 << 30, maxEntries: 500, maxAge: .seconds(3600), lowWater: 0.8)
+        #expect(LimitChanges().isEmpty)
+        #expect(LimitChanges().applied(to: recorded) == recorded)
+        #expect(!LimitChanges(lowWater: 0.9).isEmpty)
+        #expect(
+            LimitChanges(capacity: .set(5 << 20), maxAge: .remove).applied(to: recorded)
+                == EvictionLimits(capacity: 5 << 20, maxEntries: 500, maxAge: nil, lowWater: 0.8))
+        #expect(
+            LimitChanges(maxEntries: .remove, lowWater: 0.95).applied(to: recorded)
+                == EvictionLimits(capacity: 1 << 30, maxEntries: nil, maxAge: .seconds(3600), lowWater: 0.95))
+    }
+
+    @Test func maintenanceOptionsBelongToTheirSubcommands() {
+        #expect(
+            error(["verify", "--capacity", "1M"])
+                == CommandLineError("Unknown option '--capacity'", subcommand: .verify))
+        #expect(error(["compact", "--repair"]) == CommandLineError("Unknown option '--repair'", subcommand: .compact))
+        #expect(
+            error(["gc", "--low-water", "0.9"]) == CommandLineError("Unknown option '--low-water'", subcommand: .gc))
+        #expect(
+            error(["config", "--grace", "1h"]) == CommandLineError("Unknown option '--grace'", subcommand: .config))
+        #expect(error(["config", "--dry-run"]) == CommandLineError("Unknown option '--dry-run'", subcommand: .config))
+        #expect(error(["ls", "--repair"]) == CommandLineError("Unknown option '--repair'", subcommand: .ls))
+        #expect(error(["--capacity", "1M", "gc"]) == CommandLineError("Unknown option '--capacity'", subcommand: nil))
+        #expect(error(["verify", "extra"]) == CommandLineError("Unexpected argument 'extra'", subcommand: .verify))
+        #expect(error(["verify", "--repair=yes"])?.message == "The option '--repair' takes no value")
+        #expect(error(["gc", "--dry-run=no"])?.message == "The option '--dry-run' takes no value")
+    }
+
+    @Test func badSizeValuesNameTheOptionAndTheAcceptedForms() {
+        let forms =
+            "Use a number of bytes, optionally with a unit K, M, G or T (powers of 1024; also written KB or KiB), "
+            + "e.g. 1048576, 500M or 1.5G"
+        #expect(
+            error(["gc", "--capacity=-5M"])
+                == CommandLineError(
+                    "The value '-5M' is invalid for '--capacity <size>': it is negative. " + forms, subcommand: .gc))
+        #expect(
+            error(["config", "--capacity", "5Q"])
+                == CommandLineError(
+                    "The value '5Q' is invalid for '--capacity <size>': 'Q' is not a unit. " + forms + ", or none",
+                    subcommand: .config))
+        #expect(
+            error(["gc", "--capacity", "0"])?.message
+                == "The value '0' is invalid for '--capacity <size>': the capacity must be at least 1 byte. " + forms)
+        #expect(
+            error(["gc", "--capacity", "16777216T"])?.message
+                == "The value '16777216T' is invalid for '--capacity <size>': it is more than 16 EiB "
+                + "(18446744073709551615 bytes). " + forms)
+        #expect(
+            error(["gc", "--capacity=", "x"])?.message.hasPrefix(
+                "The value '' is invalid for '--capacity <size>': it is empty.") == true)
+        #expect(error(["gc", "--capacity", "none"])?.message.hasPrefix("The value 'none' is invalid") == true)
+        // A value may not start with '-' unless given as --name=value, as for every option.
+        #expect(error(["gc", "--capacity", "-5M"])?.message == "Missing value for '--capacity <size>'")
+        #expect(error(["gc", "--capacity"])?.message == "Missing value for '--capacity <size>'")
+    }
+
+    @Test func badDurationCountAndFractionValues() {
+        let durationForms =
+            "Use a number with a unit ms, s, m, h, d or w (a plain number is seconds), e.g. 500ms, 30s, 15m, 2h or 7d"
+        #expect(
+            error(["gc", "--max-age", "3M"])?.message
+                == "The value '3M' is invalid for '--max-age <duration>': 'M' is not a unit. " + durationForms)
+        #expect(
+            error(["gc", "--grace", "soon"])?.message
+                == "The value 'soon' is invalid for '--grace <duration>': it does not start with a number. "
+                + durationForms)
+        #expect(
+            error(["config", "--max-age", "0s"])?.message
+                == "The value '0s' is invalid for '--max-age <duration>': the maximum age must be at least 1ms. "
+                + durationForms + ", or none")
+        #expect(
+            error(["gc", "--max-age", "106752d"])?.message
+                == "The value '106752d' is invalid for '--max-age <duration>': it is more than 106751 days. "
+                + durationForms)
+        #expect(
+            error(["config", "--max-entries", "1.5"])?.message
+                == "The value '1.5' is invalid for '--max-entries <n>': it must be a whole number. "
+                + "Use a whole number, e.g. 10000, or none")
+        #expect(
+            error(["gc", "--max-entries", "0"])?.message
+                == "The value '0' is invalid for '--max-entries <n>': the limit must be at least 1 entry. "
+                + "Use a whole number, e.g. 10000")
+        #expect(
+            error(["gc", "--max-entries", "10k"])?.message.hasPrefix(
+                "The value '10k' is invalid for '--max-entries <n>': 'k' is not a unit.") == true)
+        #expect(
+            error(["gc", "--max-entries", "9223372036854775808"])?.message.hasPrefix(
+                "The value '9223372036854775808' is invalid for '--max-entries <n>': it is more than "
+                    + "9223372036854775807.") == true)
+        #expect(
+            error(["config", "--low-water", "0.3"])?.message
+                == "The value '0.3' is invalid for '--low-water <fraction>': it is not from 0.5 to 1. "
+                + "Use a decimal number from 0.5 to 1, e.g. 0.9")
+        for bad in ["1.01", "none", "nan", "inf", "0x1p-1", "90%", "1e0"] {
+            #expect(
+                error(["config", "--low-water", bad])?.message.hasPrefix(
+                    "The value '\(bad)' is invalid for '--low-water <fraction>'")
+                    == true, "\(bad)")
+        }
+    }
+
+    @Test func helpOnTheMaintenanceSubcommands() throws {
+        for subcommand in [Subcommand.compact, .gc, .verify, .config] {
+            #expect(try parse([subcommand.rawValue, "--help"]).command == .help(subcommand))
+            #expect(try parse(["help", subcommand.rawValue]).command == .help(subcommand))
+        }
+        // Help wins over a bad value on the same line.
+        #expect(try parse(["gc", "--capacity", "lots", "-h"]).command == .help(.gc))
+
+        let root = HelpText.root()
+        for name in ["compact", "gc", "verify", "config"] { #expect(root.contains("\n  \(name) ")) }
+
+        let gc = HelpText.subcommand(.gc)
+        #expect(
+            gc.contains(
+                "USAGE: blobstore gc [--store <dir>] [--durability <mode>] [--capacity <size>] [--max-entries <n>] "
+                    + "[--max-age <duration>] [--grace <duration>] [--dry-run] [--json]"))
+        // The help's claims, whatever the line breaks.
+        let gcText = gc.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(
+            gcText.contains(
+                "--grace <duration> Keep unreferenced blobs and temporary files younger than this. (default: 1h)"))
+        #expect(gcText.contains("Without limit options the limits recorded in the store apply"))
+        #expect(gcText.contains("each limit option overrides the recorded limit for this run only and records nothing"))
+        #expect(gcText.contains("down to the low-water mark (0.9 of each limit unless configured)"))
+        for option in [
+            "--capacity <size>", "--max-entries <n>", "--max-age <duration>", "--grace <duration>", "--dry-run",
+            "--json",
+        ] {
+            #expect(gc.contains("\n  \(option)"), "\(option)")
+        }
+
+        let config = HelpText.subcommand(.config)
+        let configText = config.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(configText.contains("from 0.5 to 1. (default: 0.9)"))
+        #expect(configText.contains("With no option, shows the limits recorded in the store."))
+        for option in [
+            "--capacity <size>|none", "--max-entries <n>|none", "--max-age <duration>|none", "--low-water <fraction>",
+        ] {
+            #expect(config.contains("\n  \(option)"), "\(option)")
+        }
+        #expect(
+            HelpText.subcommand(.verify).split(whereSeparator: \.isWhitespace).joined(separator: " ").contains(
+                "Without --repair nothing is changed and the command exits 65"))
+        #expect(HelpText.subcommand(.verify).contains("\n  --repair"))
+        #expect(
+            HelpText.subcommand(.compact).contains(
+                "USAGE: blobstore compact [--store <dir>] [--durability <mode>] [--json]"))
+    }
+
     @Test func usageErrorText() {
         let text = HelpText.usageError(CommandLineError("Missing expected argument '<key>'", subcommand: .get))
         #expect(

@@ -7,10 +7,7 @@ extension Runner {
     func list(json: Bool) throws -> Int32 {
         let entries = try withStore(creating: false) { store in try store.entries() }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            try output.write(try encoder.encode(entries.map(ListedEntry.init)))
-            try output.write("\n")
+            try output.writeJSON(entries.map(ListedEntry.init))
         } else {
             var text = Data()
             for entry in entries {

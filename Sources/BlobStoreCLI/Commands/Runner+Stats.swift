@@ -6,10 +6,7 @@ extension Runner {
     func stats(json: Bool) throws -> Int32 {
         let stats = try withStore(creating: false) { store in try store.stats() }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try output.write(try encoder.encode(stats))
-            try output.write("\n")
+            try output.writeJSON(stats)
         } else {
             try output.write(Self.summary(of: stats))
         }
@@ -19,7 +16,7 @@ extension Runner {
     /// The human-readable statistics, one `name: value` line each.
     static func summary(of stats: StoreStats) -> String {
         let saved = stats.logicalBytes > stats.storedBytes ? stats.logicalBytes - stats.storedBytes : 0
-        let rows: [(String, String)] = [
+        return rows([
             ("entries", "\(stats.entries)"),
             ("distinct blobs", "\(stats.distinctBlobs)"),
             ("logical bytes", "\(stats.logicalBytes)"),
@@ -27,9 +24,6 @@ extension Runner {
             ("saved by dedup", "\(saved)"),
             ("journal bytes", "\(stats.journalBytes)"),
             ("generation", "\(stats.generation)"),
-        ]
-        return rows.map { name, value in
-            (name + ":").padding(toLength: 16, withPad: " ", startingAt: 0) + value + "\n"
-        }.joined()
+        ])
     }
 }

@@ -1,0 +1,115 @@
+import BlobStore
+
+extension Runner {
+    /// `verify [--repair] [--json]`: checks every blob and file of the store and reports each
+    /// step and every problem. Without `repair`, damage exits 65. Creates no store.
+    func verify(repair: Bool, json: Bool) throws -> Int32 {
+        let display = ProgressDisplay.onTerminal(errors.handle, label: "verify")
+        let report = try withStore(creating: false) { store in
+            defer { display?.finish() }
+            return try store.verify(repair: repair, progress: display?.callback)
+        }
+        if json {
+            try output.writeJSON(report)
+        } else {
+            try output.write(Self.summary(of: report, repaired: repair))
+        }
+        guard repair || report.isClean else {
+            errors.report(
+                "Error: verify found \(Self.problems(in: report).joined(separator: ", ")). Run 'blobstore verify "
+                    + "--repair' to move damaged blobs and stray files to quarantine/ and drop the entries that "
+                    + "refer to damaged or missing blobs.\n")
+            return ExitCode.dataError
+        }
+        return ExitCode.success
+    }
+
+    /// The human-readable report: a table of the steps, then the findings, each problem with
+    /// its digest or path and the keys concerned, then what a repair did.
+    static func summary(of report: VerifyReport, repaired: Bool) -> String {
+        let bytes = QuantityFormat.bytes
+        var text = columns(["step", "items", "bytes", "time"])
+        for step in report.steps {
+            text += columns([
+                step.name, "\(step.count)", bytes(step.bytes), QuantityFormat.duration(seconds: step.seconds),
+            ])
+        }
+        text += "\n"
+        text += rows([
+            ("entries", "\(report.entries) (\(count(report.referencedBlobs, "distinct blob", "distinct blobs")))"),
+            ("blobs checked", "\(report.blobsChecked), \(bytes(report.bytesChecked))"),
+            ("corrupt blobs", "\(report.corruptBlobs.count)"),
+        ])
+        for blob in report.corruptBlobs {
+            text += "  \(blob.digest.hex)  \(blob.path)  (\(blob.reason))\n"
+            text += blob.keys.map { "    key '\($0)'\n" }.joined()
+        }
+        text += rows([("missing blobs", "\(report.missingBlobs.count)")])
+        for blob in report.missingBlobs {
+            text += "  \(blob.digest.hex)\n"
+            text += blob.keys.map { "    key '\($0)'\n" }.joined()
+        }
+        text += rows([("stray files", "\(report.strayFiles.count)")])
+        text += report.strayFiles.map { "  \($0)\n" }.joined()
+        var findings: [(name: String, value: String)] = [
+            (
+                "unreferenced",
+                "\(count(report.unreferencedBlobs, "blob", "blobs")), \(bytes(report.unreferencedBytes)) "
+                    + "(garbage, not damage: 'blobstore gc' deletes it)"
+            ),
+            ("journal", journalState(report.recovery)),
+        ]
+        if repaired {
+            findings.append(
+                (
+                    "repair",
+                    "\(count(report.quarantinedBlobs, "blob", "blobs")) and "
+                        + "\(count(report.quarantinedStrayFiles, "stray file", "stray files")) moved to quarantine/, "
+                        + "\(count(report.droppedEntries, "entry", "entries")) dropped"
+                ))
+        }
+        findings.append(("result", report.isClean ? "clean" : repaired ? "repaired" : "damaged"))
+        findings.append(("time", QuantityFormat.duration(seconds: report.seconds)))
+        return text + rows(findings)
+    }
+
+    /// What opening the store found in its manifest and journal.
+    private static func journalState(_ recovery: RecoveryReport) -> String {
+        if recovery.droppedBytes > 0 {
+            var text = "damaged"
+            if let offset = recovery.corruptionOffset { text += " at offset \(offset)" }
+            if let reason = recovery.corruptionReason { text += " (\(reason))" }
+            text += "; \(recovery.droppedBytes) bytes of records dropped"
+            if let saved = recovery.quarantinedJournal { text += " and saved in \(saved)" }
+            return text
+        }
+        if recovery.tornTailBytes > 0 {
+            return "clean; an interrupted write's \(recovery.tornTailBytes) bytes were truncated"
+        }
+        return "clean"
+    }
+
+    /// The kinds of damage found, counted: `1 corrupt blob`, `2 stray files`.
+    static func problems(in report: VerifyReport) -> [String] {
+        var problems: [String] = []
+        if !report.corruptBlobs.isEmpty {
+            problems.append(count(report.corruptBlobs.count, "corrupt blob", "corrupt blobs"))
+        }
+        if !report.missingBlobs.isEmpty {
+            problems.append(count(report.missingBlobs.count, "missing blob", "missing blobs"))
+        }
+        if !report.strayFiles.isEmpty { problems.append(count(report.strayFiles.count, "stray file", "stray files")) }
+        if !report.recovery.isClean { problems.append("a damaged journal") }
+        return problems
+    }
+
+    /// One row of the steps table: the name left-aligned, the other columns right-aligned.
+    private static func columns(_ cells: [String]) -> String {
+        let widths = [10, 10, 12, 10]
+        var line = cells[0].padding(toLength: widths[0], withPad: " ", startingAt: 0)
+        for (cell, width) in zip(cells.dropFirst(), widths.dropFirst()) {
+            line += String(repeating: " ", count: max(1, width - cell.count)) + cell
+        }
+        return line + "\n"
+    }
+}
