@@ -73,6 +73,28 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
         write([0, 3, 0x61, 0x62, 0x63, 7, 2, 0xe8, 0x03, 1, 0xff, 1, 1, 0x05, 0, 0], "\(recipes)/put.recipe")
         write([1, 2, 1, 0x6b, 1, 0x7f, 0, 8, 1, 2, 3, 4, 5, 6, 7, 0x80], "\(recipes)/access.recipe")
         write([2, 1, 0x6b, 1, 9, 3, 0, 0x2a], "\(recipes)/remove-and-evict.recipe")
+
+        // Manifests (the bytes after the 24-byte header) for the ManifestReader harness.
+        let manifests = "\(directory)/../ManifestReader"
+        func manifest(_ entries: [ManifestEntry]) -> [UInt8] {
+            Array(ManifestWriter.encode(generation: 2, entries: entries).dropFirst(JournalFormat.fileHeaderSize))
+        }
+        let entries = [
+            ManifestEntry(key: "https://example.com/a.png", entry: IndexEntry(
+                digest: digestA, size: 1234, created: 1_700_000_000_000, lastAccess: 1_700_000_000_500,
+                expires: nil, metadata: [])),
+            ManifestEntry(key: StoreKey(bytes: [0, 0xff, 0x2f]), entry: IndexEntry(
+                digest: digestB, size: UInt64.max, created: -1, lastAccess: 0, expires: 1_800_000_000_000,
+                metadata: Array("content-type: image/png".utf8))),
+        ]
+        let whole = manifest(entries)
+        write(manifest([]), "\(manifests)/valid-empty.manifest")
+        write(whole, "\(manifests)/valid-two-entries.manifest")
+        // A compaction that died mid-write: the end record is missing.
+        write(Array(whole.dropLast(5)), "\(manifests)/damaged-cut.manifest")
+        var flippedManifest = whole
+        flippedManifest[JournalFormat.recordHeaderSize + 6] ^= 0x04
+        write(flippedManifest, "\(manifests)/damaged-checksum.manifest")
     }
 }
 EOF
@@ -84,6 +106,6 @@ swiftc -parse-as-library -O -swift-version 6 -module-name MakeSeeds "$WORK/MakeS
     -Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap \
     -Xcc -fmodule-map-file="$WORK/CCRC32C/module.modulemap" \
     "$WORK/crc32c.o" -lcrypto -o "$WORK/make-seeds"
-mkdir -p Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord
+mkdir -p Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord Fuzz/Corpus/ManifestReader
 "$WORK/make-seeds" Fuzz/Corpus/JournalReader
-ls -l Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord
+ls -l Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord Fuzz/Corpus/ManifestReader
