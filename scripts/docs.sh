@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 graphs=.build/docs/symbol-graphs
 rm -rf .build/docs
 mkdir -p "$graphs"
-swift build --target BlobStore -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs"
+# A scratch build of its own (wiped above): an up-to-date build would emit no symbol graph.
+swift build --scratch-path .build/docs/build --target BlobStore \
+    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs"
 docc convert Sources/BlobStore/BlobStore.docc \
     --additional-symbol-graph-dir "$graphs" \
     --output-path .build/docs/BlobStore.doccarchive \

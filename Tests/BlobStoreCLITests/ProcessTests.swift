@@ -63,9 +63,9 @@ import Testing
     }
 
     /// This process has read the whole journal when a bit in it flips; another process opens
-    /// the store, drops the damaged records by rotating to a new journal generation and appends.
-    /// This process notices the rotation and reloads: it sees the other's writes and no longer
-    /// the dropped records.
+    /// the store, drops the damaged records by compacting into a new generation and appends.
+    /// This process notices the new generation and reloads: it sees the other's writes and no
+    /// longer the dropped records.
     @Test func anOpenStoreReloadsAfterAnotherProcessRepairsDamage() throws {
         let directory = NSTemporaryDirectory() + "blobstore-rotate-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -126,6 +126,25 @@ import Testing
         }
     }
 
+    @Test func aManifestOfAnotherGenerationIsDamage() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            var stale: [UInt8] = []
+            try withStore(path) { store throws in
+                try store.put(Data("old"), for: "old")
+                try store.compact()
+                stale = readBytes(path + "/manifest-2")
+                try store.put(Data("new"), for: "new")
+                try store.compact()
+            }
+            writeBytes(path + "/manifest-3", stale)
+            try withStore(path) { store throws in
+                #expect(store.recoveryReport.manifestDamage == "the manifest says generation 2, CURRENT says 3")
+                #expect(try store.value(for: "new") == nil)
+            }
+        }
+    }
+
     @Test func manifestRoundTripsAndRejectsEveryTruncationAndBitFlip() throws {
         var entries: [ManifestEntry] = []
         for index in 0..<40 {

@@ -94,6 +94,11 @@ import Testing
                 #expect(report.blobsDeleted == 1)
                 #expect(try store.entries() == before)
                 #expect(FileManager.default.fileExists(atPath: planted))
+                // Not even a torn tail left by a crash is repaired by a dry run.
+                let journal = path + "/journal-1"
+                writeBytes(journal, readBytes(journal) + [9, 0, 0])
+                _ = try store.collectGarbage(dryRun: true)
+                #expect(readBytes(journal).suffix(3) == [9, 0, 0])
                 let real = try store.collectGarbage(
                     limits: EvictionLimits(capacity: 5000, lowWater: 1), gracePeriod: .zero)
                 #expect(real.evictedEntries == report.evictedEntries)

@@ -75,8 +75,8 @@ import Testing
         }
     }
 
-    /// A process that rotated the journal died after swapping CURRENT but before unlinking the
-    /// old journal. A store still open on the old generation must notice CURRENT changed.
+    /// A process that moved to a new generation died after swapping CURRENT but before unlinking
+    /// the old journal. A store still open on the old generation must notice CURRENT changed.
     @Test func newGenerationIsNoticedEvenWhenTheOldJournalWasLeftBehind() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")

@@ -1,7 +1,8 @@
 /// The limits eviction keeps a store under (docs/design.md, "Eviction").
 ///
-/// When a write takes the store over a limit, entries are evicted until it is back under the
-/// limit times ``lowWater``: expired entries first, then the least recently accessed. Evicting
+/// When a write takes the store over its capacity or entry limit, entries are evicted until it
+/// is back under the limit times ``lowWater``: expired entries first, then entries idle longer
+/// than ``maxAge``, then the least recently accessed. Evicting
 /// below the limit (hysteresis) means one eviction round makes room for many writes, instead of
 /// one round per write at the edge of the limit.
 ///
@@ -14,7 +15,8 @@ public struct EvictionLimits: Sendable, Equatable {
     /// The most entries the store may hold. `nil`: no limit.
     public var maxEntries: Int?
     /// Entries not read or written for longer than this are evicted by the next eviction round
-    /// or `gc`. `nil`: no limit.
+    /// or `gc`; a write runs a round for it when `maxAge / 8` has passed since the last one.
+    /// At least one millisecond. `nil`: no limit.
     public var maxAge: Duration?
     /// The fraction of ``capacity`` and ``maxEntries`` an eviction round goes down to, in
     /// `0.5...1`. Default 0.9.

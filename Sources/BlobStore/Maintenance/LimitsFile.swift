@@ -10,6 +10,13 @@
 ///
 /// A line per limit that is set; unknown lines are ignored (a newer version may add some).
 enum LimitsFile {
+    /// `limits` as the file keeps them: the maximum age in whole milliseconds.
+    static func normalized(_ limits: EvictionLimits) -> EvictionLimits {
+        var normalized = limits
+        normalized.maxAge = limits.maxAge.map { .milliseconds(Int64(clamping: $0.clampedNanoseconds / 1_000_000)) }
+        return normalized
+    }
+
     static func encode(_ limits: EvictionLimits) -> String {
         var text = ""
         if let capacity = limits.capacity { text += "capacity \(capacity)\n" }
@@ -49,7 +56,9 @@ enum LimitsFile {
     static func validationProblem(_ limits: EvictionLimits) -> String? {
         if limits.capacity == 0 { return "The capacity must be at least 1 byte." }
         if let maxEntries = limits.maxEntries, maxEntries < 1 { return "The maximum entry count must be at least 1." }
-        if let maxAge = limits.maxAge, maxAge <= .zero { return "The maximum age must be positive." }
+        if let maxAge = limits.maxAge, maxAge < .milliseconds(1) {
+            return "The maximum age must be at least one millisecond."
+        }
         if !(0.5...1).contains(limits.lowWater) {
             return "The low-water mark must be between 0.5 and 1 (a fraction of each limit)."
         }

@@ -1,4 +1,4 @@
-/// What ``BlobStore/verify(repair:progress:)`` checked and found, step by step (modelled on
+/// What ``BlobStore/verify(repair:progress:)-i6ta`` checked and found, step by step (modelled on
 /// cacache's verify report).
 public struct VerifyReport: Sendable, Equatable, Codable {
     /// One step of the check: what it looked at, how much, and how long it took.

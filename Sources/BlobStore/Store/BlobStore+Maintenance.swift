@@ -87,6 +87,7 @@ extension BlobStore {
     ///
     /// - Throws: ``BlobStoreError/Code/invalidArgument`` for a limit out of range.
     public func recordLimits(_ limits: EvictionLimits) throws {
+        let limits = LimitsFile.normalized(limits)
         if let problem = LimitsFile.validationProblem(limits) {
             throw BlobStoreError(.invalidArgument, problem)
         }
@@ -111,11 +112,11 @@ extension BlobStore {
         return LimitsFile.decode(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// Runs `body` caught up, under the mutex and the exclusive lock; a dry run on a store this
-    /// process cannot write runs it caught up without the lock.
+    /// Runs `body` caught up, under the mutex and the exclusive lock. A dry run changes nothing,
+    /// not even a torn tail: it only catches up, without the lock, as a read does.
     private func underLock(dryRun: Bool, _ body: (inout StoreState) throws -> Void) throws {
         try state.withLock { state in
-            if dryRun && state.readOnly != nil {
+            if dryRun {
                 try checkUsable(state)
                 try state.catchUp(layout: layout)
                 return try body(&state)

@@ -244,7 +244,9 @@ public final class BlobStore: Sendable {
         _ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration, writable: Bool
     ) throws -> EvictionLimits {
         let recorded = recordedLimits(layout)
-        guard let configured = configuration.limits else { return recorded ?? EvictionLimits() }
+        guard let configured = configuration.limits.map(LimitsFile.normalized) else {
+            return recorded ?? EvictionLimits()
+        }
         if let problem = LimitsFile.validationProblem(configured) {
             throw BlobStoreError(.invalidArgument, problem)
         }

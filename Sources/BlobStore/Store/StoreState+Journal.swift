@@ -66,7 +66,10 @@ extension StoreState {
         var entries = 0
         let damage: String? = bytes.withUnsafeBytes { buffer in
             do {
-                _ = try JournalHeader(parsing: buffer, magic: ManifestFormat.magic)
+                let header = try JournalHeader(parsing: buffer, magic: ManifestFormat.magic)
+                guard header.generation == generation else {
+                    return "the manifest says generation \(header.generation), CURRENT says \(generation)"
+                }
             } catch {
                 return "the manifest header is not valid"
             }
