@@ -65,6 +65,11 @@ struct StoreIndex: Sendable {
         retain(item.entry, key: item.key)
     }
 
+    /// Makes room for about `count` entries, before a manifest is read into an empty index.
+    mutating func reserveCapacity(_ count: Int) {
+        entries.reserveCapacity(count)
+    }
+
     /// Forgets the garbage list, after its blobs were deleted.
     mutating func clearGarbage() {
         garbage.removeAll()

@@ -24,4 +24,12 @@ public struct StoreKey: Hashable, Sendable, Comparable, CustomStringConvertible,
     public static func < (lhs: StoreKey, rhs: StoreKey) -> Bool {
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
     }
+
+    /// Feeds the bytes to the hasher in one call (with the length, so that keys that are
+    /// prefixes of each other differ), not byte by byte as `[UInt8]` would: the index hashes
+    /// every key on open.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes.count)
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 }

@@ -73,6 +73,8 @@ extension StoreState {
             } catch {
                 return "the manifest header is not valid"
             }
+            // An entry takes at least 38 bytes; most keys are longer than the 26 this assumes.
+            index.reserveCapacity(buffer.count / 64)
             let result = ManifestReader.read(UnsafeRawBufferPointer(rebasing: buffer[JournalFormat.fileHeaderSize...]))
             {
                 index.insert($0)
