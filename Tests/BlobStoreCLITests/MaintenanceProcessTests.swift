@@ -107,6 +107,35 @@ private func sha256(_ value: Data) -> [UInt8] {
         try checkHolds(directory, expected, truncate ? "truncated manifest-2" : "damaged manifest-2")
     }
 
+    /// This process has generation 1 open while a compaction is killed after swapping CURRENT
+    /// (leaving journal-1 behind) and another one completes; then CURRENT's old inode number
+    /// comes back (simulated with a hard link), as a file system may hand it out again. This
+    /// process must still notice the new generation: its next put must not go to journal-1.
+    @Test func anOpenStoreFollowsGenerationsEvenWhenCURRENTsInodeNumberComesBack() throws {
+        let directory = NSTemporaryDirectory() + "blobstore-inode-reuse-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let expected = try populate(directory)
+        let store = try BlobStore(at: directory, configuration: .init(durability: .always))
+        #expect(try store.value(for: "k1") == expected["k1"])
+        let current = directory + "/CURRENT"
+        #expect(link(current, current + ".keep") == 0)
+        let killed = try torture(["compact", directory, TestHooks.Point.compactionCurrentSwapped.rawValue])
+        #expect(killed.process.terminationReason == .uncaughtSignal)
+        #expect(try torture(["compact", directory]).output == "compacted\n")
+        #expect(
+            !FileManager.default.fileExists(atPath: directory + "/journal-1"), "compaction removes every old generation"
+        )
+        let generation3 = try Data(contentsOf: URL(fileURLWithPath: current))
+        try generation3.write(to: URL(fileURLWithPath: current + ".keep"))
+        #expect(rename(current + ".keep", current) == 0)
+        try store.put(Data("after".utf8), for: "after")
+        try store.close()
+        let reopened = try BlobStore(at: directory)
+        defer { try? reopened.close() }
+        #expect(try reopened.value(for: "after") == Data("after".utf8))
+        for (key, value) in expected { #expect(try reopened.value(for: StoreKey(key)) == value) }
+    }
+
     /// A writer stopped (SIGSTOP) between linking its blob and journaling it holds the store's
     /// lock: GC waits for it (or gives up with `busy`), and the blob survives.
     @Test func garbageCollectionNeverDeletesABlobAWriterHasLinkedButNotJournaled() throws {

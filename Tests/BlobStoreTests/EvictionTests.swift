@@ -202,6 +202,60 @@ private struct ReferenceModel {
         }
     }
 
+    @Test func limitsAtTheEdgeOfTheIntegersNeverTrap() throws {
+        #expect(StoreIndex.lowWaterMark(.max, 1) == .max)
+        #expect(StoreIndex.lowWaterMark(.max, 0.999_999_999_999_999_9) == 18_446_744_073_709_549_568)
+        #expect(StoreIndex.lowWaterMark(.max - 1, 0.5) == 1 << 63)
+        #expect(StoreIndex.lowWaterMark(1000, 0.9) == 900)
+        try withTemporaryDirectory { dir throws in
+            var configuration = fast
+            configuration.limits = EvictionLimits(capacity: .max, maxEntries: .max, lowWater: 1)
+            try withStore(dir.child("a"), configuration) { store throws in
+                try store.put(Data("a"), for: "a")
+                try store.put(Data("b"), for: "b")
+                #expect(try store.stats().entries == 2)
+            }
+            configuration.limits = EvictionLimits(capacity: .max, maxEntries: 1, lowWater: 1)
+            try withStore(dir.child("b"), configuration) { store throws in
+                try store.put(Data("a"), for: "a")
+                try store.put(Data("b"), for: "b")
+                #expect(try store.entries().map(\.key) == ["b"])
+            }
+        }
+    }
+
+    @Test func aStreamLargerThanTheCapacityIsCutOffAsItPassesIt() throws {
+        try withTemporaryDirectory { dir throws in
+            var configuration = fast
+            configuration.limits = EvictionLimits(capacity: 1 << 20)
+            try withStore(dir.child("s"), configuration) { store throws in
+                signal(SIGPIPE, SIG_IGN)
+                let pipe = Pipe()
+                let written = LockedCounter()
+                let producer = Thread {
+                    let chunk = [UInt8](repeating: 7, count: 64 << 10)
+                    let fd = pipe.fileHandleForWriting.fileDescriptor
+                    while written.value < 64 << 20 {
+                        let count = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                        if count <= 0 { break }
+                        written.add(count)
+                    }
+                    try? pipe.fileHandleForWriting.close()
+                }
+                producer.start()
+                let error = #expect(throws: BlobStoreError.self) {
+                    try store.put(readingFrom: pipe.fileHandleForReading, for: "stream")
+                }
+                try pipe.fileHandleForReading.close()
+                #expect(error?.code == .tooLarge)
+                #expect(error?.message.contains("at least") == true)
+                while !producer.isFinished { usleep(1000) }
+                #expect(written.value < 4 << 20, "the stream was cut off near the capacity, not read to its end")
+                #expect(regularFiles(under: dir.child("s") + "/tmp").isEmpty)
+            }
+        }
+    }
+
     @Test func limitsAreRecordedInTheStore() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
@@ -219,4 +273,13 @@ private struct ReferenceModel {
             #expect(error?.code == .invalidArgument)
         }
     }
+}
+
+/// A count shared with a producer thread.
+private final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    var value: Int { lock.withLock { count } }
+    func add(_ amount: Int) { lock.withLock { count += amount } }
 }

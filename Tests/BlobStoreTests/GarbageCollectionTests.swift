@@ -60,17 +60,22 @@ import Testing
             let path = dir.child("s")
             try withStore(path) { store throws in
                 try store.put(Data("a"), for: "a")
-                writeBytes(path + "/tmp/4242-dead", Array("half a value".utf8))
+                // Past the largest pid Linux hands out (2^22): this writer is surely gone.
+                writeBytes(path + "/tmp/4194305-dead", Array("half a value".utf8))
+                writeBytes(path + "/tmp/\(getpid())-waiting", Array("a put waiting for the lock".utf8))
                 writeBytes(path + "/journal-7", [1, 2, 3])
                 writeBytes(path + "/manifest-7", [1, 2, 3])
                 let young = try store.collectGarbage(gracePeriod: .seconds(3600))
                 #expect(young.temporaryFilesDeleted == 0)
                 #expect(young.oldGenerationFilesDeleted == 2, "files of another generation need no grace")
-                #expect(FileManager.default.fileExists(atPath: path + "/tmp/4242-dead"))
+                #expect(FileManager.default.fileExists(atPath: path + "/tmp/4194305-dead"))
                 #expect(FileManager.default.fileExists(atPath: path + "/journal-1"))
                 let old = try store.collectGarbage(gracePeriod: .zero)
                 #expect(old.temporaryFilesDeleted == 1 && old.temporaryBytesDeleted == 12)
-                #expect(!FileManager.default.fileExists(atPath: path + "/tmp/4242-dead"))
+                #expect(!FileManager.default.fileExists(atPath: path + "/tmp/4194305-dead"))
+                #expect(
+                    FileManager.default.fileExists(atPath: path + "/tmp/\(getpid())-waiting"),
+                    "a live writer's file is kept, however old")
                 #expect(try store.value(for: "a") == Data("a"))
             }
         }
@@ -86,6 +91,8 @@ import Testing
                 try store.put(Data("expired"), for: "expired", expires: Date(timeIntervalSinceNow: -1))
                 let planted = plantUnjournaledBlob(path, Data("stray"))
                 let before = try store.entries()
+                let statsBefore = try store.stats()
+                let journalBefore = readBytes(path + "/journal-1")
                 let report = try store.collectGarbage(
                     limits: EvictionLimits(capacity: 5000, lowWater: 1), gracePeriod: .zero, dryRun: true)
                 #expect(report.dryRun)
@@ -93,6 +100,8 @@ import Testing
                 #expect(report.leastRecentlyUsedEntries == 5)
                 #expect(report.blobsDeleted == 1)
                 #expect(try store.entries() == before)
+                #expect(try store.stats() == statsBefore, "the expired entry is still counted")
+                #expect(readBytes(path + "/journal-1") == journalBefore)
                 #expect(FileManager.default.fileExists(atPath: planted))
                 // Not even a torn tail left by a crash is repaired by a dry run.
                 let journal = path + "/journal-1"

@@ -30,8 +30,11 @@ struct ContentStore: Sendable {
     }
 
     /// Copies `source` to a new temporary file in ``chunkSize`` pieces, hashing as it goes;
-    /// memory use does not depend on the size.
-    func writeTemporary(streamingFrom source: FileDescriptor) throws -> TemporaryBlob {
+    /// memory use does not depend on the size. Once more than `limit` bytes have been read,
+    /// `refuse` is called with the count (it throws) and the temporary file is removed.
+    func writeTemporary(
+        streamingFrom source: FileDescriptor, limit: UInt64? = nil, refuse: (UInt64) throws -> Void = { _ in }
+    ) throws -> TemporaryBlob {
         let (path, fd) = try createTemporaryFile()
         do {
             let hasher = SHA256Hasher()
@@ -42,9 +45,10 @@ struct ContentStore: Sendable {
                 let count = try Syscalls.readFully(source, into: buffer)
                 if count == 0 { break }
                 let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                size += UInt64(count)
+                if let limit, size > limit { try refuse(size) }
                 hasher.update(chunk)
                 try Syscalls.writeFully(fd, chunk)
-                size += UInt64(count)
             }
             let written = try Syscalls.fstat(fd)
             guard UInt64(written.st_size) == size else {
@@ -114,6 +118,12 @@ struct ContentStore: Sendable {
         do {
             if try Syscalls.link(blob.path, target) { return changed }
         } catch let error as BlobStoreError where error.errno == ENOENT {
+            guard try Syscalls.lstat(blob.path) != nil else {
+                throw BlobStoreError(
+                    .io,
+                    "The temporary file \(blob.path) was deleted before it could be linked (by a gc with a "
+                        + "grace period shorter than the put?). Retry the put.", path: blob.path, errno: ENOENT)
+            }
             if try Syscalls.mkdir(shard, mode: directoryMode) { changed.append(layout.blobsSHA256) }
             if try Syscalls.link(blob.path, target) { return changed }
         }

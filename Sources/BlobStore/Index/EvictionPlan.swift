@@ -54,8 +54,8 @@ extension StoreIndex {
             }
         }
         guard isOverLimits(limits) else { return plan }
-        let byteTarget = limits.capacity.map { UInt64(Double($0) * limits.lowWater) }
-        let countTarget = limits.maxEntries.map { Int(Double($0) * limits.lowWater) }
+        let byteTarget = limits.capacity.map { Self.lowWaterMark($0, limits.lowWater) }
+        let countTarget = limits.maxEntries.map { Int(Self.lowWaterMark(UInt64($0), limits.lowWater)) }
         func isUnderTargets() -> Bool {
             (byteTarget.map { stored <= $0 } ?? true) && (countTarget.map { remaining <= $0 } ?? true)
         }
@@ -69,5 +69,13 @@ extension StoreIndex {
             if isUnderTargets() { break }
         }
         return plan
+    }
+
+    /// `limit × fraction`, rounded down, never above `limit`: near `UInt64.max` a `Double`
+    /// product rounds up past what an integer holds.
+    static func lowWaterMark(_ limit: UInt64, _ fraction: Double) -> UInt64 {
+        let product = Double(limit) * fraction
+        guard product < 18_446_744_073_709_551_615.0 else { return limit }
+        return min(limit, UInt64(max(0, product)))
     }
 }

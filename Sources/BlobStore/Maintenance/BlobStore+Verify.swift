@@ -90,6 +90,20 @@ extension BlobStore {
             }
         }
         report.missingBlobs.sort { $0.digest < $1.digest }
+        if !report.missingBlobs.isEmpty {
+            // An eviction or GC by another process between the snapshot and the listing is not
+            // damage: keep only blobs still referenced after catching up, and still not a
+            // regular file (a link squatting on the name is a stray, and the blob is missing).
+            let stillMissing = try state.withLock { state in
+                try state.catchUp(layout: layout)
+                return try report.missingBlobs.filter { missing in
+                    let file = try Syscalls.lstat(layout.blobPath(missing.digest))
+                    return state.index.blobs[missing.digest] != nil
+                        && file.map { $0.st_mode & S_IFMT != S_IFREG } != false
+                }
+            }
+            report.missingBlobs = stillMissing
+        }
         report.steps.append(step("entries", count: snapshot.entries, bytes: entryBytes, since: &clock))
 
         if repair {
@@ -288,6 +302,12 @@ extension BlobStore {
                     }
                 }
                 var records: [JournalRecord] = []
+                // One pass over the index for every finding, not one per finding.
+                let wanted = Set(findings.corrupt).union(findings.missing)
+                var keysByDigest: [SHA256Digest: [StoreKey]] = [:]
+                for (key, entry) in state.index.entries where wanted.contains(entry.digest) {
+                    keysByDigest[entry.digest, default: []].append(key)
+                }
                 for digest in findings.corrupt {
                     let expectedSize = state.index.blobs[digest]?.size
                     let found = try check(
@@ -304,10 +324,10 @@ extension BlobStore {
                         quarantinedBlobs += 1
                         quarantinedBytes += found.bytesRead
                     }
-                    records += state.index.keys(referring: digest).map { .remove(key: $0, digest: digest) }
+                    records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
                 }
                 for digest in findings.missing where try Syscalls.lstat(layout.blobPath(digest)) == nil {
-                    records += state.index.keys(referring: digest).map { .remove(key: $0, digest: digest) }
+                    records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
                 }
                 guard !records.isEmpty else { return }
                 try state.append(records)

@@ -34,18 +34,22 @@ extension BlobStore {
             try state.append(plan.victims.map { .evict(key: $0.key, digest: $0.digest) })
         }
         if configuration.durability != .none, !state.index.garbage.isEmpty {
-            // Blobs, then the journal: after a power loss no record refers to a deleted blob.
+            // Blobs, then the journal (with what other processes appended: their removes and
+            // overwrites made some of this garbage), so that after a power loss no record
+            // refers to a deleted blob.
+            state.unsynced.journal = true
             try groupCommitLocked(&state)
         }
         return (plan, state.deleteGarbage(layout: layout))
     }
 
-    /// Refuses a value larger than the capacity before anything is written.
-    func checkCapacity(_ size: UInt64) throws {
+    /// Refuses a value larger than the capacity. `size` is the value's size, or with
+    /// `soFar` what a stream has delivered before it was cut off.
+    func checkCapacity(_ size: UInt64, soFar: Bool = false) throws {
         guard let capacity = state.withLock({ $0.limits.capacity }), size > capacity else { return }
         throw BlobStoreError(
             .tooLarge,
-            "The value is \(size) bytes, more than the store's capacity of \(capacity) bytes; it is not stored. "
+            "The value is \(soFar ? "at least " : "")\(size) bytes, more than the store's capacity of \(capacity) bytes; it is not stored. "
                 + "Raise the capacity (blobstore config --capacity), or store it elsewhere.", path: path)
     }
 }

@@ -151,7 +151,7 @@ extension BlobStore {
                     else { continue }
                     let path = directory + "/" + name
                     guard let file = try Syscalls.lstat(path), file.st_mode & S_IFMT == S_IFREG else { continue }
-                    guard now - Self.changedMilliseconds(file) >= grace else {
+                    guard now &- Self.changedMilliseconds(file) >= grace else {
                         report.blobsKeptYoung += 1
                         continue
                     }
@@ -165,8 +165,9 @@ extension BlobStore {
         }
     }
 
-    /// Deletes files in `tmp/` older than the grace period: writers that died before linking.
-    /// A live writer keeps its file young by writing to it; no lock is needed.
+    /// Deletes files in `tmp/` older than the grace period whose writer is gone: temporary
+    /// files are named `<pid>-<random>`, and a file whose process still runs may be waiting to
+    /// be linked (a put blocked on the lock), however old. No lock is needed.
     private func sweepTemporaryFiles(
         graceMilliseconds grace: Int64, dryRun: Bool, into report: inout GarbageCollectionReport
     ) throws {
@@ -174,7 +175,8 @@ extension BlobStore {
         for name in try Syscalls.listDirectory(layout.tmp) {
             let path = layout.tmp + "/" + name
             guard let file = try Syscalls.lstat(path), file.st_mode & S_IFMT == S_IFREG,
-                now - Self.changedMilliseconds(file) >= grace
+                now &- Self.changedMilliseconds(file) >= grace,
+                !Syscalls.processExists(Int32(name.prefix { $0 != "-" }) ?? 0)
             else { continue }
             if try dryRun || Syscalls.unlink(path) {
                 report.temporaryFilesDeleted += 1
@@ -195,7 +197,7 @@ extension BlobStore {
             if let generation = StoreLayout.generation(ofFileNamed: name) {
                 guard generation != current else { continue }
             } else if StoreLayout.isAtomicWriteLeftover(name) {
-                guard let file = try Syscalls.lstat(path), now - Self.changedMilliseconds(file) >= grace else {
+                guard let file = try Syscalls.lstat(path), now &- Self.changedMilliseconds(file) >= grace else {
                     continue
                 }
             } else {
@@ -209,8 +211,12 @@ extension BlobStore {
     /// The later of a file's modification and status-change times, in milliseconds: linking a
     /// blob, or refreshing it on a deduplicated put, makes it young again.
     private static func changedMilliseconds(_ info: stat) -> Int64 {
-        let modified = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
-        let changed = Int64(info.st_ctim.tv_sec) * 1000 + Int64(info.st_ctim.tv_nsec) / 1_000_000
-        return max(modified, changed)
+        let modified = Int64(info.st_mtim.tv_sec).multipliedReportingOverflow(by: 1000)
+        let changed = Int64(info.st_ctim.tv_sec).multipliedReportingOverflow(by: 1000)
+        // A time too far out to count in milliseconds is "now or later": the file is kept.
+        if modified.overflow || changed.overflow { return .max }
+        return max(
+            modified.partialValue &+ Int64(info.st_mtim.tv_nsec) / 1_000_000,
+            changed.partialValue &+ Int64(info.st_ctim.tv_nsec) / 1_000_000)
     }
 }

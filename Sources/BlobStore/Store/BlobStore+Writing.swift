@@ -175,12 +175,12 @@ extension BlobStore {
     private func putStream(
         _ source: FileDescriptor, key: (SHA256Digest) -> StoreKey, metadata: Data, expires: Date?
     ) throws -> SHA256Digest {
-        let blob = try content.writeTemporary(streamingFrom: source)
-        do {
-            try checkCapacity(blob.size)
-        } catch {
-            content.discard(blob)
-            throw error
+        // A regular file is refused by its size before anything is written; a stream is cut off
+        // as soon as it passes the capacity.
+        let sourceInfo = try Syscalls.fstat(source)
+        if sourceInfo.st_mode & S_IFMT == S_IFREG { try checkCapacity(UInt64(max(0, sourceInfo.st_size))) }
+        let blob = try content.writeTemporary(streamingFrom: source, limit: state.withLock { $0.limits.capacity }) {
+            try checkCapacity($0, soFar: true)
         }
         let record = JournalRecord.PutRecord(
             key: key(blob.digest), digest: blob.digest, size: blob.size, created: Syscalls.nowMilliseconds(),

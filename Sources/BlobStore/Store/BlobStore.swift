@@ -180,13 +180,15 @@ public final class BlobStore: Sendable {
     static func writeFileAtomically(_ path: String, _ bytes: [UInt8], directory: String, mode: mode_t) throws {
         let temporary = path + "." + String(Syscalls.random64(), radix: 16)
         let fd = try Syscalls.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
+        var isOpen = true
         do {
             try bytes.withUnsafeBytes { try Syscalls.writeFully(fd, $0) }
             try Syscalls.fsync(fd)
             Syscalls.close(fd)
+            isOpen = false
             try Syscalls.rename(temporary, path)
         } catch {
-            Syscalls.close(fd)
+            if isOpen { Syscalls.close(fd) }
             _ = try? Syscalls.unlink(temporary)
             throw error
         }

@@ -9,13 +9,13 @@ import Glibc
 /// ```
 ///
 /// The `manifest` line is present once a compaction has written one. CURRENT is only ever
-/// replaced by `rename(2)`, so its inode changes with every new generation: that is how other
-/// processes notice one.
+/// replaced by `rename(2)`, so its ``FileVersion`` changes with every new generation: that is
+/// how other processes notice one.
 struct CurrentFile: Equatable, Sendable {
     var generation: UInt64
     var hasManifest: Bool
-    /// CURRENT's inode when it was read.
-    var inode: UInt64 = 0
+    /// CURRENT's version when it was read.
+    var version: FileVersion? = nil
 
     /// The file's content.
     var content: String {
@@ -27,7 +27,7 @@ struct CurrentFile: Equatable, Sendable {
     static func read(_ layout: StoreLayout) throws -> CurrentFile {
         let fd = try Syscalls.open(layout.current, O_RDONLY)
         defer { Syscalls.close(fd) }
-        let inode = UInt64(try Syscalls.fstat(fd).st_ino)
+        let version = FileVersion(try Syscalls.fstat(fd))
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = try buffer.withUnsafeMutableBytes { try Syscalls.readFully(fd, into: $0) }
         let lines = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n")
@@ -63,6 +63,6 @@ struct CurrentFile: Equatable, Sendable {
                     + "\(BlobStore.formatVersion) and older. Upgrade BlobStore, or use another store directory.",
                 path: layout.current)
         }
-        return CurrentFile(generation: generation, hasManifest: manifest != nil, inode: inode)
+        return CurrentFile(generation: generation, hasManifest: manifest != nil, version: version)
     }
 }

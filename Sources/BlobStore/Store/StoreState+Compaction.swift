@@ -27,8 +27,14 @@ extension StoreState {
             )
         }
         let next = generation + 1
-        // The manifest is synced: the blobs it refers to must be too.
-        try syncUnsyncedBlobs()
+        // The manifest is synced: the blobs it refers to must be too. A failed sync poisons, as
+        // in a group commit (the pages it should have written may be gone).
+        do {
+            try syncUnsyncedBlobs()
+        } catch let error as BlobStoreError {
+            poison = error
+            throw error
+        }
         let manifest = ManifestWriter.encode(
             generation: next, entries: index.entries.lazy.map { ManifestEntry(key: $0.key, entry: $0.value) })
         let manifestPath = layout.manifest(generation: next)
@@ -59,7 +65,13 @@ extension StoreState {
                 directory: layout.root, mode: configuration.fileMode)
         } catch let error as BlobStoreError {
             Syscalls.close(fresh)
-            poison = error
+            if (try? CurrentFile.read(layout))?.generation == next {
+                // Renamed, then a sync failed: the new generation is in force, unsynced.
+                poison = error
+            } else {
+                _ = try? Syscalls.unlink(manifestPath)
+                _ = try? Syscalls.unlink(journalPath)
+            }
             throw error
         }
         TestHooks.reach(.compactionCurrentSwapped)
@@ -67,12 +79,12 @@ extension StoreState {
             generationBefore: generation, generationAfter: next, entries: index.count,
             manifestBytes: UInt64(manifest.count), oldManifestBytes: UInt64(manifestBytes),
             oldJournalBytes: UInt64(journalEnd), blobsDeleted: 0, blobBytesDeleted: 0, seconds: 0)
-        removeGeneration(generation, layout: layout, configuration: configuration)
+        removeGenerations(except: next, replaced: generation, layout: layout, configuration: configuration)
         TestHooks.reach(.compactionOldGenerationRemoved)
         Syscalls.close(journal)
         journal = fresh
         generation = next
-        currentInode = (try? Syscalls.lstat(layout.current)).flatMap { $0.map { UInt64($0.st_ino) } } ?? 0
+        currentVersion = try? FileVersion.of(layout.current)
         journalEnd = Int64(JournalFormat.fileHeaderSize)
         manifestBytes = Int64(manifest.count)
         manifestDamaged = false
@@ -112,17 +124,22 @@ extension StoreState {
         for directory in directories { try Syscalls.fsyncDirectory(directory) }
     }
 
-    /// Deletes a replaced generation's journal and manifest; a damaged manifest is moved to
-    /// `quarantine/` instead. Failures leave files for GC, which deletes old generations.
-    private func removeGeneration(_ old: UInt64, layout: StoreLayout, configuration: BlobStore.Configuration) {
-        _ = try? Syscalls.unlink(layout.journal(generation: old))
-        let manifest = layout.manifest(generation: old)
+    /// Deletes the replaced generation's journal and manifest (a damaged manifest is moved to
+    /// `quarantine/` instead), and any other generation's files an earlier compaction left
+    /// behind: an old journal must not stay linked, or a process that missed a generation could
+    /// go on appending to it. Failures leave files for GC, which deletes old generations too.
+    private func removeGenerations(
+        except kept: UInt64, replaced old: UInt64, layout: StoreLayout, configuration: BlobStore.Configuration
+    ) {
         if manifestDamaged {
             _ = try? Syscalls.mkdir(layout.quarantine, mode: configuration.directoryMode)
             let target = layout.quarantine + "/manifest-\(old)-" + String(Syscalls.random64() & 0xffff_ffff, radix: 16)
-            if (try? Syscalls.rename(manifest, target)) != nil { return }
+            _ = try? Syscalls.rename(layout.manifest(generation: old), target)
         }
-        _ = try? Syscalls.unlink(manifest)
+        for name in (try? Syscalls.listDirectory(layout.root)) ?? [] {
+            guard let generation = StoreLayout.generation(ofFileNamed: name), generation != kept else { continue }
+            _ = try? Syscalls.unlink(layout.root + "/" + name)
+        }
     }
 
     /// Creates (or replaces) `path` with `bytes` and syncs it.

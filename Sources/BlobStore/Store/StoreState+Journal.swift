@@ -21,8 +21,9 @@ extension StoreState {
     /// was unlinked, or it shrank, the index is rebuilt from scratch.
     mutating func catchUp(layout: StoreLayout) throws {
         let info = try Syscalls.fstat(journal)
-        let currentInode = try Syscalls.lstat(layout.current).map { UInt64($0.st_ino) }
-        if currentInode != self.currentInode || info.st_nlink == 0 || Int64(info.st_size) < journalEnd {
+        if try FileVersion.of(layout.current) != currentVersion || info.st_nlink == 0
+            || Int64(info.st_size) < journalEnd
+        {
             try reload(layout: layout)
             return
         }
@@ -47,7 +48,7 @@ extension StoreState {
     mutating func adopt(_ loaded: LoadedGeneration) {
         journal = loaded.journal
         generation = loaded.current.generation
-        currentInode = loaded.current.inode
+        currentVersion = loaded.current.version
         index = StoreIndex()
         manifestBytes = Int64(loaded.manifestBytes?.count ?? 0)
         manifestDamaged = false

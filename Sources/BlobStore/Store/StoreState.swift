@@ -2,8 +2,8 @@
 struct StoreState: Sendable {
     var index = StoreIndex()
     var generation: UInt64
-    /// CURRENT's inode when this process last read it; a different one means a new generation.
-    var currentInode: UInt64
+    /// CURRENT's version when this process last read it; a different one means a new generation.
+    var currentVersion: FileVersion?
     var journal: FileDescriptor
     /// Journal file offset up to which records have been applied to ``index``.
     var journalEnd: Int64
@@ -42,7 +42,7 @@ struct StoreState: Sendable {
     /// journal.
     init(_ loaded: LoadedGeneration) {
         generation = loaded.current.generation
-        currentInode = loaded.current.inode
+        currentVersion = loaded.current.version
         journal = loaded.journal
         journalEnd = Int64(JournalFormat.fileHeaderSize)
         adopt(loaded)

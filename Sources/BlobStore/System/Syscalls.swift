@@ -238,6 +238,11 @@ enum Syscalls {
     /// The process id, for unique temporary names.
     static var processID: Int32 { getpid() }
 
+    /// Whether a process with id `pid` exists (`kill(pid, 0)`; one of another user counts).
+    static func processExists(_ pid: Int32) -> Bool {
+        pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
+    }
+
     /// Sleeps for `microseconds`.
     static func sleep(microseconds: UInt32) { usleep(microseconds) }
 

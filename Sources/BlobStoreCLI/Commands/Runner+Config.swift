@@ -9,9 +9,8 @@ extension Runner {
             limits = try withStore(creating: false) { store in store.limits }
         } else {
             limits = try withStore { store in
-                let limits = changes.applied(to: store.limits)
-                try store.recordLimits(limits)
-                return limits
+                try store.recordLimits(changes.applied(to: store.limits))
+                return store.limits  // as recorded: ages in whole milliseconds, at most 100 years
             }
         }
         if json {
