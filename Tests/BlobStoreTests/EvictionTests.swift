@@ -69,9 +69,9 @@ private struct ReferenceModel {
 @Suite struct EvictionTests {
     private func diskBytes(_ path: String) -> UInt64 {
         regularFiles(under: path + "/blobs").reduce(0) { total, name in
-            let size =
-                (try? FileManager.default.attributesOfItem(atPath: path + "/blobs/" + name)[.size] as? UInt64) ?? 0
-            return total + (size ?? 0)
+            var info = stat()
+            precondition(lstat(path + "/blobs/" + name, &info) == 0)
+            return total + UInt64(info.st_size)
         }
     }
 
@@ -159,7 +159,7 @@ private struct ReferenceModel {
             var configuration = fast
             configuration.limits = EvictionLimits(capacity: 1000)
             let file = dir.child("big")
-            FileManager.default.createFile(atPath: file, contents: Data(repeating: 7, count: 1001))
+            writeBytes(file, [UInt8](repeating: 7, count: 1001))
             try withStore(path, configuration) { store throws in
                 #expect(throws: BlobStoreError.self) { try store.put(Data(repeating: 1, count: 1001), for: "big") }
                 let error = #expect(throws: BlobStoreError.self) {
@@ -194,6 +194,8 @@ private struct ReferenceModel {
                     #expect(diskBytes(path) <= 5 << 20)
                 }
                 #expect(try store.stats().storedBytes <= 5 << 20)
+                #expect(try diskBytes(path) == store.stats().storedBytes, "no blob is left behind by eviction")
+                #expect(diskBytes(path) > 4 << 20, "eviction stops at the low-water mark, not far below it")
                 #expect(try store.value(for: "v0") != nil)
                 #expect(try store.value(for: "v1") != nil)
                 #expect(try store.value(for: "v199") != nil)

@@ -11,7 +11,7 @@ import Testing
         let file = blobFile(store, digest)
         try? FileManager.default.createDirectory(
             atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: file, contents: bytes)
+        writeBytes(file, Array(bytes))
         return file
     }
 
