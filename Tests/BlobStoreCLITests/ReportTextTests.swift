@@ -85,6 +85,14 @@ import Testing
                 "\njournal:        damaged at offset 4096 (checksum mismatch); 120 bytes of records dropped and saved "
                     + "in quarantine/journal-1-abc\n"))
         #expect(Runner.problems(in: report) == ["a damaged journal"])
+
+        report.recovery.manifestDamage = "checksum mismatch"
+        report.recovery.manifestEntries = 7
+        #expect(!report.isClean)
+        #expect(
+            Runner.summary(of: report, repaired: false).contains(
+                "\njournal:        the manifest was damaged (checksum mismatch); 7 entries were read before it\n"))
+        #expect(Runner.problems(in: report) == ["a damaged manifest", "a damaged journal"])
     }
 
     @Test func gcShowsTheLimitsItAppliedAndADryRunSaysSo() {

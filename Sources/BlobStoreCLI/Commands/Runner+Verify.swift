@@ -15,10 +15,18 @@ extension Runner {
             try output.write(Self.summary(of: report, repaired: repair))
         }
         guard repair || report.isClean else {
-            errors.report(
-                "Error: verify found \(Self.problems(in: report).joined(separator: ", ")). Run 'blobstore verify "
-                    + "--repair' to move damaged blobs and stray files to quarantine/ and drop the entries that "
-                    + "refer to damaged or missing blobs.\n")
+            var message = "Error: verify found \(Self.problems(in: report).joined(separator: ", "))."
+            if !report.corruptBlobs.isEmpty || !report.missingBlobs.isEmpty || !report.strayFiles.isEmpty {
+                message +=
+                    " Run 'blobstore verify --repair' to move damaged blobs and stray files to quarantine/ and "
+                    + "drop the entries that refer to damaged or missing blobs."
+            }
+            if !report.recovery.isClean {
+                message +=
+                    " Opening the store already repaired its index: the entries recorded after the damage are "
+                    + "lost, and the damaged bytes are kept in quarantine/."
+            }
+            errors.report(message + "\n")
             return ExitCode.dataError
         }
         return ExitCode.success
@@ -75,6 +83,9 @@ extension Runner {
 
     /// What opening the store found in its manifest and journal.
     private static func journalState(_ recovery: RecoveryReport) -> String {
+        if let damage = recovery.manifestDamage {
+            return "the manifest was damaged (\(damage)); \(recovery.manifestEntries) entries were read before it"
+        }
         if recovery.droppedBytes > 0 {
             var text = "damaged"
             if let offset = recovery.corruptionOffset { text += " at offset \(offset)" }
@@ -99,7 +110,8 @@ extension Runner {
             problems.append(count(report.missingBlobs.count, "missing blob", "missing blobs"))
         }
         if !report.strayFiles.isEmpty { problems.append(count(report.strayFiles.count, "stray file", "stray files")) }
-        if !report.recovery.isClean { problems.append("a damaged journal") }
+        if report.recovery.manifestDamage != nil { problems.append("a damaged manifest") }
+        if report.recovery.droppedBytes > 0 { problems.append("a damaged journal") }
         return problems
     }
 
