@@ -25,6 +25,7 @@ import Testing
                 #expect(report.generationBefore == 1 && report.generationAfter == 2)
                 #expect(report.entries == 49)
                 #expect(try store.stats().journalBytes == UInt64(JournalFormat.fileHeaderSize))
+                #expect(try store.stats().manifestBytes == report.manifestBytes)
             }
             #expect(FileManager.default.fileExists(atPath: path + "/manifest-2"))
             #expect(!FileManager.default.fileExists(atPath: path + "/journal-1"))

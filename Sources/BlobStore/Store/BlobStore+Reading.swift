@@ -99,7 +99,8 @@ extension BlobStore {
             return StoreStats(
                 entries: state.index.count, distinctBlobs: state.index.blobs.count,
                 logicalBytes: state.index.logicalBytes, storedBytes: state.index.storedBytes,
-                journalBytes: UInt64(state.journalEnd), generation: state.generation, hits: state.hits,
+                journalBytes: UInt64(state.journalEnd), manifestBytes: UInt64(state.manifestBytes),
+                generation: state.generation, hits: state.hits,
                 misses: state.misses, repairs: state.repairs, damagedReads: state.damagedReads)
         }
     }

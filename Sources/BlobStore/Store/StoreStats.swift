@@ -11,6 +11,8 @@ public struct StoreStats: Sendable, Equatable, Codable {
     /// Bytes of the current journal this process has read (its size, unless another process
     /// is appending at this moment).
     public var journalBytes: UInt64
+    /// Size of the current generation's manifest (0 before the first compaction).
+    public var manifestBytes: UInt64
     /// The current generation (the journal's number).
     public var generation: UInt64
     /// Reads answered with a value by this process since it opened the store.

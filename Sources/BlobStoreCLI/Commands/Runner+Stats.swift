@@ -23,6 +23,7 @@ extension Runner {
             ("stored bytes", "\(stats.storedBytes)"),
             ("saved by dedup", "\(saved)"),
             ("journal bytes", "\(stats.journalBytes)"),
+            ("manifest bytes", "\(stats.manifestBytes)"),
             ("generation", "\(stats.generation)"),
         ])
     }
