@@ -150,16 +150,6 @@ import Testing
         }
     }
 
-    @discardableResult
-    private func run(_ executable: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        try? process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
     /// A 2 GiB sparse file is streamed in and out; peak memory grows by far less than its size.
     @Test func twoGiBStreamedValueKeepsMemoryFlat() throws {
         try withTemporaryDirectory { dir throws in

@@ -91,3 +91,18 @@ func withStore<R>(
 extension Data {
     init(_ string: String) { self = Data(string.utf8) }
 }
+
+/// Runs `executable` with `arguments` and returns its exit status (-1 if it could not start).
+@discardableResult
+func run(_ executable: String, _ arguments: [String]) -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    do {
+        try process.run()
+    } catch {
+        return -1
+    }
+    process.waitUntilExit()
+    return process.terminationStatus
+}

@@ -375,14 +375,4 @@ import Testing
             }
         }
     }
-
-    @discardableResult
-    private func run(_ executable: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        try? process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
 }

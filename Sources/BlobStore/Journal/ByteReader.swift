@@ -56,6 +56,18 @@ struct ByteReader {
         }
     }
 
+    /// A signed time written by ``ByteWriter/time(_:)``.
+    mutating func time() throws(Failure) -> Int64 { Int64(bitPattern: try varint()) }
+
+    /// An optional time written by ``ByteWriter/optionalTime(_:)``; `what` names it in errors.
+    mutating func optionalTime(what: String) throws(Failure) -> Int64? {
+        switch try u8() {
+        case 0: return nil
+        case 1: return try time()
+        case let flag: throw Failure(reason: "bad \(what) flag \(flag)")
+        }
+    }
+
     /// A varint that must fit in `0...limit`.
     mutating func count(limit: Int, what: String) throws(Failure) -> Int {
         let value = try varint()

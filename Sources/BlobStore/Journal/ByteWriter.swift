@@ -24,6 +24,19 @@ struct ByteWriter {
         bytes.append(UInt8(rest))
     }
 
+    /// A signed time as a varint of its bit pattern (milliseconds since the epoch).
+    mutating func time(_ value: Int64) { varint(UInt64(bitPattern: value)) }
+
+    /// A flag byte, 0 for `nil` or 1 followed by the time.
+    mutating func optionalTime(_ value: Int64?) {
+        if let value {
+            u8(1)
+            time(value)
+        } else {
+            u8(0)
+        }
+    }
+
     /// A varint length followed by the bytes.
     mutating func lengthPrefixed(_ data: [UInt8]) {
         varint(UInt64(data.count))

@@ -49,19 +49,14 @@ extension JournalRecord {
             writer.lengthPrefixed(put.key.bytes)
             writer.raw(put.digest.bytes)
             writer.varint(put.size)
-            writer.varint(UInt64(bitPattern: put.created))
-            if let expires = put.expires {
-                writer.u8(1)
-                writer.varint(UInt64(bitPattern: expires))
-            } else {
-                writer.u8(0)
-            }
+            writer.time(put.created)
+            writer.optionalTime(put.expires)
             writer.lengthPrefixed(put.metadata)
         case .access(let items):
             writer.varint(UInt64(items.count))
             for item in items {
                 writer.lengthPrefixed(item.key.bytes)
-                writer.varint(UInt64(bitPattern: item.time))
+                writer.time(item.time)
             }
         case .remove(let key, let digest):
             writer.lengthPrefixed(key.bytes)
@@ -90,13 +85,8 @@ extension JournalRecord {
             let key = try readKey(&reader)
             let digest = try readDigest(&reader)
             let size = try reader.varint()
-            let created = Int64(bitPattern: try reader.varint())
-            let expires: Int64?
-            switch try reader.u8() {
-            case 0: expires = nil
-            case 1: expires = Int64(bitPattern: try reader.varint())
-            case let flag: throw ByteReader.Failure(reason: "bad expiry flag \(flag)")
-            }
+            let created = try reader.time()
+            let expires = try reader.optionalTime(what: "expiry")
             let metadata = try reader.lengthPrefixed(limit: JournalFormat.maxMetadataSize, what: "metadata length")
             record = .put(
                 PutRecord(
@@ -108,7 +98,7 @@ extension JournalRecord {
             items.reserveCapacity(min(count, reader.remaining / 2))
             for _ in 0..<count {
                 let key = try readKey(&reader)
-                items.append(AccessItem(key: key, time: Int64(bitPattern: try reader.varint())))
+                items.append(AccessItem(key: key, time: try reader.time()))
             }
             record = .access(items)
         case .remove:
@@ -126,11 +116,11 @@ extension JournalRecord {
         return record
     }
 
-    private static func readKey(_ reader: inout ByteReader) throws(ByteReader.Failure) -> StoreKey {
+    static func readKey(_ reader: inout ByteReader) throws(ByteReader.Failure) -> StoreKey {
         StoreKey(bytes: try reader.lengthPrefixed(limit: JournalFormat.maxKeySize, what: "key length"))
     }
 
-    private static func readDigest(_ reader: inout ByteReader) throws(ByteReader.Failure) -> SHA256Digest {
+    static func readDigest(_ reader: inout ByteReader) throws(ByteReader.Failure) -> SHA256Digest {
         SHA256Digest(bytes: try reader.bytes(SHA256Digest.byteCount))!
     }
 }

@@ -51,17 +51,12 @@ enum ManifestReader {
     }
 
     private static func decodeEntry(_ reader: inout ByteReader) throws(ByteReader.Failure) -> ManifestEntry {
-        let key = StoreKey(bytes: try reader.lengthPrefixed(limit: JournalFormat.maxKeySize, what: "key length"))
-        let digest = SHA256Digest(bytes: try reader.bytes(SHA256Digest.byteCount))!
+        let key = try JournalRecord.readKey(&reader)
+        let digest = try JournalRecord.readDigest(&reader)
         let size = try reader.varint()
-        let created = Int64(bitPattern: try reader.varint())
-        let lastAccess = Int64(bitPattern: try reader.varint())
-        let expires: Int64?
-        switch try reader.u8() {
-        case 0: expires = nil
-        case 1: expires = Int64(bitPattern: try reader.varint())
-        case let flag: throw ByteReader.Failure(reason: "bad expiry flag \(flag)")
-        }
+        let created = try reader.time()
+        let lastAccess = try reader.time()
+        let expires = try reader.optionalTime(what: "expiry")
         let metadata = try reader.lengthPrefixed(limit: JournalFormat.maxMetadataSize, what: "metadata length")
         return ManifestEntry(
             key: key,

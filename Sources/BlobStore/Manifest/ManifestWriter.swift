@@ -37,14 +37,9 @@ enum ManifestWriter {
         writer.lengthPrefixed(item.key.bytes)
         writer.raw(entry.digest.bytes)
         writer.varint(entry.size)
-        writer.varint(UInt64(bitPattern: entry.created))
-        writer.varint(UInt64(bitPattern: entry.lastAccess))
-        if let expires = entry.expires {
-            writer.u8(1)
-            writer.varint(UInt64(bitPattern: expires))
-        } else {
-            writer.u8(0)
-        }
+        writer.time(entry.created)
+        writer.time(entry.lastAccess)
+        writer.optionalTime(entry.expires)
         writer.lengthPrefixed(entry.metadata)
     }
 }
