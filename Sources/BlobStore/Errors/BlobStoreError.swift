@@ -45,6 +45,8 @@ public struct BlobStoreError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var path: String?
     public var errno: Int32?
+    /// The system call that failed (`"fsync"`, `"write"`, …), for errors that come from one.
+    public var call: String?
     public var location: String
 
     public init(
@@ -77,6 +79,18 @@ extension BlobStoreError {
     static func system(
         _ call: String, path: String, errno: Int32,
         file: StaticString = #fileID, line: UInt = #line
+    ) -> BlobStoreError {
+        var error = mapped(call, path: path, errno: errno, file: file, line: line)
+        error.call = call
+        return error
+    }
+
+    /// Whether this is a failed `fsync`/`fdatasync`: after one, nothing more may be acknowledged
+    /// (DESIGN.md, invariant 7).
+    var isSyncFailure: Bool { call == "fsync" || call == "fdatasync" }
+
+    private static func mapped(
+        _ call: String, path: String, errno: Int32, file: StaticString, line: UInt
     ) -> BlobStoreError {
         switch errno {
         case ENOSPC, EDQUOT:

@@ -94,9 +94,13 @@ extension BlobStore {
         try state.withLock { state in
             try checkWritable(state)
             try exclusively {
-                try BlobStore.writeFileAtomically(
-                    layout.limits, Array(LimitsFile.encode(limits).utf8), directory: layout.root,
-                    mode: configuration.fileMode)
+                do {
+                    try BlobStore.writeFileAtomically(
+                        layout.limits, Array(LimitsFile.encode(limits).utf8), directory: layout.root,
+                        mode: configuration.fileMode)
+                } catch {
+                    throw state.poisoningIfSync(error)
+                }
             }
             state.limits = limits
         }

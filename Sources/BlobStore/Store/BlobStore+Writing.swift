@@ -209,9 +209,14 @@ extension BlobStore {
             try checkWritable(state)
             try exclusively {
                 try prepareAppend(&state)
-                let reused = try content.reusableBlob(
-                    record.digest, size: record.size, verify: state.index.blobs[record.digest]?.isVerified != true,
-                    sync: configuration.durability == .always)
+                let reused: Bool
+                do {
+                    reused = try content.reusableBlob(
+                        record.digest, size: record.size, verify: state.index.blobs[record.digest]?.isVerified != true,
+                        sync: configuration.durability == .always)
+                } catch {
+                    throw state.poisoningIfSync(error)
+                }
                 if !reused {
                     guard let blob = unlinked else { throw CommitRetry.blobVanished }
                     let changed = try content.link(blob)

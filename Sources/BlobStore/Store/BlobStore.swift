@@ -125,6 +125,8 @@ public final class BlobStore: Sendable {
         }
         for directory in missing.reversed() {
             try Syscalls.mkdir(directory, mode: configuration.directoryMode)
+            // Otherwise a power loss could take the new directory, and the store in it, away.
+            try Syscalls.fsyncDirectory((directory as NSString).deletingLastPathComponent)
         }
         // The store path itself may be a symbolic link (say, ~/.cache on another disk): the
         // caller chose it. Inside the store, nothing is followed.
@@ -163,6 +165,8 @@ public final class BlobStore: Sendable {
         for directory in [layout.blobsRoot, layout.blobsSHA256, layout.tmp] {
             try Syscalls.mkdir(directory, mode: configuration.directoryMode)
         }
+        // `blobs/sha256` is an entry of `blobs/`; the root's entries are synced with the tag below.
+        try Syscalls.fsyncDirectory(layout.blobsRoot)
         try writeFileAtomically(
             layout.cacheDirTag, Array(StoreLayout.cacheDirTagContent.utf8), directory: layout.root,
             mode: configuration.fileMode)

@@ -46,7 +46,7 @@ extension StoreState {
             fresh = try Syscalls.open(journalPath, O_RDWR | O_APPEND | O_CREAT | O_TRUNC, mode: configuration.fileMode)
         } catch {
             _ = try? Syscalls.unlink(manifestPath)
-            throw error
+            throw poisoningIfSync(error)
         }
         do {
             try JournalHeader(generation: next).encoded.withUnsafeBytes { try Syscalls.writeFully(fresh, $0) }
@@ -57,7 +57,7 @@ extension StoreState {
             Syscalls.close(fresh)
             _ = try? Syscalls.unlink(manifestPath)
             _ = try? Syscalls.unlink(journalPath)
-            throw error
+            throw poisoningIfSync(error)
         }
         do {
             try BlobStore.writeFileAtomically(
@@ -71,6 +71,7 @@ extension StoreState {
             } else {
                 _ = try? Syscalls.unlink(manifestPath)
                 _ = try? Syscalls.unlink(journalPath)
+                if error.isSyncFailure { poison = error }
             }
             throw error
         }
@@ -95,6 +96,12 @@ extension StoreState {
         (report.blobsDeleted, report.blobBytesDeleted) = deleteGarbage(layout: layout)
         report.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
         return report
+    }
+
+    /// Poisons the handle if `error` is a failed sync (DESIGN.md, invariant 7), and returns it.
+    mutating func poisoningIfSync(_ error: any Error) -> any Error {
+        if let error = error as? BlobStoreError, error.isSyncFailure { poison = error }
+        return error
     }
 
     /// Deletes the blobs of the garbage list that no entry refers to, and empties the list. Call

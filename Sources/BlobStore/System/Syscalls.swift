@@ -2,7 +2,14 @@ import Glibc
 
 /// Every system call the store makes, each wrapped once: `EINTR` is retried in one helper and
 /// failures become ``BlobStoreError`` values that name the call and the path.
+///
+/// Calls that change files go through ``FaultInjection``'s hooks when a test has installed a
+/// plan (one relaxed atomic load otherwise).
 enum Syscalls {
+    /// Whether a fault-injection plan is installed.
+    @inline(__always)
+    private static var injecting: Bool { FaultInjection.isActive.load(ordering: .relaxed) }
+
     // MARK: - Helpers
 
     /// Runs `body` until it does not fail with `EINTR`; returns its result or throws.
@@ -23,6 +30,7 @@ enum Syscalls {
 
     /// `open(2)` with `O_CLOEXEC | O_NOFOLLOW` always added: the store never follows a link.
     static func open(_ path: String, _ flags: CInt, mode: mode_t = 0o600) throws -> FileDescriptor {
+        if injecting && flags & O_CREAT != 0 { FaultInjection.willCreate(path, directory: false) }
         let fd = try retrying("open", path) {
             Glibc.open(path, flags | O_CLOEXEC | O_NOFOLLOW, mode)
         }
@@ -87,6 +95,10 @@ enum Syscalls {
 
     /// `write(2)` until every byte is written.
     static func writeFully(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer) throws {
+        if injecting {
+            try FaultInjection.check(.write, fd.path)
+            FaultInjection.willModify(fd)
+        }
         var done = 0
         while done < buffer.count {
             let n = try retrying("write", fd.path) {
@@ -101,6 +113,10 @@ enum Syscalls {
     /// A short write (the disk filled mid-record) throws: the caller treats the bytes written as
     /// a torn tail, which readers ignore and the next exclusive holder truncates.
     static func writeOnce(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer) throws {
+        if injecting {
+            try FaultInjection.check(.write, fd.path)
+            FaultInjection.willModify(fd)
+        }
         let n = try retrying("write", fd.path) {
             Glibc.write(fd.rawValue, buffer.baseAddress, buffer.count)
         }
@@ -116,12 +132,16 @@ enum Syscalls {
 
     /// `fsync(2)`. Errors are returned to the caller, which poisons its handle (DESIGN.md, invariant 7).
     static func fsync(_ fd: FileDescriptor) throws {
+        if injecting { try FaultInjection.check(.sync, fd.path, call: "fsync") }
         _ = try retrying("fsync", fd.path) { Glibc.fsync(fd.rawValue) }
+        if injecting { FaultInjection.didSync(fd) }
     }
 
     /// `fdatasync(2)`: data and the size, not the timestamps.
     static func fdatasync(_ fd: FileDescriptor) throws {
+        if injecting { try FaultInjection.check(.sync, fd.path, call: "fdatasync") }
         _ = try retrying("fdatasync", fd.path) { Glibc.fdatasync(fd.rawValue) }
+        if injecting { FaultInjection.didSync(fd) }
     }
 
     /// Opens `path` (a directory), `fsync`s it and closes it, so that entries created or renamed
@@ -152,6 +172,7 @@ enum Syscalls {
 
     /// `ftruncate(2)`.
     static func ftruncate(_ fd: FileDescriptor, to length: Int64) throws {
+        if injecting { FaultInjection.willModify(fd) }
         _ = try retrying("ftruncate", fd.path) { Glibc.ftruncate(fd.rawValue, off_t(length)) }
     }
 
@@ -170,6 +191,10 @@ enum Syscalls {
     /// `mkdir(2)`; returns `false` when something already exists at `path`.
     @discardableResult
     static func mkdir(_ path: String, mode: mode_t = 0o700) throws -> Bool {
+        if injecting {
+            try FaultInjection.check(.mkdir, path)
+            FaultInjection.willCreate(path, directory: true)
+        }
         if Glibc.mkdir(path, mode) == 0 { return true }
         let code = errno
         if code == EEXIST { return false }
@@ -178,6 +203,10 @@ enum Syscalls {
 
     /// `link(2)`; returns `false` when `newPath` already exists (it is never replaced).
     static func link(_ oldPath: String, _ newPath: String) throws -> Bool {
+        if injecting {
+            try FaultInjection.check(.link, newPath)
+            FaultInjection.willLink(to: newPath)
+        }
         if Glibc.link(oldPath, newPath) == 0 { return true }
         let code = errno
         if code == EEXIST { return false }
@@ -186,6 +215,10 @@ enum Syscalls {
 
     /// `rename(2)`.
     static func rename(_ oldPath: String, _ newPath: String) throws {
+        if injecting {
+            try FaultInjection.check(.rename, newPath)
+            FaultInjection.willRename(oldPath, newPath)
+        }
         if Glibc.rename(oldPath, newPath) == 0 { return }
         throw BlobStoreError.system("rename", path: newPath, errno: errno)
     }
@@ -193,6 +226,7 @@ enum Syscalls {
     /// `unlink(2)`; returns `false` when nothing was there.
     @discardableResult
     static func unlink(_ path: String) throws -> Bool {
+        if injecting { FaultInjection.willUnlink(path) }
         if Glibc.unlink(path) == 0 { return true }
         let code = errno
         if code == ENOENT { return false }
