@@ -139,3 +139,10 @@ func hexBytes(_ hex: String) -> [UInt8] {
         UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)!
     }
 }
+
+/// This process's resident memory now (`VmRSS` in /proc/self/status), in bytes.
+func residentBytes() -> Int {
+    let status = String(decoding: readBytes("/proc/self/status"), as: UTF8.self)
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Int(line.filter(\.isNumber)) ?? 0) * 1024
+}
