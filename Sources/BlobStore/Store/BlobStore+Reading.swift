@@ -124,9 +124,16 @@ extension BlobStore {
     /// when it is missing or damaged.
     private func openVerified(_ key: StoreKey) throws -> (digest: SHA256Digest, handle: FileHandle)? {
         guard let entry = try lookup(key) else { return nil }
-        guard let fd = try content.open(entry.digest) else {
+        let fd: FileDescriptor
+        switch try content.open(entry.digest) {
+        case .missing:
             try repair(entry.digest, quarantine: false)
             return nil
+        case .notAFile:
+            try repair(entry.digest, quarantine: true)
+            return nil
+        case .file(let opened, _):
+            fd = opened
         }
         let handle = FileHandle(fileDescriptor: fd.rawValue, closeOnDealloc: true)
         if configuration.verifyReads,

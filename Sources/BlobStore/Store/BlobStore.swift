@@ -195,21 +195,16 @@ public final class BlobStore: Sendable {
         try Syscalls.fsyncDirectory(directory)
     }
 
-    /// Refuses symbolic links (or other file types) where the store expects its directories,
-    /// and recreates a missing `tmp/` or `blobs/`.
+    /// Refuses symbolic links (or other file types) where the store expects its directories
+    /// (`blobs/`, `blobs/sha256/`, `tmp/`, `quarantine/`), and recreates a missing `tmp/` or
+    /// `blobs/`. Shard directories are checked when they are first used
+    /// (``StoreLayout/checkedBlobPath(_:)``).
     private static func checkLayout(_ layout: StoreLayout, configuration: Configuration) throws {
-        for directory in [layout.blobsRoot, layout.blobsSHA256, layout.tmp] {
-            guard let info = try Syscalls.lstat(directory) else {
-                try Syscalls.mkdir(directory, mode: configuration.directoryMode)
-                continue
-            }
-            guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw BlobStoreError(
-                    .unsafeLayout,
-                    "\(directory) is not a plain directory (a symbolic link or a file); the store refuses "
-                        + "to follow it. Remove it; BlobStore recreates the directory.", path: directory)
-            }
+        for directory in [layout.blobsRoot, layout.blobsSHA256, layout.tmp]
+        where try !layout.checkFixedDirectory(directory) {
+            try Syscalls.mkdir(directory, mode: configuration.directoryMode)
         }
+        try layout.checkQuarantine()
     }
 
     /// Loads the current generation (manifest and journal) into a fresh state, repairing the
