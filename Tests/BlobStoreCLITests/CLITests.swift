@@ -297,6 +297,36 @@ import Testing
         }
     }
 
+    @Test func aStoreWritableByItsGroupIsRefusedWithTheFix() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch).status == 0)
+            #expect(chmod(store, 0o770) == 0)
+            let run = try blobstore(["--store", store, "get", "k"], in: scratch)
+            #expect(run.status == 74)
+            #expect(run.stderr.hasPrefix("Error: \(store) is writable by its group (mode 0770)"))
+            #expect(run.stderr.contains("Run 'chmod go-w \(store)'"))
+            #expect(run.standardOutput.isEmpty)
+            #expect(chmod(store, 0o700) == 0)
+            #expect(try blobstore(["--store", store, "get", "k"], in: scratch).stdout == "v")
+        }
+    }
+
+    /// Root (the tests' user) reads a store that belongs to another user, and does not write it.
+    @Test(.enabled(if: geteuid() == 0))
+    func aStoreOfAnotherUserIsOnlyRead() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch).status == 0)
+            #expect(chown(store, 65534, 65534) == 0)
+            #expect(try blobstore(["--store", store, "get", "k"], in: scratch).stdout == "v")
+            let put = try blobstore(["--store", store, "put", "k2"], input: Data("w".utf8), in: scratch)
+            #expect(put.status == 74)
+            #expect(put.stderr.contains("belongs to another user (uid 65534"))
+            #expect(try blobstore(["--store", store, "has", "k2"], in: scratch).status == 1)
+        }
+    }
+
     // MARK: - demo
 
     @Test func demoStoresADirectoryTwiceAndReportsDeduplication() throws {

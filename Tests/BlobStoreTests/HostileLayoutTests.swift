@@ -355,4 +355,122 @@ struct Outside {
             #expect(outside.isUntouched)
         }
     }
+
+    // MARK: - Who may write the store
+
+    /// A store directory that its group or every user may write, sticky or not, is refused
+    /// before anything is read or written in it, whether it holds a store or is empty.
+    @Test(arguments: [0o770, 0o775, 0o777, 0o1777, 0o720, 0o702] as [mode_t])
+    func aStoreDirectoryWritableByOthersIsRefused(_ mode: mode_t) throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in try store.put(Data("x"), for: "k") }
+            #expect(chmod(path, mode) == 0)
+            let before = allPaths(under: path)
+            let journal = readBytes(path + "/journal-1")
+            #expect(
+                refusal { _ = try BlobStore(at: path, configuration: fast) }?.contains("chmod go-w \(path)") == true)
+            #expect(allPaths(under: path) == before && readBytes(path + "/journal-1") == journal)
+
+            let empty = dir.child("empty")
+            #expect(mkdir(empty, 0o700) == 0 && chmod(empty, mode) == 0)
+            #expect(code { _ = try BlobStore(at: empty, configuration: fast) } == .unsafeLayout)
+            #expect(allPaths(under: empty).isEmpty)
+        }
+    }
+
+    /// The same for the store's own directories and the files at its top.
+    @Test(arguments: ["blobs", "blobs/sha256", "tmp", "quarantine", "journal-1", "CURRENT", "LOCK", "limits"])
+    func aStoreDirectoryOrFileWritableByItsGroupIsRefused(_ name: String) throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                try store.put(Data("x"), for: "k")
+                try store.recordLimits(EvictionLimits(capacity: 1 << 20))
+            }
+            #expect(mkdir(path + "/quarantine", 0o700) == 0 || name != "quarantine")
+            #expect(chmod(path + "/" + name, fileMode(path + "/" + name) | 0o020) == 0)
+            #expect(refusal { _ = try BlobStore(at: path, configuration: fast) }?.contains(path + "/" + name) == true)
+        }
+    }
+
+    /// A store shared with a group on purpose: a configuration whose modes grant the group
+    /// write permission accepts group-writable directories and files (and creates them so),
+    /// but never world-writable ones.
+    @Test func aGroupSharedStoreIsAcceptedWhenTheConfigurationSharesIt() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            var shared = fast
+            shared.directoryMode = 0o770
+            shared.fileMode = 0o660
+            try withStore(path, shared) { store throws in try store.put(Data("x"), for: "k") }
+            for name in ["", "/blobs", "/blobs/sha256", "/tmp"] { #expect(chmod(path + name, 0o770) == 0) }
+            #expect(chmod(path + "/journal-1", 0o660) == 0)
+            try withStore(path, shared) { store throws in
+                try store.put(Data("y"), for: "k2")
+                #expect(try store.value(for: "k") == Data("x"))
+            }
+            #expect(code { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
+            #expect(chmod(path, 0o777) == 0)
+            #expect(code { _ = try BlobStore(at: path, configuration: shared) } == .unsafeLayout)
+        }
+    }
+
+    /// A store whose directory belongs to another user (here `nobody`, made so by root, which
+    /// the tests run as) is opened for reading only, by root as by anyone: reads work, every
+    /// write throws `permissionDenied` naming the owner, and nothing in the store changes, not
+    /// even a damaged blob (no repair). No store is created in another user's empty directory.
+    /// A configuration that shares the store with a group writes it.
+    @Test(.enabled(if: geteuid() == 0))
+    func aStoreOwnedByAnotherUserIsOpenedReadOnly() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let damaged = try withStore(path) { store throws in
+                try store.put(Data("x"), for: "k")
+                return try store.put(Data("to be damaged"), for: "damaged")
+            }
+            chmod(blobFile(path, damaged), 0o600)
+            flipBit(blobFile(path, damaged), at: 0, bit: 0)
+            #expect(chown(path, 65534, 65534) == 0)
+            let before = allPaths(under: path)
+            let journal = readBytes(path + "/journal-1")
+            try withStore(path) { store throws in
+                #expect(try store.value(for: "k") == Data("x"))
+                #expect(try store.value(for: "damaged") == nil)
+                for write in [
+                    { _ = try store.put(Data("y"), for: "k2") }, { _ = try store.remove("k") },
+                    { _ = try store.compact() }, { _ = try store.collectGarbage() },
+                    { try store.recordLimits(EvictionLimits(capacity: 1000)) }, { _ = try store.verify(repair: true) },
+                ] as [() throws -> Void] {
+                    let message = refusal(write, code: .permissionDenied)
+                    #expect(message?.contains("uid 65534") == true, "\(message ?? "no error")")
+                }
+                #expect(try store.verify().corruptBlobs.map(\.digest) == [damaged])
+            }
+            #expect(allPaths(under: path) == before && readBytes(path + "/journal-1") == journal)
+
+            let empty = dir.child("empty")
+            #expect(mkdir(empty, 0o700) == 0 && chown(empty, 65534, 65534) == 0)
+            #expect(code { _ = try BlobStore(at: empty, configuration: fast) } == .permissionDenied)
+            #expect(allPaths(under: empty).isEmpty)
+
+            var shared = fast
+            shared.directoryMode = 0o770
+            try withStore(path, shared) { store throws in try store.put(Data("y"), for: "k2") }
+        }
+    }
+
+    /// The message of the `BlobStoreError` with `code` that `body` throws, or `nil` (recording
+    /// an issue) when it throws nothing or something else.
+    private func refusal(_ body: () throws -> Void, code expected: BlobStoreError.Code = .unsafeLayout) -> String? {
+        do {
+            try body()
+            Issue.record("expected \(expected), nothing was thrown")
+        } catch let error as BlobStoreError where error.code == expected {
+            return error.message
+        } catch {
+            Issue.record("expected \(expected), got \(error)")
+        }
+        return nil
+    }
 }
