@@ -169,7 +169,8 @@ public enum ArgumentParser {
                     (0.5...1).contains($0) ? nil : "it is not from 0.5 to 1"
                 }
                 if let change { changes.lowWater = change.value }
-            case "-o" where subcommand == .get, "--output" where subcommand == .get:
+            case "-o" where subcommand == .get || subcommand == .blob,
+                "--output" where subcommand == .get || subcommand == .blob:
                 if let file = value("--output <file>") {
                     if file.isEmpty {
                         fail("The value '' is invalid for '--output <file>'")
@@ -207,7 +208,7 @@ public enum ArgumentParser {
         collect: GarbageCollectionOptions, changes: LimitChanges
     ) throws(CommandLineError) -> Command {
         let names = subcommand.arguments.map(\.label)
-        let required = [.put, .get, .has, .rm].contains(subcommand) ? 1 : 0
+        let required = [.put, .get, .blob, .has, .rm].contains(subcommand) ? 1 : 0
         if positionals.count < required {
             throw CommandLineError("Missing expected argument '\(names[positionals.count])'", subcommand: subcommand)
         }
@@ -219,6 +220,7 @@ public enum ArgumentParser {
         switch subcommand {
         case .put: return .put(key: positionals[0], file: second)
         case .get: return .get(key: positionals[0], output: output)
+        case .blob: return .blob(try digest(positionals[0]), output: output)
         case .has: return .has(key: positionals[0])
         case .rm: return .remove(key: positionals[0])
         case .ls: return .list(json: json)
@@ -235,6 +237,43 @@ public enum ArgumentParser {
             }
             return .help(topic)
         }
+    }
+
+    // MARK: - Digests
+
+    /// `blob <digest>`: exactly 64 hexadecimal digits, lowercase as `put` and `ls` print them, or
+    /// uppercase (some tools print digests so; the case does not change the number). Nothing else:
+    /// no `sha256:` prefix, no spaces.
+    static func digest(_ text: String) throws(CommandLineError) -> SHA256Digest {
+        let reason: String
+        if let digest = SHA256Digest(hex: text) {
+            return digest
+        } else if text.isEmpty {
+            reason = "it is empty"
+        } else if let bad = text.unicodeScalars.first(where: { !$0.properties.isASCIIHexDigit }) {
+            reason = "\(shown(String(bad))) is not a hexadecimal digit"
+        } else {
+            reason = "it has \(text.unicodeScalars.count) digits, not 64"
+        }
+        throw CommandLineError(
+            "The value \(shown(text)) is invalid for '<digest>': \(reason). Use the 64 hexadecimal digits of a "
+                + "SHA-256, as 'blobstore put' and 'blobstore ls' print them",
+            subcommand: .blob)
+    }
+
+    /// `text` in single quotes for an error message, with control characters escaped and anything
+    /// past 80 characters cut, so that a hostile argument cannot rewrite the terminal or flood it.
+    static func shown(_ text: String) -> String {
+        var escaped = ""
+        for (index, scalar) in text.unicodeScalars.enumerated() {
+            if index == 80 {
+                escaped += "…"
+                break
+            }
+            let isControl = scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value)
+            escaped += isControl ? "\\u{" + String(scalar.value, radix: 16) + "}" : String(scalar)
+        }
+        return "'" + escaped + "'"
     }
 
     // MARK: - Counts and fractions

@@ -3,7 +3,7 @@ import BlobStore
 /// The process exit codes (docs/cli.md, "Exit codes"); the 6x–7x values follow sysexits.h.
 public enum ExitCode {
     public static let success: Int32 = 0
-    /// `get`, `has` or `rm` of a key the store does not hold.
+    /// `get`, `has` or `rm` of a key the store does not hold; `blob` of a digest it does not hold.
     public static let keyNotFound: Int32 = 1
     /// `EX_USAGE`: the command line is wrong.
     public static let usage: Int32 = 64

@@ -30,6 +30,8 @@ public enum Command: Equatable, Sendable {
     case put(key: String, file: String?)
     /// `get <key> [-o <file>]`: `output == nil` writes standard output.
     case get(key: String, output: String?)
+    /// `blob <digest> [-o <file>]`: `output == nil` writes standard output.
+    case blob(SHA256Digest, output: String?)
     case has(key: String)
     case remove(key: String)
     case list(json: Bool)

@@ -17,6 +17,7 @@ struct Runner {
             switch command {
             case .put(let key, let file): return try put(key: key, file: file)
             case .get(let key, let file): return try get(key: key, output: file)
+            case .blob(let digest, let file): return try blob(digest, output: file)
             case .has(let key): return try has(key: key)
             case .remove(let key): return try remove(key: key)
             case .list(let json): return try list(json: json)
@@ -111,6 +112,17 @@ struct Runner {
             throw CommandFailure(ExitCode.ioError, "Cannot read '\(path)': it is a directory.")
         }
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+
+    /// Copies `source` to `file` (created or truncated), or to standard output when `file` is
+    /// `nil` or `-`, in 1 MiB pieces, so memory use does not grow with the size.
+    func copy(_ source: FileHandle, to file: String?) throws {
+        let file = file == "-" ? nil : file
+        let destination = try file.map(openForWriting) ?? output.handle
+        while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try destination.write(contentsOf: chunk)
+        }
+        if file != nil { try destination.close() }
     }
 
     /// Creates or truncates a file the user named for writing.

@@ -1,12 +1,13 @@
 /// The subcommands, named as typed on the command line, with the text their help shows.
 public enum Subcommand: String, CaseIterable, Equatable, Sendable {
-    case put, get, has, rm, ls, stats, compact, gc, verify, config, demo, help
+    case put, get, blob, has, rm, ls, stats, compact, gc, verify, config, demo, help
 
     /// One line for the `SUBCOMMANDS:` list and the `OVERVIEW:` of the subcommand's help.
     var abstract: String {
         switch self {
         case .put: "Store a file, or standard input, under a key and print its SHA-256 digest."
         case .get: "Write the value stored under a key to standard output or to a file."
+        case .blob: "Write the content with a SHA-256 digest to standard output or to a file."
         case .has: "Exit 0 if a key is stored, 1 if it is not."
         case .rm: "Remove a key."
         case .ls: "List the stored entries."
@@ -29,6 +30,10 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .get:
             "The value is verified against its digest before it is written. A value found damaged "
                 + "is removed from the store and the command exits 65."
+        case .blob:
+            "The content is found whichever keys refer to it, even none (a blob that 'blobstore gc' "
+                + "has not deleted yet). It is verified against the digest before it is written. A blob "
+                + "found damaged is moved to quarantine/ and the command exits 65."
         case .has:
             "Prints nothing."
         case .rm:
@@ -87,6 +92,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         switch self {
         case .put: return "put \(global) <key> [<file>]"
         case .get: return "get \(global) <key> [-o <file>]"
+        case .blob: return "blob \(global) <digest> [-o <file>]"
         case .has: return "has \(global) <key>"
         case .rm: return "rm \(global) <key>"
         case .ls: return "ls \(global) [--json]"
@@ -111,6 +117,8 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             [("<key>", "The key, taken as given."), ("<file>", "The file to store. (default: standard input)")]
         case .get, .has, .rm:
             [("<key>", "The key, taken as given.")]
+        case .blob:
+            [("<digest>", "The SHA-256 of the content: 64 hexadecimal digits, as put and ls print it.")]
         case .demo:
             [("<dir>", "The directory to store. (default: this package's Sources directory)")]
         case .help:
@@ -124,6 +132,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
     var options: [(label: String, help: String)] {
         switch self {
         case .get: [("-o, --output <file>", "Write the value to <file> instead of standard output.")]
+        case .blob: [("-o, --output <file>", "Write the content to <file> instead of standard output.")]
         case .ls: [("--json", "Print a JSON array of entries.")]
         case .stats: [("--json", "Print the statistics as a JSON object.")]
         case .compact: [("--json", "Print the report as a JSON object.")]

@@ -95,6 +95,51 @@ import Testing
         #expect(error(["put", "--version"])?.message == "The option '--version' takes no subcommand")
     }
 
+    // MARK: - blob
+
+    @Test func blobTakesSixtyFourHexDigitsInEitherCase() throws {
+        let hex = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
+        let digest = try #require(SHA256Digest(hex: hex))
+        #expect(try parse(["blob", hex]).command == .blob(digest, output: nil))
+        #expect(try parse(["blob", hex.uppercased(), "-o", "out"]).command == .blob(digest, output: "out"))
+        #expect(
+            try parse(["blob", "--output=-", "5891B5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6bE03"])
+                .command == .blob(digest, output: "-"))
+        #expect(error(["blob"]) == CommandLineError("Missing expected argument '<digest>'", subcommand: .blob))
+        #expect(error(["blob", hex, hex]) == CommandLineError("Unexpected argument '\(hex)'", subcommand: .blob))
+    }
+
+    /// Anything but 64 hexadecimal digits is a usage error naming the first character that is
+    /// not one, or the count; the argument is shown with control characters escaped and cut.
+    @Test(arguments: [
+        ("", "it is empty"),
+        (String(repeating: "a", count: 63), "it has 63 digits, not 64"),
+        (String(repeating: "a", count: 65), "it has 65 digits, not 64"),
+        ("../" + String(repeating: "a", count: 61), "'.' is not a hexadecimal digit"),
+        ("/etc/passwd", "'/' is not a hexadecimal digit"),
+        ("sha256:" + String(repeating: "a", count: 64), "'s' is not a hexadecimal digit"),
+        (" " + String(repeating: "a", count: 63), "' ' is not a hexadecimal digit"),
+        (String(repeating: "a", count: 63) + "g", "'g' is not a hexadecimal digit"),
+        (
+            String(repeating: "a", count: 32) + "\0" + String(repeating: "a", count: 31),
+            "'\\u{0}' is not a hexadecimal digit"
+        ),
+        ("\u{1b}[2J", "'\\u{1b}' is not a hexadecimal digit"),
+        (String(repeating: "\u{FF10}", count: 64), "'\u{FF10}' is not a hexadecimal digit"),
+    ])
+    func blobRefusesAnythingButSixtyFourHexDigits(_ argument: String, _ reason: String) {
+        let message = error(["blob", "--", argument])?.message
+        #expect(message?.contains("is invalid for '<digest>': \(reason). Use the 64 hexadecimal digits") == true)
+        #expect(message?.hasPrefix("The value \(ArgumentParser.shown(argument)) is invalid") == true)
+        #expect(error(["blob", "--", argument])?.subcommand == .blob)
+    }
+
+    @Test func argumentsInMessagesAreEscapedAndCut() {
+        #expect(ArgumentParser.shown("a\u{1b}[2J\n\u{7f}\u{85}é") == "'a\\u{1b}[2J\\u{a}\\u{7f}\\u{85}é'")
+        #expect(
+            ArgumentParser.shown(String(repeating: "x", count: 200)) == "'" + String(repeating: "x", count: 80) + "…'")
+    }
+
     // MARK: - compact, gc, verify, config
 
     @Test func maintenanceSubcommandsWithoutOptions() throws {

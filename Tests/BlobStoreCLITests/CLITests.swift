@@ -181,7 +181,8 @@ import Testing
     @Test func readingCommandsOnAMissingStoreCreateNothing() throws {
         try withTemporaryDirectory { scratch in
             let typo = scratch.path("no/such/store")
-            for arguments in [["get", "k"], ["has", "k"], ["rm", "k"], ["ls"], ["stats"]] {
+            let digest = String(repeating: "0", count: 64)
+            for arguments in [["get", "k"], ["blob", digest], ["has", "k"], ["rm", "k"], ["ls"], ["stats"]] {
                 let run = try blobstore(["--store", typo] + arguments, in: scratch)
                 #expect(run.status == 1, "\(arguments)")
                 #expect(run.stderr.contains("There is no store at \(typo)"), "\(arguments)")
@@ -245,6 +246,74 @@ import Testing
         }
     }
 
+    // MARK: - blob
+
+    /// `blob` finds content by digest, lowercase or uppercase, under any key or none, and
+    /// copies it to standard output or a file; a digest the store does not hold exits 1.
+    @Test func blobWritesTheContentOfADigest() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 % 253) })
+            let file = try scratch.write("big.bin", bytes)
+            let put = try blobstore(["--store", store, "put", "big", file], in: scratch)
+            let hex = String(put.stdout.dropLast())
+            let toStdout = try blobstore(["--store", store, "blob", hex], in: scratch)
+            #expect(toStdout.status == 0 && toStdout.standardOutput == bytes && toStdout.stderr.isEmpty)
+            let copy = scratch.path("copy.bin")
+            let toFile = try blobstore(["--store", store, "blob", hex.uppercased(), "-o", copy], in: scratch)
+            #expect(toFile.status == 0 && toFile.standardOutput.isEmpty)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == bytes)
+            #expect(try blobstore(["--store", store, "rm", "big"], in: scratch).status == 0)
+            #expect(
+                try blobstore(["--store", store, "blob", hex], in: scratch).standardOutput == bytes, "no key needed")
+
+            let absent = SHA256Hasher.hash(Data("absent".utf8)).hex
+            let missing = try blobstore(["--store", store, "blob", absent, "-o", scratch.path("none")], in: scratch)
+            #expect(missing.status == 1 && missing.standardOutput.isEmpty)
+            #expect(missing.stderr == "Error: No blob with digest \(absent).\n")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("none")))
+        }
+    }
+
+    /// A digest argument that is not 64 hexadecimal digits is a usage error, found before any
+    /// store is opened or created.
+    @Test func blobOfAMalformedDigestIsAUsageError() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let sixtyThree = String(repeating: "0", count: 63)
+            for (argument, reason) in [
+                ("", "it is empty"), (sixtyThree, "it has 63 digits, not 64"),
+                (sixtyThree + "00", "it has 65 digits, not 64"), ("../" + sixtyThree, "'.' is not a hexadecimal digit"),
+                ("\u{1b}[31m" + sixtyThree, "'\\u{1b}' is not a hexadecimal digit"),
+            ] {
+                let run = try blobstore(["--store", store, "blob", "--", argument], in: scratch)
+                #expect(run.status == 64)
+                #expect(run.stderr.hasPrefix("Error: The value "), "\(run.stderr)")
+                #expect(run.stderr.contains("is invalid for '<digest>': \(reason)"), "\(run.stderr)")
+                #expect(run.stderr.contains("Usage: blobstore blob "))
+                #expect(!run.stderr.contains("\u{1b}"), "control characters are escaped")
+                #expect(run.standardOutput.isEmpty)
+            }
+            #expect(!FileManager.default.fileExists(atPath: store))
+        }
+    }
+
+    @Test func blobOfADamagedBlobExitsSixtyFiveThenOne() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let put = try blobstore(["--store", store, "put", "k"], input: Data("hello".utf8), in: scratch)
+            let hex = String(put.stdout.dropLast())
+            let blob = store + "/blobs/sha256/" + hex.prefix(2) + "/" + hex
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: blob)
+            try Data("jello".utf8).write(to: URL(fileURLWithPath: blob))
+            let damaged = try blobstore(["--store", store, "blob", hex], in: scratch)
+            #expect(damaged.status == 65 && damaged.standardOutput.isEmpty)
+            #expect(damaged.stderr.contains("damaged or missing on disk"))
+            #expect(try blobstore(["--store", store, "blob", hex], in: scratch).status == 1)
+            #expect(try blobstore(["--store", store, "has", "k"], in: scratch).status == 1, "its entry was dropped")
+        }
+    }
+
     // MARK: - ls, stats
 
     @Test func listShowsEveryKeyAsTextAndJSON() throws {
@@ -294,6 +363,36 @@ import Testing
             #expect(run.stderr.contains("is not a BlobStore store"))
             #expect(run.standardOutput.isEmpty)
             #expect(regularFiles(under: notAStore) == ["letter.txt"])
+        }
+    }
+
+    @Test func aStoreWritableByItsGroupIsRefusedWithTheFix() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch).status == 0)
+            #expect(chmod(store, 0o770) == 0)
+            let run = try blobstore(["--store", store, "get", "k"], in: scratch)
+            #expect(run.status == 74)
+            #expect(run.stderr.hasPrefix("Error: \(store) is writable by its group (mode 0770)"))
+            #expect(run.stderr.contains("Run 'chmod go-w \(store)'"))
+            #expect(run.standardOutput.isEmpty)
+            #expect(chmod(store, 0o700) == 0)
+            #expect(try blobstore(["--store", store, "get", "k"], in: scratch).stdout == "v")
+        }
+    }
+
+    /// Root (the tests' user) reads a store that belongs to another user, and does not write it.
+    @Test(.enabled(if: geteuid() == 0))
+    func aStoreOfAnotherUserIsOnlyRead() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch).status == 0)
+            #expect(chown(store, 65534, 65534) == 0)
+            #expect(try blobstore(["--store", store, "get", "k"], in: scratch).stdout == "v")
+            let put = try blobstore(["--store", store, "put", "k2"], input: Data("w".utf8), in: scratch)
+            #expect(put.status == 74)
+            #expect(put.stderr.contains("belongs to another user (uid 65534"))
+            #expect(try blobstore(["--store", store, "has", "k2"], in: scratch).status == 1)
         }
     }
 

@@ -19,7 +19,9 @@ struct TemporaryDirectory {
     init() throws {
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("blobstore-cli-tests-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        // 0700 whatever the umask: a store directory others may write is refused.
+        try FileManager.default.createDirectory(
+            at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     /// A path inside the directory (not created).

@@ -100,30 +100,6 @@ import Testing
         }
     }
 
-    @Test func blobsSymlinkPointingOutsideIsRefused() throws {
-        try withTemporaryDirectory { dir throws in
-            let path = dir.child("s")
-            try withStore(path) { _ in }
-            let outside = dir.child("elsewhere")
-            try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-            try FileManager.default.removeItem(atPath: path + "/blobs")
-            try FileManager.default.createSymbolicLink(atPath: path + "/blobs", withDestinationPath: outside)
-            #expect(code { _ = try BlobStore(at: path) } == .unsafeLayout)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
-        }
-    }
-
-    @Test func journalSymlinkIsNotFollowed() throws {
-        try withTemporaryDirectory { dir throws in
-            let path = dir.child("s")
-            try withStore(path) { _ in }
-            let outside = dir.child("journal-elsewhere")
-            try FileManager.default.moveItem(atPath: path + "/journal-1", toPath: outside)
-            try FileManager.default.createSymbolicLink(atPath: path + "/journal-1", withDestinationPath: outside)
-            #expect(code { _ = try BlobStore(at: path) } == .unsafeLayout)
-        }
-    }
-
     /// A read-only store directory: root ignores mode bits, so the directory is made immutable
     /// with `chattr +i` (skipped where chattr is unavailable).
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr")))

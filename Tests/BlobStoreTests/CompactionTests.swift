@@ -183,6 +183,22 @@ import Testing
         }
     }
 
+    /// An entries record claiming 2^32 entries, or an entry claiming a 4 GiB key, with valid
+    /// checksums: damage, found before anything is allocated.
+    @Test func manifestRecordClaimingHugeCountsIsRejectedBeforeAllocation() {
+        for (payload, reason) in [
+            (hugeVarint(1 << 32), "entry count 4294967296 exceeds 65536"),
+            (hugeVarint(1) + hugeVarint(1 << 32) + [1, 2, 3], "key length 4294967296 exceeds 16777216"),
+        ] {
+            var framed = ByteWriter()
+            JournalRecord.frame(type: ManifestFormat.entriesType, payload: payload, into: &framed)
+            var read = 0
+            let result = framed.bytes.withUnsafeBytes { ManifestReader.read($0) { _ in read += 1 } }
+            #expect(result == ManifestReader.Result(entries: 0, damage: reason))
+            #expect(read == 0)
+        }
+    }
+
     @Test func manifestRoundTripsAndRejectsEveryTruncationAndBitFlip() throws {
         var entries: [ManifestEntry] = []
         for index in 0..<40 {

@@ -78,6 +78,36 @@ import Testing
         }
     }
 
+    /// A put whose key length claims 4 GiB (2^32), with valid checksums, after five good
+    /// records and before a good one: opening reports it as damage at its offset, keeps the
+    /// five, sets the rest aside, and allocates nothing near its claim.
+    @Test func recordClaimingAFourGiBKeyIsDamageOnOpenAndAllocatesNothing() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let boundaries = try makeStore(path, count: 5)
+            var crafted = ByteWriter()
+            JournalRecord.frame(
+                type: JournalFormat.RecordType.put.rawValue,
+                payload: hugeVarint(1 << 32) + [UInt8](repeating: 0x41, count: 64), into: &crafted)
+            let after = JournalRecord.remove(key: "key-0", digest: nil).framed
+            writeBytes(path + "/journal-1", readBytes(path + "/journal-1") + crafted.bytes + after)
+            let before = residentBytes()
+            #expect(before > 0)
+            let started = ContinuousClock.now
+            try withStore(path) { store throws in
+                let report = store.recoveryReport
+                #expect(report.corruptionOffset == boundaries[5])
+                #expect(report.corruptionReason == "key length 4294967296 exceeds 16777216")
+                #expect(report.droppedBytes == crafted.bytes.count + after.count)
+                #expect(try store.stats().entries == 5)
+                #expect(try store.value(for: "key-0") == Data("value 0"), "the record after the damage is dropped")
+            }
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(
+                residentBytes() - before < 1 << 30, "resident memory grew by \((residentBytes() - before) >> 20) MiB")
+        }
+    }
+
     @Test func zeroFilledTailIsTruncated() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")

@@ -90,39 +90,121 @@ import Testing
         }
     }
 
+    /// Keys that would escape the store or hit a special name if a key were ever a path: every
+    /// one round-trips exactly, nothing is created outside the store, and every blob file is
+    /// named by its digest.
     @Test func keysOfAnyBytesAreSafe() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
             let keys: [StoreKey] = [
                 "a/b/c", "../../../etc/passwd", "/absolute/path", StoreKey(bytes: [0, 0, 47, 46, 46]),
                 StoreKey(bytes: [0xff, 0xfe, 0x80]), "", StoreKey(bytes: [UInt8](repeating: 0x2f, count: 1 << 20)),
+                "../x", "..", ".", "/", "/etc/passwd", "~/x", "blobs/sha256/../../CURRENT", "CURRENT", "LOCK",
+                "journal-1", "tmp/../../x", "x\0y", StoreKey(bytes: Array("a\0/../b".utf8)), StoreKey(bytes: [0]),
+                "line\nbreak", "C:\\Windows\\system32", StoreKey(String(repeating: "../", count: 2000) + "x"),
             ]
+            let passwd = try FileManager.default.attributesOfItem(atPath: "/etc/passwd")
+            let before = allPaths(under: dir.path)
             try withStore(path) { store throws in
                 for (index, key) in keys.enumerated() { try store.put(Data("v\(index)"), for: key) }
             }
             try withStore(path) { store throws in
                 for (index, key) in keys.enumerated() { #expect(try store.value(for: key) == Data("v\(index)")) }
                 #expect(try store.entries().count == keys.count)
+                try store.compact()
             }
-            // Every file under blobs/ is named by a digest, none after a key.
+            try withStore(path) { store throws in
+                for (index, key) in keys.enumerated() { #expect(try store.value(for: key) == Data("v\(index)")) }
+                #expect(try store.entries().map(\.key) == keys.sorted())
+            }
+            // Nothing outside the store, and only the store's own names inside it.
+            let created = allPaths(under: dir.path).subtracting(before)
+            #expect(created.allSatisfy { $0.hasPrefix("s/") })
+            let top = Set(created.compactMap { $0.split(separator: "/").dropFirst().first.map(String.init) })
+            #expect(top.allSatisfy(StoreLayout.isStoreFileName), "\(top.sorted())")
+            #expect(
+                try FileManager.default.attributesOfItem(atPath: "/etc/passwd") as NSDictionary == passwd
+                    as NSDictionary)
+            // Every file under blobs/ is named by a digest, in its shard, none after a key.
             let files = regularFiles(under: path + "/blobs")
             #expect(files.count == keys.count)
             for file in files {
-                #expect(SHA256Digest(hex: (file as NSString).lastPathComponent) != nil)
+                let parts = file.split(separator: "/")
+                #expect(parts.count == 3 && parts[0] == "sha256" && parts[2].hasPrefix(parts[1]))
+                #expect(SHA256Digest(hex: parts.last!) != nil && parts.last!.count == 64)
             }
         }
     }
 
-    @Test func keysAndMetadataOverTheLimitAreRefused() throws {
+    /// Keys that share whatever a naive cache named its files after: a prefix (sharding by the
+    /// key's first bytes), the last path component (ImageCache), case (case-insensitive file
+    /// systems), Unicode normalization (HFS+), a cut at NAME_MAX or PATH_MAX, a percent-encoding,
+    /// and an MD5 (ISDiskCache named files by the key's MD5; these two keys are a published MD5
+    /// collision). Each keeps its own value, through a reopen and a compaction.
+    @Test func keysThatCollideUnderNaiveNamingStayApart() throws {
+        let collisionA = hexBytes(
+            "d131dd02c5e6eec4693d9a0698aff95c2fcab58712467eab4004583eb8fb7f8955ad340609f4b30283e488832571415a"
+                + "085125e8f7cdc99fd91dbdf280373c5bd8823e3156348f5bae6dacd436c919c6dd53e2b487da03fd02396306d248cda0"
+                + "e99f33420f577ee8ce54b67080a80d1ec69821bcb6a8839396f9652b6ff72a70")
+        let collisionB = hexBytes(
+            "d131dd02c5e6eec4693d9a0698aff95c2fcab50712467eab4004583eb8fb7f8955ad340609f4b30283e4888325f1415a"
+                + "085125e8f7cdc99fd91dbd7280373c5bd8823e3156348f5bae6dacd436c919c6dd53e23487da03fd02396306d248cda0"
+                + "e99f33420f577ee8ce54b67080280d1ec69821bcb6a8839396f965ab6ff72a70")
+        #expect(collisionA != collisionB)
+        #expect(MD5Hasher.hash(Data(collisionA)) == MD5Hasher.hash(Data(collisionB)))
+        let prefix = String(repeating: "https://cdn.example.com/", count: 20)
+        let long = String(repeating: "k", count: 4096)
+        var keys: [StoreKey] = [
+            StoreKey(bytes: collisionA), StoreKey(bytes: collisionB),
+            "https://a.example/img.png", "https://b.example/img.png", "https://a.example/x/img.png",
+            "URL", "url", "Url", "caf\u{E9}", "cafe\u{301}", "a b", "a%20b", "a+b", "a/b", "a_b", "a\\b",
+            StoreKey(long + "1"), StoreKey(long + "2"), StoreKey(String(long.prefix(255)) + "1"),
+            StoreKey(String(long.prefix(255)) + "2"),
+        ]
+        keys += (0..<300).map { StoreKey(prefix + "\($0)") }
+        #expect(Set(keys).count == keys.count)
         try withTemporaryDirectory { dir throws in
-            try withStore(dir.child("s")) { store throws in
-                let bigKey = StoreKey(bytes: [UInt8](repeating: 1, count: JournalFormat.maxKeySize + 1))
-                #expect { try store.put(Data("x"), for: bigKey) } throws: { ($0 as? BlobStoreError)?.code == .tooLarge }
-                let bigMetadata = Data(count: JournalFormat.maxMetadataSize + 1)
-                #expect { try store.put(Data("x"), for: "k", metadata: bigMetadata) } throws: {
-                    ($0 as? BlobStoreError)?.code == .tooLarge
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                for (index, key) in keys.enumerated() { try store.put(Data("value \(index)"), for: key) }
+                try store.compact()
+            }
+            try withStore(path) { store throws in
+                for (index, key) in keys.enumerated() { #expect(try store.value(for: key) == Data("value \(index)")) }
+                #expect(try store.stats().entries == keys.count)
+                #expect(try store.stats().distinctBlobs == keys.count)
+            }
+        }
+    }
+
+    /// A key of exactly 16 MiB is a key like any other, in the journal and in a manifest; one
+    /// byte more is refused by every kind of put, before anything is written.
+    @Test func aKeyOfExactlySixteenMiBIsKeptAndOneByteMoreIsRefused() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let biggest = StoreKey(bytes: [UInt8](repeating: 0x2e, count: JournalFormat.maxKeySize))
+            let tooBig = StoreKey(bytes: biggest.bytes + [0x2e])
+            let source = dir.child("source")
+            writeBytes(source, Array("streamed".utf8))
+            try withStore(path) { store throws in
+                try store.put(Data("at the limit"), for: biggest)
+                for put in [
+                    { try store.put(Data("x"), for: tooBig) },
+                    { try store.put(contentsOf: URL(fileURLWithPath: source), for: tooBig) },
+                    { try store.put(readingFrom: FileHandle(forReadingAtPath: source)!, for: tooBig) },
+                ] as [() throws -> SHA256Digest] {
+                    #expect { try put() } throws: { ($0 as? BlobStoreError)?.code == .tooLarge }
                 }
-                #expect(try store.stats().entries == 0)
+                #expect(try store.entries().map(\.key) == [biggest])
+                #expect(regularFiles(under: path + "/tmp").isEmpty)
+            }
+            try withStore(path) { store throws in
+                #expect(try store.value(for: biggest) == Data("at the limit"))
+                try store.compact()
+            }
+            try withStore(path) { store throws in
+                #expect(try store.value(for: biggest) == Data("at the limit"))
+                #expect(store.recoveryReport.manifestEntries == 1)
             }
         }
     }

@@ -9,7 +9,10 @@ struct TemporaryDirectory {
 
     init() {
         path = NSTemporaryDirectory() + "blobstore-tests-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        // 0700 whatever the umask: some tests open the directory itself as a store, which
+        // refuses a group- or world-writable directory.
+        try! FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     /// A path inside the directory that does not exist yet.
@@ -64,6 +67,28 @@ func regularFiles(under path: String) -> [String] {
     return files
 }
 
+/// Every path under `path` (relative, with a trailing `/` for directories), found with `lstat`:
+/// symbolic links are listed, never followed.
+func allPaths(under path: String) -> Set<String> {
+    var found: Set<String> = []
+    var pending = [""]
+    while let relative = pending.popLast() {
+        let directory = relative.isEmpty ? path : path + "/" + relative
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            let child = relative.isEmpty ? name : relative + "/" + name
+            var info = stat()
+            guard lstat(path + "/" + child, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFDIR {
+                found.insert(child + "/")
+                pending.append(child)
+            } else {
+                found.insert(child)
+            }
+        }
+    }
+    return found
+}
+
 /// Where the store at `store` keeps the blob `digest`: `blobs/sha256/ab/<hex>`.
 func blobFile(_ store: String, _ digest: SHA256Digest) -> String {
     store + "/blobs/sha256/" + digest.hex.prefix(2) + "/" + digest.hex
@@ -105,4 +130,19 @@ func run(_ executable: String, _ arguments: [String]) -> Int32 {
     }
     process.waitUntilExit()
     return process.terminationStatus
+}
+
+/// The bytes spelled by `hex` (pairs of hexadecimal digits).
+func hexBytes(_ hex: String) -> [UInt8] {
+    let digits = Array(hex.utf8)
+    return stride(from: 0, to: digits.count, by: 2).map {
+        UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)!
+    }
+}
+
+/// This process's resident memory now (`VmRSS` in /proc/self/status), in bytes.
+func residentBytes() -> Int {
+    let status = String(decoding: readBytes("/proc/self/status"), as: UTF8.self)
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Int(line.filter(\.isNumber)) ?? 0) * 1024
 }

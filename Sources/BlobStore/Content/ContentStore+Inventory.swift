@@ -116,7 +116,7 @@ extension ContentStore {
     func rehash(_ digest: SHA256Digest, buffer: UnsafeMutableRawBufferPointer) throws -> Rehash {
         let fd: FileDescriptor
         do {
-            fd = try Syscalls.open(layout.blobPath(digest), O_RDONLY | O_NONBLOCK)
+            fd = try Syscalls.open(layout.checkedBlobPath(digest), O_RDONLY | O_NONBLOCK)
         } catch let error as BlobStoreError where error.errno == ENOENT {
             return .missing
         } catch let error as BlobStoreError where error.errno == ELOOP {

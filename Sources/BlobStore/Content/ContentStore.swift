@@ -73,7 +73,11 @@ struct ContentStore: Sendable {
         _ = try? Syscalls.unlink(path)
     }
 
+    /// Creates `tmp/<pid>-<random>`. `tmp/` is checked first (one `lstat`): a link put there
+    /// while the store is open would make the new file, and the blob linked from it, land
+    /// outside the store.
     private func createTemporaryFile() throws -> (String, FileDescriptor) {
+        try layout.checkFixedDirectory(layout.tmp)
         let name = "\(Syscalls.processID)-" + String(Syscalls.random64(), radix: 16)
         let path = layout.tmp + "/" + name
         let fd = try Syscalls.open(path, O_WRONLY | O_CREAT | O_EXCL, mode: fileMode)
@@ -88,10 +92,19 @@ struct ContentStore: Sendable {
     /// reused file gets its timestamp refreshed (GC's grace period starts again) and, with
     /// `sync`, an `fdatasync`, since the process that wrote it may not have synced it.
     func reusableBlob(_ digest: SHA256Digest, size: UInt64, verify hashing: Bool, sync: Bool) throws -> Bool {
-        guard let fd = try open(digest) else { return false }
+        let fd: FileDescriptor
+        let info: stat
+        switch try open(digest) {
+        case .missing:
+            return false
+        case .notAFile:
+            try quarantine(digest)
+            return false
+        case .file(let opened, let status):
+            (fd, info) = (opened, status)
+        }
         defer { Syscalls.close(fd) }
-        let info = try Syscalls.fstat(fd)
-        var sound = info.st_mode & S_IFMT == S_IFREG && UInt64(info.st_size) == size
+        var sound = UInt64(info.st_size) == size
         if sound && hashing {
             sound = try verify(fd, digest: digest, expectedSize: size).isFound
         }
@@ -110,9 +123,8 @@ struct ContentStore: Sendable {
     /// - Returns: The directories that gained an entry (the shard, and `blobs/sha256` when the
     ///   shard was created), to be synced in durable modes.
     func link(_ blob: TemporaryBlob) throws -> [String] {
-        let hex = blob.digest.hex
-        let shard = layout.shardDirectory(hex)
-        let target = shard + "/" + hex
+        let shard = layout.shardDirectory(blob.digest.hex)
+        var target = try layout.checkedBlobPath(blob.digest)
         var changed = [shard]
         defer { _ = try? Syscalls.unlink(blob.path) }
         do {
@@ -125,6 +137,8 @@ struct ContentStore: Sendable {
                         + "grace period shorter than the put?). Retry the put.", path: blob.path, errno: ENOENT)
             }
             if try Syscalls.mkdir(shard, mode: directoryMode) { changed.append(layout.blobsSHA256) }
+            // Made here, or by another process meanwhile: checked either way before linking into it.
+            target = try layout.checkedBlobPath(blob.digest)
             if try Syscalls.link(blob.path, target) { return changed }
         }
         // Only a process that ignores the lock could have linked it since reusableBlob looked.
@@ -151,9 +165,17 @@ struct ContentStore: Sendable {
 
     /// Reads a whole blob, checking its size and (when `verify`) its digest.
     func read(_ digest: SHA256Digest, expectedSize: UInt64?, verify: Bool) throws -> ReadResult {
-        guard let fd = try Syscalls.openIfExists(layout.blobPath(digest), O_RDONLY) else { return .missing }
+        let fd: FileDescriptor
+        let info: stat
+        switch try open(digest) {
+        case .missing:
+            return .missing
+        case .notAFile(let reason):
+            return .corrupt(reason: reason)
+        case .file(let opened, let status):
+            (fd, info) = (opened, status)
+        }
         defer { Syscalls.close(fd) }
-        let info = try Syscalls.fstat(fd)
         let size = Int(info.st_size)
         if let expectedSize, UInt64(size) != expectedSize {
             return .corrupt(reason: "size \(size), expected \(expectedSize)")
@@ -167,9 +189,45 @@ struct ContentStore: Sendable {
         return .found(data)
     }
 
-    /// Opens a blob for reading, or returns `nil` when it does not exist.
-    func open(_ digest: SHA256Digest) throws -> FileDescriptor? {
-        try Syscalls.openIfExists(layout.blobPath(digest), O_RDONLY)
+    /// What is at a blob's name, opened.
+    enum OpenedBlob {
+        case missing
+        /// A symbolic link, a FIFO, a directory or a socket: never followed, read or waited on;
+        /// damage, like a file of the wrong size.
+        case notAFile(reason: String)
+        /// A regular file, open for reading, and its status.
+        case file(FileDescriptor, stat)
+    }
+
+    /// Opens a blob for reading without following a link or blocking on a FIFO.
+    ///
+    /// - Throws: ``BlobStoreError/Code/unsafeLayout`` when the shard directory is a link
+    ///   (``StoreLayout/checkedBlobPath(_:)``), or the error of a failed `open` or `fstat`.
+    func open(_ digest: SHA256Digest) throws -> OpenedBlob {
+        let path = try layout.checkedBlobPath(digest)
+        let fd: FileDescriptor
+        do {
+            // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. It has no
+            // effect on a regular file.
+            guard let opened = try Syscalls.openIfExists(path, O_RDONLY | O_NONBLOCK) else { return .missing }
+            fd = opened
+        } catch let error as BlobStoreError where error.errno == ELOOP {
+            return .notAFile(reason: "a symbolic link, not a file")
+        } catch let error as BlobStoreError where error.errno == ENXIO {
+            return .notAFile(reason: "a socket, not a file")
+        }
+        let info: stat
+        do {
+            info = try Syscalls.fstat(fd)
+        } catch {
+            Syscalls.close(fd)
+            throw error
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            Syscalls.close(fd)
+            return .notAFile(reason: "not a regular file")
+        }
+        return .file(fd, info)
     }
 
     /// Checks an open blob by streaming it through SHA-256 (with `pread`, so the descriptor's
@@ -192,15 +250,17 @@ struct ContentStore: Sendable {
 
     // MARK: - Damage
 
-    /// Moves a damaged blob out of `blobs/` into `quarantine/`, keeping it for inspection.
+    /// Moves a damaged blob (or whatever else is at its name) out of `blobs/` into
+    /// `quarantine/`, keeping it for inspection.
     func quarantine(_ digest: SHA256Digest) throws {
-        try quarantine(path: layout.blobPath(digest), name: digest.hex)
+        try quarantine(path: layout.checkedBlobPath(digest), name: digest.hex)
     }
 
-    /// Moves whatever is at `path` to `quarantine/<name>-<random>`; nothing there is not an error.
+    /// Moves whatever is at `path` (a link is moved, not followed) to
+    /// `quarantine/<name>-<random>`; nothing there is not an error.
     func quarantine(path: String, name: String) throws {
-        try Syscalls.mkdir(layout.quarantine, mode: directoryMode)
-        let target = layout.quarantine + "/" + name + "-" + String(Syscalls.random64() & 0xffff_ffff, radix: 16)
+        let quarantine = try layout.preparedQuarantine(mode: directoryMode)
+        let target = quarantine + "/" + name + "-" + String(Syscalls.random64() & 0xffff_ffff, radix: 16)
         do {
             try Syscalls.rename(path, target)
         } catch let error as BlobStoreError where error.code == .notFound {

@@ -88,6 +88,9 @@ extension SHA256Digest: Codable {
 }
 
 extension SHA256Digest {
+    /// The first byte, which names the blob's shard directory (`blobs/sha256/ab`).
+    var shard: UInt8 { UInt8(truncatingIfNeeded: w0 >> 56) }
+
     /// Whether `text` is made of lowercase hexadecimal digits only (how blob files are named).
     static func isLowercaseHex(_ text: String) -> Bool {
         text.utf8.allSatisfy {

@@ -20,7 +20,8 @@ public struct BlobStoreError: Error, Sendable, CustomStringConvertible {
         public static let io = Code("io")
         /// The file system is full (`ENOSPC`, `EDQUOT`).
         public static let noSpace = Code("noSpace")
-        /// The store or a file in it cannot be written or read with the process's rights.
+        /// The store or a file in it cannot be written or read with the process's rights, or the
+        /// store belongs to another user and is open for reading only.
         public static let permissionDenied = Code("permissionDenied")
         /// The directory exists, is not empty and is not a BlobStore store.
         public static let notAStore = Code("notAStore")
@@ -31,7 +32,8 @@ public struct BlobStoreError: Error, Sendable, CustomStringConvertible {
         public static let busy = Code("busy")
         /// An argument is out of range or malformed.
         public static let invalidArgument = Code("invalidArgument")
-        /// The store's layout contains a symbolic link or file type it will not follow.
+        /// The store's layout contains a symbolic link or file type it will not follow, or a
+        /// directory or file of the store that other users may write.
         public static let unsafeLayout = Code("unsafeLayout")
         /// An earlier `fsync` failed; nothing more is acknowledged as durable by this handle.
         public static let poisoned = Code("poisoned")

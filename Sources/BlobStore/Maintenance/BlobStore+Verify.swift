@@ -97,7 +97,7 @@ extension BlobStore {
             let stillMissing = try state.withLock { state in
                 try state.catchUp(layout: layout)
                 return try report.missingBlobs.filter { missing in
-                    let file = try Syscalls.lstat(layout.blobPath(missing.digest))
+                    let file = try lstatBlob(missing.digest)
                     return state.index.blobs[missing.digest] != nil
                         && file.map { $0.st_mode & S_IFMT != S_IFREG } != false
                 }
@@ -326,7 +326,7 @@ extension BlobStore {
                     }
                     records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
                 }
-                for digest in findings.missing where try Syscalls.lstat(layout.blobPath(digest)) == nil {
+                for digest in findings.missing where try lstatBlob(digest) == nil {
                     records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
                 }
                 guard !records.isEmpty else { return }
@@ -343,6 +343,18 @@ extension BlobStore {
     }
 
     // MARK: - Helpers
+
+    /// What is at `digest`'s name (not following a link), or `nil` when nothing is or its shard
+    /// directory is a link or not a directory: the blob is missing then too.
+    private func lstatBlob(_ digest: SHA256Digest) throws -> stat? {
+        let path: String
+        do {
+            path = try layout.checkedBlobPath(digest)
+        } catch let error as BlobStoreError where error.code == .unsafeLayout {
+            return nil
+        }
+        return try Syscalls.lstat(path)
+    }
 
     /// A finished step, timed from `clock`, which moves to now.
     private func step(_ name: String, count: Int, bytes: UInt64, since clock: inout UInt64) -> VerifyReport.Step {

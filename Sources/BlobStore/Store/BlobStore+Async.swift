@@ -48,6 +48,11 @@ extension BlobStore {
         try await offload { try self.blob(digest) }
     }
 
+    /// `async` ``fileHandle(forBlob:)-3lign``.
+    public func fileHandle(forBlob digest: SHA256Digest) async throws -> FileHandle? {
+        try await offload { try self.fileHandle(forBlob: digest) }
+    }
+
     /// `async` ``remove(_:)-9mnpa``.
     @discardableResult
     public func remove(_ key: StoreKey) async throws -> Bool {

@@ -139,6 +139,9 @@ extension BlobStore {
         graceMilliseconds grace: Int64, dryRun: Bool, into report: inout GarbageCollectionReport,
         progress: (@Sendable (MaintenanceProgress) -> Void)?
     ) throws {
+        // Checked again here, as every shard below: the sweep deletes what it finds inside.
+        try layout.checkFixedDirectory(layout.blobsRoot)
+        try layout.checkFixedDirectory(layout.blobsSHA256)
         let shards = try Syscalls.listDirectory(layout.blobsSHA256).filter { name in
             name.utf8.count == 2 && SHA256Digest.isLowercaseHex(name)
         }.sorted()
@@ -176,6 +179,8 @@ extension BlobStore {
         graceMilliseconds grace: Int64, dryRun: Bool, into report: inout GarbageCollectionReport
     ) throws {
         let now = Syscalls.nowMilliseconds()
+        // A link here would make the sweep delete old files wherever it points.
+        try layout.checkFixedDirectory(layout.tmp)
         for name in try Syscalls.listDirectory(layout.tmp) {
             let path = layout.tmp + "/" + name
             guard let file = try Syscalls.lstat(path), file.st_mode & S_IFMT == S_IFREG,

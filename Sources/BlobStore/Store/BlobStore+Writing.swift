@@ -354,14 +354,7 @@ extension BlobStore {
     /// Throws if the store cannot take writes: closed, poisoned or read-only.
     func checkWritable(_ state: StoreState) throws {
         try checkUsable(state)
-        if let reason = state.readOnly {
-            throw BlobStoreError(
-                .permissionDenied,
-                "The store at \(path) is read-only for this process: opening \(reason.path ?? "its journal") "
-                    + "for writing was refused. Reads work; to write, make the store writable by this user, "
-                    + "or choose another store with --store or BLOBSTORE_DIR.",
-                path: path, errno: reason.errno)
-        }
+        if let reason = state.readOnly { throw reason }
     }
 
     /// Throws if the store is closed or poisoned.

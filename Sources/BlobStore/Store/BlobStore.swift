@@ -38,10 +38,14 @@ public final class BlobStore: Sendable {
     /// - Parameters:
     ///   - path: The store directory. Parent directories are created as needed.
     ///   - configuration: Durability, verification and locking settings.
+    /// A store directory that belongs to another user opens read-only (writes throw
+    /// `permissionDenied`), unless ``Configuration/directoryMode`` shares it with a group.
+    ///
     /// - Throws: ``BlobStoreError`` with code `notAStore` for a non-empty directory that is not a
     ///   store, `unsupportedVersion` for a newer format, `corrupt` for a journal whose header is
-    ///   not a BlobStore journal, `unsafeLayout` for a symbolic link inside the store,
-    ///   `permissionDenied`, or `busy` if the store is already open in this process.
+    ///   not a BlobStore journal, `unsafeLayout` for a symbolic link inside the store or a store
+    ///   directory or file that other users may write, `permissionDenied` (also for a new store
+    ///   in another user's directory), or `busy` if the store is already open in this process.
     public init(at path: String, configuration: Configuration = Configuration()) throws {
         let layout = StoreLayout(root: Self.absolute(path))
         self.path = layout.root
@@ -50,6 +54,8 @@ public final class BlobStore: Sendable {
         self.content = ContentStore(
             layout: layout, fileMode: configuration.fileMode, directoryMode: configuration.directoryMode)
         let rootInfo = try Self.prepareDirectory(layout, configuration: configuration)
+        try StoreLayout.refuseWritableByOthers(layout.root, rootInfo, allowed: configuration.directoryMode)
+        let foreignOwner = Self.foreignOwner(layout, rootInfo, configuration: configuration)
         let identity = StoreIdentity(rootInfo)
         let inserted = StoreIdentity.openInProcess.withLock { $0.insert(identity).inserted }
         guard inserted else {
@@ -61,15 +67,21 @@ public final class BlobStore: Sendable {
         self.identity = identity
         var lockFile: FileDescriptor?
         do {
-            let lock = try Self.openLockFile(layout, configuration: configuration)
+            if foreignOwner != nil, try Syscalls.lstat(layout.current) == nil {
+                throw BlobStoreError(
+                    .permissionDenied,
+                    "\(layout.root) belongs to another user (uid \(rootInfo.st_uid)); BlobStore does not create a "
+                        + "store in it. Choose a directory of your own.", path: layout.root)
+            }
+            let lock = try Self.openLockFile(layout, configuration: configuration, readOnly: foreignOwner != nil)
             lockFile = lock
             if try Syscalls.lstat(layout.current) == nil {
                 try Self.withLock(lock, LOCK_EX, timeout: configuration.lockTimeout) {
                     try Self.initialize(layout, configuration: configuration)
                 }
             }
-            try Self.checkLayout(layout, configuration: configuration)
-            var initial = try Self.recover(layout, lock: lock, configuration: configuration)
+            try Self.checkLayout(layout, configuration: configuration, creating: foreignOwner == nil)
+            var initial = try Self.recover(layout, lock: lock, configuration: configuration, readOnly: foreignOwner)
             do {
                 initial.limits = try Self.resolveLimits(
                     layout, lock: lock, configuration: configuration, writable: initial.readOnly == nil)
@@ -199,33 +211,67 @@ public final class BlobStore: Sendable {
         try Syscalls.fsyncDirectory(directory)
     }
 
-    /// Refuses symbolic links (or other file types) where the store expects its directories,
-    /// and recreates a missing `tmp/` or `blobs/`.
-    private static func checkLayout(_ layout: StoreLayout, configuration: Configuration) throws {
+    /// Refuses symbolic links (or other file types) where the store expects its directories
+    /// (`blobs/`, `blobs/sha256/`, `tmp/`, `quarantine/`), and those directories and the files at
+    /// the top of the store when other users may write them (beyond what the configuration
+    /// grants). With `creating`, recreates a missing `tmp/` or `blobs/`. Shard directories are
+    /// checked when they are first used (``StoreLayout/checkedBlobPath(_:)``).
+    private static func checkLayout(_ layout: StoreLayout, configuration: Configuration, creating: Bool) throws {
         for directory in [layout.blobsRoot, layout.blobsSHA256, layout.tmp] {
-            guard let info = try Syscalls.lstat(directory) else {
+            if let info = try layout.checkFixedDirectory(directory) {
+                try StoreLayout.refuseWritableByOthers(directory, info, allowed: configuration.directoryMode)
+            } else if creating {
                 try Syscalls.mkdir(directory, mode: configuration.directoryMode)
-                continue
-            }
-            guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw BlobStoreError(
-                    .unsafeLayout,
-                    "\(directory) is not a plain directory (a symbolic link or a file); the store refuses "
-                        + "to follow it. Remove it; BlobStore recreates the directory.", path: directory)
             }
         }
+        if let info = try layout.checkQuarantine() {
+            try StoreLayout.refuseWritableByOthers(layout.quarantine, info, allowed: configuration.directoryMode)
+        }
+        for name in try Syscalls.listDirectory(layout.root)
+        where StoreLayout.isStoreFileName(name) && !StoreLayout.isAtomicWriteLeftover(name) {
+            let path = layout.root + "/" + name
+            guard let info = try Syscalls.lstat(path), info.st_mode & S_IFMT == S_IFREG else { continue }
+            try StoreLayout.refuseWritableByOthers(path, info, allowed: configuration.fileMode)
+        }
+    }
+
+    /// Why this process must not write the store: its directory belongs to another user. `nil`
+    /// when it is this process's own, or when ``Configuration/directoryMode`` grants the group
+    /// write permission (a store shared with a group on purpose, whose owner is one of its
+    /// members). Root is no exception: files it wrote into another user's store would be root's.
+    private static func foreignOwner(_ layout: StoreLayout, _ info: stat, configuration: Configuration)
+        -> BlobStoreError?
+    {
+        let user = Syscalls.effectiveUserID
+        guard info.st_uid != user, configuration.directoryMode & S_IWGRP == 0 else { return nil }
+        return BlobStoreError(
+            .permissionDenied,
+            "The store at \(layout.root) belongs to another user (uid \(info.st_uid); this process runs as uid "
+                + "\(user)), so it is open for reading only: nothing is written into a directory another user "
+                + "controls, nor left there for that user to trip over. Run the command as the owner "
+                + "(sudo -u '#\(info.st_uid)' …), take the store over with 'chown -R', or share it with a group on "
+                + "purpose (Configuration.directoryMode 0o770).", path: layout.root)
     }
 
     /// Loads the current generation (manifest and journal) into a fresh state, repairing the
     /// journal's tail or a damaged manifest under the exclusive lock.
-    static func recover(_ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration) throws -> StoreState
-    {
-        var readOnly: BlobStoreError? = nil
+    ///
+    /// - Parameter readOnly: Why the store must not be written (it belongs to another user), or
+    ///   `nil` to open it for writing when the journal can be.
+    static func recover(
+        _ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration, readOnly reason: BlobStoreError?
+    ) throws -> StoreState {
+        var readOnly = reason
         let loaded: LoadedGeneration
         do {
-            loaded = try LoadedGeneration.load(layout, flags: O_RDWR | O_APPEND)
-        } catch let error as BlobStoreError where error.code == .permissionDenied {
-            readOnly = error
+            loaded = try LoadedGeneration.load(layout, flags: readOnly == nil ? O_RDWR | O_APPEND : O_RDONLY)
+        } catch let error as BlobStoreError where error.code == .permissionDenied && readOnly == nil {
+            readOnly = BlobStoreError(
+                .permissionDenied,
+                "The store at \(layout.root) is read-only for this process: opening \(error.path ?? "its journal") "
+                    + "for writing was refused. Reads work; to write, make the store writable by this user, "
+                    + "or choose another store with --store or BLOBSTORE_DIR.",
+                path: layout.root, errno: error.errno)
             loaded = try LoadedGeneration.load(layout, flags: O_RDONLY)
         }
         var state = StoreState(loaded)
@@ -268,9 +314,12 @@ public final class BlobStore: Sendable {
 
     // MARK: - The process-shared lock
 
-    /// Opens (creating if needed) LOCK; read-only when the store cannot be written, since
-    /// `flock(2)` works on any descriptor.
-    private static func openLockFile(_ layout: StoreLayout, configuration: Configuration) throws -> FileDescriptor {
+    /// Opens (creating if needed) LOCK; read-only when the store cannot or must not be written,
+    /// since `flock(2)` works on any descriptor.
+    private static func openLockFile(_ layout: StoreLayout, configuration: Configuration, readOnly: Bool) throws
+        -> FileDescriptor
+    {
+        if readOnly { return try Syscalls.open(layout.lock, O_RDONLY) }
         do {
             return try Syscalls.open(layout.lock, O_RDWR | O_CREAT, mode: configuration.fileMode)
         } catch let error as BlobStoreError where error.code == .permissionDenied {

@@ -16,9 +16,14 @@ extension BlobStore {
         public var lockTimeout: Duration = .seconds(30)
         /// Access times buffered in memory before they are appended as one record.
         public var accessBatchSize = 1024
-        /// Mode of the files the store creates (blobs are additionally made read-only).
+        /// Mode of the files the store creates (blobs are additionally made read-only), and the
+        /// most it accepts on the files at the top of the store (the journal, CURRENT, …).
         public var fileMode: mode_t = 0o600
-        /// Mode of the directories the store creates.
+        /// Mode of the directories the store creates, and the most it accepts: opening refuses
+        /// (``BlobStoreError/Code/unsafeLayout``) a store directory, or one of its directories, that
+        /// the group or every user may write beyond this mode. A mode that grants the group write
+        /// permission (`0o770`) declares a store shared with a group: a store directory owned by
+        /// another user is then written too, instead of being opened read-only.
         public var directoryMode: mode_t = 0o700
         /// Whether opening creates the store (and missing parent directories) when there is
         /// none. With `false`, opening a path without a store throws

@@ -1,6 +1,8 @@
 /// The paths of a store's files (docs/format.md, "Layout").
 struct StoreLayout: Sendable {
     let root: String
+    /// The shard directories found to be plain directories (``checkedBlobPath(_:)``).
+    let checkedShards = CheckedShards()
 
     init(root: String) {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root

@@ -111,7 +111,9 @@ extension StoreState {
         var count = 0
         var bytes: UInt64 = 0
         for (digest, size) in index.garbage where index.blobs[digest] == nil {
-            if (try? Syscalls.unlink(layout.blobPath(digest))) == true {
+            // A shard that is a link is skipped: what it points to is not the store's to delete.
+            guard let path = try? layout.checkedBlobPath(digest) else { continue }
+            if (try? Syscalls.unlink(path)) == true {
                 count += 1
                 bytes &+= size
             }
@@ -138,9 +140,8 @@ extension StoreState {
     private func removeGenerations(
         except kept: UInt64, replaced old: UInt64, layout: StoreLayout, configuration: BlobStore.Configuration
     ) {
-        if manifestDamaged {
-            _ = try? Syscalls.mkdir(layout.quarantine, mode: configuration.directoryMode)
-            let target = layout.quarantine + "/manifest-\(old)-" + String(Syscalls.random64() & 0xffff_ffff, radix: 16)
+        if manifestDamaged, let quarantine = try? layout.preparedQuarantine(mode: configuration.directoryMode) {
+            let target = quarantine + "/manifest-\(old)-" + String(Syscalls.random64() & 0xffff_ffff, radix: 16)
             _ = try? Syscalls.rename(layout.manifest(generation: old), target)
         }
         for name in (try? Syscalls.listDirectory(layout.root)) ?? [] {

@@ -110,10 +110,9 @@ extension StoreState {
                 recovery.tornTailBytes += count
             case .corrupt(let count, let reason):
                 let offset = Int(journalEnd)
-                let saved = layout.quarantine + "/journal-\(generation)-at-\(offset)"
-                try Syscalls.mkdir(layout.quarantine, mode: configuration.directoryMode)
-                try BlobStore.writeFileAtomically(
-                    saved, rest, directory: layout.quarantine, mode: configuration.fileMode)
+                let quarantine = try layout.preparedQuarantine(mode: configuration.directoryMode)
+                let saved = quarantine + "/journal-\(generation)-at-\(offset)"
+                try BlobStore.writeFileAtomically(saved, rest, directory: quarantine, mode: configuration.fileMode)
                 recovery.droppedBytes += count
                 recovery.corruptionOffset = offset
                 recovery.corruptionReason = reason

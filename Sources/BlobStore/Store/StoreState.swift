@@ -29,7 +29,8 @@ struct StoreState: Sendable {
     var commitScheduled = false
     /// Set when an `fsync` failed: nothing more is acknowledged (DESIGN.md, invariant 7).
     var poison: BlobStoreError?
-    /// Set when the journal could only be opened for reading: reads work, writes throw this.
+    /// Set when the store must not be written (it belongs to another user) or the journal could
+    /// only be opened for reading: reads work, writes throw this.
     var readOnly: BlobStoreError?
     var isClosed = false
     var hits = 0

@@ -272,6 +272,9 @@ enum Syscalls {
     /// The process id, for unique temporary names.
     static var processID: Int32 { getpid() }
 
+    /// The effective user id, compared with the owner of the store directory.
+    static var effectiveUserID: uid_t { geteuid() }
+
     /// Whether a process with id `pid` exists (`kill(pid, 0)`; one of another user counts).
     static func processExists(_ pid: Int32) -> Bool {
         pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)

@@ -5,7 +5,6 @@ extension Runner {
     /// `get <key> [-o <file>]`: copies the verified blob to standard output (no `-o`, or `-o -`)
     /// or `file` in 1 MiB pieces, so memory use does not grow with the value.
     func get(key: String, output file: String?) throws -> Int32 {
-        let file = file == "-" ? nil : file
         try withStore(creating: false, key: key) { store in
             guard let source = try store.fileHandle(for: StoreKey(key)) else {
                 // The library answers nil for a damaged or vanished blob too, and counts it.
@@ -18,11 +17,7 @@ extension Runner {
                 throw keyNotFound(key)
             }
             defer { try? source.close() }
-            let destination = try file.map(openForWriting) ?? output.handle
-            while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
-                try destination.write(contentsOf: chunk)
-            }
-            if file != nil { try destination.close() }
+            try copy(source, to: file)
         }
         return ExitCode.success
     }
