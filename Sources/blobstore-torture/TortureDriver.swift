@@ -44,7 +44,10 @@ struct TortureDriver {
                 summary.count(log)
                 findings += log.findings + end.findings(log, name: prefixes[worker])
                 workerLogs.append(log)
-                if end.killed { summary.kills += 1 }
+                if end.killed {
+                    summary.kills += 1
+                    summary.killsDuring[log.stage, default: 0] += 1
+                }
             }
             let outcome = checker.check(workerLogs)
             findings += outcome.findings

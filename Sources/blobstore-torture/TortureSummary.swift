@@ -12,6 +12,8 @@ struct TortureSummary {
     var compactions = 0
     var collections = 0
     var kills = 0
+    /// Kills by the stage of the worker's log when it died (`WorkerLog.stage`).
+    var killsDuring: [String: Int] = [:]
     /// Changes a worker had begun but not acknowledged when it died, and how many of them the
     /// store shows.
     var inFlight = 0
@@ -42,10 +44,15 @@ struct TortureSummary {
         collections += log.collections
     }
 
+    private var stages: String {
+        let order = ["open", "put", "rm", "get", "compact", "gc", "between", "close", "exit"]
+        return order.compactMap { stage in killsDuring[stage].map { "\(stage) \($0)" } }.joined(separator: ", ")
+    }
+
     var line: String {
         "rounds: \(rounds), acknowledged: \(acknowledged), lost: \(lost), wrong bytes: \(wrongBytes), "
             + "recovery failures: \(recoveryFailures), errors: \(errors), reads: \(reads), "
-            + "compactions: \(compactions), gcs: \(collections), kills: \(kills), in flight: \(inFlight) "
+            + "compactions: \(compactions), gcs: \(collections), kills: \(kills) (\(stages)), in flight: \(inFlight) "
             + "(took effect: \(inFlightApplied)), seed: \(seed), seconds: \(Int(seconds.rounded()))"
     }
 }

@@ -27,6 +27,7 @@ struct TortureWorker {
         var step = "open"
         do {
             let store = try BlobStore(at: store, configuration: .init(durability: durability))
+            log(.opened)
             for index in 0..<operations {
                 let key = Int(random.next() % UInt64(Self.keyCount))
                 let name = StoreKey("\(prefix)-\(key)")
@@ -34,14 +35,14 @@ struct TortureWorker {
                 switch random.next() % 100 {
                 case 0..<45:
                     let version = firstVersion + index
-                    log(.willPut(key: key, version: version))
+                    log(.will(.put(key: key, version: version)))
                     try store.put(
                         TortureContent.bytes(key: name.string, version: version), for: name,
                         metadata: TortureContent.metadata(version: version))
                     states[key] = .version(version)
                     log(.put(key: key, version: version))
                 case 45..<58:
-                    log(.willRemove(key: key))
+                    log(.will(.remove(key: key)))
                     let existed = try store.remove(name)
                     if existed != (states[key] != .absent) {
                         log(.found(Finding(.lost, "\(name): remove returned \(existed), expected \(states[key])")))
@@ -49,18 +50,22 @@ struct TortureWorker {
                     states[key] = .absent
                     log(.removed(key: key, existed: existed))
                 case 58..<92:
+                    log(.will(.read(key: key)))
                     let value = try store.value(for: name)
                     check(value, of: name, expected: states[key])
                     log(.read(key: key, hit: value != nil))
                 case 92..<96:
+                    log(.will(.compact))
                     try store.compact()
                     log(.compacted)
                 default:
+                    log(.will(.collect))
                     try store.collectGarbage(limits: EvictionLimits(), gracePeriod: .zero)
                     log(.collected)
                 }
             }
             step = "close"
+            log(.closing)
             try store.close()
             log(.done)
             return 0

@@ -11,6 +11,10 @@ struct WorkerLog {
     var compactions = 0
     var collections = 0
     var finished = false
+    /// Where the log ends: `open` (opening the store: no line yet), an operation's name (`put`,
+    /// `rm`, `get`, `compact`, `gc`), `close`, `between` (between operations) or `exit` (after
+    /// `done`).
+    var stage = "open"
     var findings: [Finding] = []
     /// Lines that are not `WorkerEvent`s (a worker's line cut short can only be the last one).
     var garbled: [String] = []
@@ -25,16 +29,23 @@ struct WorkerLog {
                 continue
             }
             switch event {
-            case .willPut(let key, let version): inFlight = (key, .version(version))
-            case .willRemove(let key): inFlight = (key, .absent)
+            case .opened: stage = "between"
+            case .will(let operation):
+                stage = operation.name
+                if case .put(let key, let version) = operation { inFlight = (key, .version(version)) }
+                if case .remove(let key) = operation { inFlight = (key, .absent) }
             case .put(let key, let version): acknowledge(key, .version(version))
             case .removed(let key, _): acknowledge(key, .absent)
             case .read: reads += 1
             case .compacted: compactions += 1
             case .collected: collections += 1
             case .found(let finding): findings.append(finding)
-            case .done: finished = true
+            case .closing: stage = "close"
+            case .done:
+                finished = true
+                stage = "exit"
             }
+            if event.isAcknowledgement { stage = "between" }
         }
     }
 

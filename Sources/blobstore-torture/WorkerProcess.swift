@@ -25,11 +25,17 @@ final class WorkerProcess {
             self.firstVersion = firstVersion
             seed = random.next()
             self.durability = durability ?? Durability.allCases[Int(random.next() % 3)]
-            // A worker to kill gets more operations than it can run before its moment comes.
-            if random.next() % 4 == 0 {
+            // A worker to kill gets more operations than it can run before its moment comes. A
+            // quarter of those moments fall in the first 10 ms: start-up and opening the store,
+            // which may be repairing what a killed worker left.
+            switch random.next() % 16 {
+            case 0..<4:
                 operations = 1 + Int(random.next() % 200)
                 killAfter = nil
-            } else {
+            case 4..<7:
+                operations = 100_000
+                killAfter = Int(random.next() % 11)
+            default:
                 operations = 100_000
                 killAfter = Int(random.next() % UInt64(TortureDriver.maximumKillDelay + 1))
             }
