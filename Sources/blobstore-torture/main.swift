@@ -16,6 +16,18 @@
 //
 // Puts `TortureValue.bytes(7)` under KEY, stopping itself (SIGSTOP) after the blob is linked
 // and before its record is appended; prints `ack` once the put returns (after SIGCONT).
+//
+//   blobstore-torture torture --store DIR [--rounds N] [--workers W] [--seed S] [--durability MODE]
+//
+// Crash torture (`TortureDriver`, docs/reliability.md): rounds of W worker processes doing mixed
+// put/get/remove/compact/gc on one store, SIGKILLed at random moments; after each round the store
+// is opened and checked against what the workers acknowledged. Prints one summary line; exits 1
+// if anything acknowledged was lost, a read was wrong, recovery failed or an operation failed.
+// MODE is none, batched, always, or mixed (the default: each worker of each round draws one).
+//
+//   blobstore-torture worker STORE PREFIX FIRST_VERSION SEED OPERATIONS none|batched|always
+//
+// One crash-torture worker (`TortureWorker`), started by `torture`.
 
 @_spi(Testing) import BlobStore
 import Foundation
@@ -34,7 +46,8 @@ func usage() -> Never {
         Data(
             ("usage: blobstore-torture put-loop STORE PREFIX COUNT [none|batched|always] [START_AT_MS]\n"
                 + "       blobstore-torture compact STORE [POINT]\n"
-                + "       blobstore-torture stop-after-link STORE KEY\n").utf8))
+                + "       blobstore-torture stop-after-link STORE KEY\n"
+                + "       \(TortureOptions.usage)\n").utf8))
     exit(64)
 }
 
@@ -79,6 +92,21 @@ func stopAfterLink(_ arguments: [String]) throws {
     FileHandle.standardOutput.write(Data("ack\n".utf8))
 }
 
+func torture(_ arguments: [String]) throws {
+    guard let options = TortureOptions(arguments) else { usage() }
+    exit(try TortureDriver(options: options).run())
+}
+
+func worker(_ arguments: [String]) {
+    guard arguments.count == 6, let firstVersion = Int(arguments[2]), let seed = UInt64(arguments[3]),
+        let operations = Int(arguments[4]), let durability = Durability(rawValue: arguments[5])
+    else { usage() }
+    let worker = TortureWorker(
+        store: arguments[0], prefix: arguments[1], firstVersion: firstVersion, seed: seed, operations: operations,
+        durability: durability)
+    exit(worker.run())
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else { usage() }
 do {
@@ -87,6 +115,8 @@ do {
     case "put-loop": try putLoop(rest)
     case "compact": try compact(rest)
     case "stop-after-link": try stopAfterLink(rest)
+    case "torture": try torture(rest)
+    case "worker": worker(rest)
     default: usage()
     }
 } catch {

@@ -1,0 +1,96 @@
+import BlobStore
+import Foundation
+
+/// Opens the store after a round, with no worker left running, and checks it against the
+/// workers' logs:
+///
+/// - the store opens, neither opening nor `verify()` finds damage (a torn tail is fine), and
+///   `quarantine/` is empty: no process found damage during the round either;
+/// - every key holds what its last acknowledged change left, or what the change in flight when
+///   its worker died left; and never bytes that are not the value of the version its metadata
+///   names.
+struct TortureChecker {
+    var store: String
+    /// The key prefix of each worker, in the order of the logs.
+    var prefixes: [String]
+
+    struct Outcome {
+        var findings: [Finding] = []
+        /// Each worker's key states as the store holds them: what the next round starts from.
+        var states: [[KeyState]]
+        var inFlight = 0
+        var inFlightApplied = 0
+    }
+
+    func check(_ logs: [WorkerLog]) -> Outcome {
+        var outcome = Outcome(states: logs.map(\.states))
+        let store: BlobStore
+        do {
+            store = try BlobStore(at: self.store)
+        } catch {
+            outcome.findings.append(Finding(.recoveryFailure, "open: \(error)"))
+            return outcome
+        }
+        do {
+            if !store.recoveryReport.isClean {
+                outcome.findings.append(Finding(.recoveryFailure, "open: \(store.recoveryReport)"))
+            }
+            let report = try store.verify()
+            if !report.isClean {
+                outcome.findings.append(
+                    Finding(
+                        .recoveryFailure,
+                        "verify: corrupt \(report.corruptBlobs), missing \(report.missingBlobs), "
+                            + "stray \(report.strayFiles), recovery \(report.recovery)"))
+            }
+            let quarantined = (try? FileManager.default.contentsOfDirectory(atPath: self.store + "/quarantine")) ?? []
+            if !quarantined.isEmpty {
+                outcome.findings.append(
+                    Finding(.recoveryFailure, "quarantine/ holds \(quarantined.sorted()): a process found damage"))
+            }
+            for (worker, log) in logs.enumerated() {
+                for key in 0..<TortureWorker.keyCount {
+                    try check(store, worker: worker, key: key, log: log, into: &outcome)
+                }
+            }
+            try store.close()
+        } catch {
+            outcome.findings.append(Finding(.recoveryFailure, "check: \(error)"))
+        }
+        return outcome
+    }
+
+    private func check(_ store: BlobStore, worker: Int, key: Int, log: WorkerLog, into outcome: inout Outcome) throws {
+        let name = StoreKey("\(prefixes[worker])-\(key)")
+        let acknowledged = log.states[key]
+        let inFlight = log.inFlight.flatMap { $0.key == key ? $0.state : nil }
+        let metadata = try store.info(for: name)?.metadata ?? Data()
+        let found: KeyState
+        if let value = try store.value(for: name) {
+            guard let version = TortureContent.version(metadata: metadata),
+                value == TortureContent.bytes(key: name.string, version: version)
+            else {
+                let named = String(decoding: metadata, as: UTF8.self)
+                outcome.findings.append(
+                    Finding(
+                        .wrongBytes,
+                        "\(name): expected \(acknowledged), read \(value.count) bytes that are not those of "
+                            + "version \"\(named)\" its metadata names"))
+                return
+            }
+            found = .version(version)
+        } else {
+            found = .absent
+        }
+        if let inFlight, inFlight != acknowledged {
+            outcome.inFlight += 1
+            if found == inFlight { outcome.inFlightApplied += 1 }
+        }
+        guard found == acknowledged || found == inFlight else {
+            let alternative = inFlight.map { " (or \($0), if the change in flight took effect)" } ?? ""
+            outcome.findings.append(Finding(.lost, "\(name): expected \(acknowledged)\(alternative), read \(found)"))
+            return
+        }
+        outcome.states[worker][key] = found
+    }
+}

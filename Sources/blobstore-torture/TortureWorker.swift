@@ -1,0 +1,107 @@
+import BlobStore
+import Foundation
+
+/// A crash-torture worker process: a seeded random mix of put, get, remove, compact and gc on
+/// its own keys `<prefix>-0` … `<prefix>-<keyCount - 1>`, logging each step as a `WorkerEvent`
+/// line on standard output. The driver SIGKILLs it at a random moment.
+///
+/// Since no other process changes its keys, the worker knows what each must hold (it reads the
+/// states at the start of the round from standard input, one `<key> <version>` line per key
+/// present) and checks every read and every remove's answer against that.
+struct TortureWorker {
+    /// Keys per worker: few, so that puts overwrite and removes hit.
+    static let keyCount = 24
+
+    var store: String
+    var prefix: String
+    /// The version of the put at step `i` is `firstVersion + i`.
+    var firstVersion: Int
+    var seed: UInt64
+    var operations: Int
+    var durability: Durability
+
+    /// Runs the operations; returns the exit status (1 after an operation threw).
+    func run() -> Int32 {
+        var states = readStates()
+        var random = SplitMix64(seed: seed)
+        var step = "open"
+        do {
+            let store = try BlobStore(at: store, configuration: .init(durability: durability))
+            log(.opened)
+            for index in 0..<operations {
+                let key = Int(random.next() % UInt64(Self.keyCount))
+                let name = StoreKey("\(prefix)-\(key)")
+                step = "operation \(index) on \(name)"
+                switch random.next() % 100 {
+                case 0..<45:
+                    let version = firstVersion + index
+                    log(.will(.put(key: key, version: version)))
+                    try store.put(
+                        TortureContent.bytes(key: name.string, version: version), for: name,
+                        metadata: TortureContent.metadata(version: version))
+                    states[key] = .version(version)
+                    log(.put(key: key, version: version))
+                case 45..<58:
+                    log(.will(.remove(key: key)))
+                    let existed = try store.remove(name)
+                    if existed != (states[key] != .absent) {
+                        log(.found(Finding(.lost, "\(name): remove returned \(existed), expected \(states[key])")))
+                    }
+                    states[key] = .absent
+                    log(.removed(key: key, existed: existed))
+                case 58..<92:
+                    log(.will(.read(key: key)))
+                    let value = try store.value(for: name)
+                    check(value, of: name, expected: states[key])
+                    log(.read(key: key, hit: value != nil))
+                case 92..<96:
+                    log(.will(.compact))
+                    try store.compact()
+                    log(.compacted)
+                default:
+                    log(.will(.collect))
+                    try store.collectGarbage(limits: EvictionLimits(), gracePeriod: .zero)
+                    log(.collected)
+                }
+            }
+            step = "close"
+            log(.closing)
+            try store.close()
+            log(.done)
+            return 0
+        } catch {
+            log(.found(Finding(.error, "\(prefix) \(step): \(error)")))
+            return 1
+        }
+    }
+
+    private func readStates() -> [KeyState] {
+        var states = [KeyState](repeating: .absent, count: Self.keyCount)
+        let input = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        for line in input.split(separator: "\n") {
+            let numbers = line.split(separator: " ").compactMap { Int($0) }
+            if numbers.count == 2 && states.indices.contains(numbers[0]) { states[numbers[0]] = .version(numbers[1]) }
+        }
+        return states
+    }
+
+    /// Logs a finding unless `value` is what `expected` says: a read that misses an acknowledged
+    /// put, or finds a removed key, is a loss; any other bytes are wrong.
+    private func check(_ value: Data?, of key: StoreKey, expected: KeyState) {
+        let read = value.map { "\($0.count) bytes" } ?? "absent"
+        switch (expected, value) {
+        case (.absent, nil):
+            return
+        case (.version(let version), let value?):
+            if value != TortureContent.bytes(key: key.string, version: version) {
+                log(.found(Finding(.wrongBytes, "\(key): expected \(expected), read \(read) of other content")))
+            }
+        case (.version, nil), (.absent, _):
+            log(.found(Finding(.lost, "\(key): expected \(expected), read \(read)")))
+        }
+    }
+
+    private func log(_ event: WorkerEvent) {
+        FileHandle.standardOutput.write(Data((event.line + "\n").utf8))
+    }
+}
