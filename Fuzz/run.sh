@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds a libFuzzer harness (Fuzz/<Target>Fuzz.swift) with the library sources and runs it.
+# Builds a libFuzzer harness (Fuzz/<Target>Fuzz.swift) with the sources it tests and runs it.
 # See Fuzz/README.md, or run `Fuzz/run.sh --help`.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -10,10 +10,14 @@ cd "$ROOT"
 BUILD=.build/fuzz
 SWIFTC="${SWIFTC:-swiftc}"
 CLANG="${CLANG:-$(dirname "$(readlink -f "$(command -v "$SWIFTC")")")/clang}"
+# What every harness depends on, and the C module maps every Swift compile needs.
+LIBRARY_INPUTS=(Sources/BlobStore Sources/CCRC32C Sources/CLibCrypto Fuzz/run.sh)
+MODULE_MAPS=(-Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap
+    -Xcc "-fmodule-map-file=$BUILD/CCRC32C/module.modulemap")
 
 usage() {
     cat <<'EOF'
-OVERVIEW: Build a libFuzzer harness with the BlobStore sources and run it.
+OVERVIEW: Build a libFuzzer harness with the sources it tests and run it.
 
 USAGE: Fuzz/run.sh <target> <seconds> [-- <libfuzzer-option>...]
        Fuzz/run.sh all <seconds>
@@ -49,47 +53,96 @@ list_targets() {
 
 # MARK: - Build
 
-# Prints the path of the fuzzer binary for $1, building it when any input is newer.
-build() {
-    local target="$1"
-    local binary="$BUILD/$target-fuzzer"
+# The module a harness is compiled into, with that module's sources, so that it reaches internal
+# symbols: BlobStore for the journal and manifest harnesses, BlobStoreCLI for the argument parser
+# and quantity harnesses. The CLI sources `import BlobStore`: for them BlobStore is compiled first
+# as a module of its own (build_library) and linked in.
+module_of() {
+    case "$1" in
+        ArgumentParser | Quantity) echo BlobStoreCLI ;;
+        *) echo BlobStore ;;
+    esac
+}
+
+# Succeeds when the stamp file $1 exists and nothing under the other arguments is newer.
+up_to_date() {
+    local stamp="$1"
+    shift
+    [[ -f "$stamp" ]] && [[ -z "$(find "$@" -newer "$stamp" -print -quit)" ]]
+}
+
+# Snapshots Sources/BlobStore, Sources/CCRC32C and the directories given into $BUILD/src (the
+# sources may be edited while swiftc runs), compiles crc32c.c and writes the CCRC32C module map
+# (SwiftPM generates one; swiftc alone needs it).
+snapshot() {
     mkdir -p "$BUILD/CCRC32C"
-
-    local -a support=()
-    mapfile -t support < <(find Fuzz/Support -name '*.swift' 2>/dev/null | sort)
-
-    # The stamp is taken before compiling, so a source edited during the build is rebuilt next time.
-    local stamp="$binary.stamp"
-    if [[ -x "$binary" && -f "$stamp" ]] && [[ -z "$(find Sources/BlobStore Sources/CCRC32C Sources/CLibCrypto \
-        Fuzz/Support "Fuzz/${target}Fuzz.swift" Fuzz/run.sh -newer "$stamp" -print -quit)" ]]; then
-        echo "$binary"
-        return
-    fi
-
-    # SwiftPM generates the C target's module map; swiftc alone needs one.
     cat >"$BUILD/CCRC32C/module.modulemap" <<EOF
 module CCRC32C {
     header "$ROOT/$BUILD/src/CCRC32C/include/crc32c.h"
     export *
 }
 EOF
-    echo "building $binary" >&2
-    rm -f "$binary" "$stamp"
-    touch "$stamp.new"
-    # Compile a snapshot: the sources may be edited while swiftc runs.
     rm -rf "$BUILD/src"
     mkdir -p "$BUILD/src"
-    cp -R Sources/BlobStore Sources/CCRC32C "$BUILD/src/"
-    local -a library=()
-    mapfile -t library < <(find "$BUILD/src/BlobStore" -name '*.swift' | sort)
+    cp -R Sources/BlobStore Sources/CCRC32C "$@" "$BUILD/src/"
     "$CLANG" -c -O2 -fsanitize=fuzzer-no-link,address -I"$BUILD/src/CCRC32C/include" \
-        "$BUILD/src/CCRC32C/crc32c.c" -o "$BUILD/crc32c.o"
+        "$BUILD/src/CCRC32C/crc32c.c" -o "$BUILD/crc32c.o" >&2
+}
+
+# Prints the Swift sources of the snapshot's target $1, one a line.
+snapshot_sources() { find "$BUILD/src/$1" -name '*.swift' | sort; }
+
+# Compiles the snapshot's BlobStore into the module $BUILD/lib/BlobStore.{swiftmodule,o}, unless
+# it is up to date, for the harnesses that import it.
+build_library() {
+    local stamp="$BUILD/lib/BlobStore.stamp"
+    if up_to_date "$stamp" "${LIBRARY_INPUTS[@]}"; then return; fi
+    echo "building $BUILD/lib/BlobStore.o" >&2
+    mkdir -p "$BUILD/lib"
+    rm -f "$stamp"
+    touch "$stamp.new"
+    local -a library=()
+    mapfile -t library < <(snapshot_sources BlobStore)
+    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -wmo \
+        -module-name BlobStore -emit-module -emit-module-path "$BUILD/lib/BlobStore.swiftmodule" \
+        "${library[@]}" "${MODULE_MAPS[@]}" -c -o "$BUILD/lib/BlobStore.o" >&2 || return 1
+    mv "$stamp.new" "$stamp"
+}
+
+# Prints the path of the fuzzer binary for $1, building it when any input is newer.
+build() {
+    local target="$1"
+    local module binary="$BUILD/$target-fuzzer"
+    module="$(module_of "$target")"
+    local -a inputs=("${LIBRARY_INPUTS[@]}" "Fuzz/${target}Fuzz.swift")
+    [[ -d "Fuzz/Support/$module" ]] && inputs+=("Fuzz/Support/$module")
+    [[ "$module" == BlobStore ]] || inputs+=("Sources/$module")
+
+    # The stamp is taken before compiling, so a source edited during the build is rebuilt next time.
+    local stamp="$binary.stamp"
+    if [[ -x "$binary" ]] && up_to_date "$stamp" "${inputs[@]}"; then
+        echo "$binary"
+        return
+    fi
+    echo "building $binary" >&2
+    mkdir -p "$BUILD"
+    rm -f "$binary" "$stamp"
+    touch "$stamp.new"
+
+    local -a support=() compiled=() library=()
+    mapfile -t support < <(find "Fuzz/Support/$module" -name '*.swift' 2>/dev/null | sort)
+    # Failures are checked one by one: `run` is called where `set -e` does not apply.
+    if [[ "$module" == BlobStore ]]; then
+        snapshot || return 1
+    else
+        snapshot "Sources/$module" && build_library || return 1
+        library=(-I "$BUILD/lib" "$BUILD/lib/BlobStore.o")
+    fi
+    mapfile -t compiled < <(snapshot_sources "$module")
     if ! "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 \
         -module-name "Fuzz$target" \
-        "Fuzz/${target}Fuzz.swift" "${support[@]}" "${library[@]}" \
-        -Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap \
-        -Xcc -fmodule-map-file="$BUILD/CCRC32C/module.modulemap" \
-        "$BUILD/crc32c.o" -lcrypto -use-ld=lld \
+        "Fuzz/${target}Fuzz.swift" "${support[@]}" "${compiled[@]}" "${MODULE_MAPS[@]}" \
+        "${library[@]}" "$BUILD/crc32c.o" -lcrypto -use-ld=lld \
         -o "$binary" >&2; then
         rm -f "$binary"
         return 1
@@ -107,7 +160,10 @@ run() {
     [[ -f "Fuzz/${target}Fuzz.swift" ]] || usage_error "unknown target '$target' (see 'Fuzz/run.sh --list')"
 
     local binary
-    binary="$(build "$target")"
+    if ! binary="$(build "$target")"; then
+        echo "$target: the build failed"
+        return 1
+    fi
 
     # Every earlier finding must stay fixed: replay Fuzz/FailCases/<target>/ first.
     local -a failcases=()
@@ -131,6 +187,9 @@ run() {
         find "Fuzz/Corpus/$target" -maxdepth 1 -type f -exec cp -n {} "$corpus/" \;
     fi
     local log="$artifacts/fuzz.log"
+    # Names and spellings the fuzzer could hardly guess byte by byte (the CLI harnesses).
+    local -a dictionary=()
+    if [[ -f "Fuzz/Dictionaries/$target.dict" ]]; then dictionary=(-dict="Fuzz/Dictionaries/$target.dict"); fi
 
     echo "fuzzing $target for ${seconds}s (corpus $corpus, log $log)"
     local status=0
@@ -138,7 +197,7 @@ run() {
     # the stack itself.
     SWIFT_BACKTRACE=enable=no FUZZ_REPRO_DIR="$artifacts" \
         "$binary" -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 \
-        -artifact_prefix="$artifacts/" "$@" "$corpus" >"$log" 2>&1 || status=$?
+        -artifact_prefix="$artifacts/" "${dictionary[@]}" "$@" "$corpus" >"$log" 2>&1 || status=$?
 
     local execs rate
     execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"

@@ -6,8 +6,8 @@ import BlobStore
 /// - `--store <dir>` and `--durability <mode>` may come before or after the subcommand;
 ///   `--name=value` works too. A value may not start with `-` (except `-` itself) unless given
 ///   as `--name=value`.
-/// - `-h`/`--help` anywhere asks for help on the subcommand (or the overview); it wins over
-///   any other mistake on the line.
+/// - `-h`/`--help` anywhere before `--` asks for help on the subcommand (or the overview); it wins
+///   over any other mistake on the line, and ignores a value (`--help=x`).
 /// - `--version` is valid only without a subcommand.
 /// - `--` ends the options: everything after it is an argument, so keys may start with `-`.
 /// - Sizes and durations are read by ``SizeParser`` and ``DurationParser``; a bad one names the
@@ -45,9 +45,9 @@ public enum ArgumentParser {
                 if subcommand == nil {
                     guard let named = Subcommand(rawValue: argument) else {
                         // Help wins over any other mistake: `blobstore frob --help` shows the overview.
-                        if arguments[index...].contains(where: { $0 == "-h" || $0 == "--help" }) {
-                            helpRequested = true
-                        }
+                        // After `--` there are no options: `blobstore frob -- --help` is a mistake.
+                        let laterOptions = optionsEnded ? [] : arguments[index...].prefix { $0 != "--" }
+                        if laterOptions.contains(where: asksForHelp) { helpRequested = true }
                         fail("Unknown subcommand '\(argument)'")
                         break scanning
                     }
@@ -62,12 +62,7 @@ public enum ArgumentParser {
                 continue
             }
 
-            var name = argument
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
+            let (name, inlineValue) = splitOption(argument)
             /// The option's value: inline, or the next argument unless that is an option (`-` alone,
             /// standard input or output, is a value).
             func value(_ label: String) -> String? {
@@ -197,6 +192,23 @@ public enum ArgumentParser {
         let command = try makeCommand(
             subcommand, positionals, json: json, output: output, repair: repair, collect: collect, changes: changes)
         return Invocation(options: options, command: command)
+    }
+
+    /// An option's name and, for `--name=value`, its value.
+    ///
+    /// The split is at the first `=` scalar, not character: in `--store=\u{301}dir` the `=` and the
+    /// combining accent that starts the value form one character.
+    private static func splitOption(_ argument: String) -> (name: String, inlineValue: String?) {
+        let scalars = argument.unicodeScalars
+        guard argument.hasPrefix("--"), let equals = scalars.firstIndex(of: "=") else { return (argument, nil) }
+        return (String(scalars[..<equals]), String(scalars[scalars.index(after: equals)...]))
+    }
+
+    /// Whether `argument`, as an option, asks for help: `-h`, `--help`, or `--help=` with any
+    /// value (the value is ignored, as help wins over any mistake).
+    private static func asksForHelp(_ argument: String) -> Bool {
+        let name = splitOption(argument).name
+        return name == "-h" || name == "--help"
     }
 
     /// The subcommands that take `--json`.

@@ -52,10 +52,29 @@ import Testing
         #expect(try parse(["--version"]).command == .version)
     }
 
+    @Test func helpAfterAnUnknownSubcommandCountsOnlyBeforeDoubleDash() throws {
+        #expect(try parse(["frob", "--help"]).command == .help(nil))
+        // As `ls --help=x` is help on ls, and `--help=x frob` the overview.
+        #expect(try parse(["frob", "--help=x"]).command == .help(nil))
+        #expect(try parse(["ls", "--help=x"]).command == .help(.ls))
+        #expect(try parse(["--help=x", "frob"]).command == .help(nil))
+        // After `--`, `--help` is an argument, as in `get -- --help`.
+        #expect(error(["frob", "--", "--help"]) == CommandLineError("Unknown subcommand 'frob'", subcommand: nil))
+        #expect(error(["", "--", "-h"]) == CommandLineError("Unknown subcommand ''", subcommand: nil))
+        #expect(error(["--", "frob", "-h"]) == CommandLineError("Unknown subcommand 'frob'", subcommand: nil))
+    }
+
     @Test func doubleDashEndsOptions() throws {
         #expect(try parse(["put", "--", "-k", "--json"]).command == .put(key: "-k", file: "--json"))
         #expect(try parse(["get", "--", "--help"]).command == .get(key: "--help", output: nil))
         #expect(try parse(["has", "-"]).command == .has(key: "-"))
+    }
+
+    @Test func inlineValueStartingWithACombiningMark() throws {
+        // "=" and U+0301 form one character; the value still starts after the "=".
+        #expect(try parse(["--store=\u{301}/s", "ls"]).options.store == "\u{301}/s")
+        #expect(try parse(["get", "--output=\u{301}", "k"]).command == .get(key: "k", output: "\u{301}"))
+        #expect(try parse(["frob", "--help=\u{301}"]).command == .help(nil))
     }
 
     @Test func keysAreTakenAsGiven() throws {

@@ -1,0 +1,134 @@
+// Command lines for the ArgumentParser harness: from fuzz bytes, and back from an Invocation.
+// Fuzz/README.md lists the properties.
+
+/// The command line a harness input stands for: the bytes split at every NUL and newline (empty
+/// arguments included), each decoded as UTF-8 with invalid bytes replaced by U+FFFD, as
+/// `CommandLine.arguments` decodes them. No bytes is no arguments.
+func argumentVector(_ bytes: [UInt8]) -> [String] {
+    guard !bytes.isEmpty else { return [] }
+    return bytes.split(omittingEmptySubsequences: false) { $0 == 0 || $0 == 10 }
+        .map { String(decoding: $0, as: UTF8.self) }
+}
+
+/// How ``canonicalArguments(_:style:)`` spells a command line. Both must parse to the same
+/// invocation.
+enum ArgumentStyle: CaseIterable {
+    /// Global options before the subcommand, `--name value` where the value allows it (it does
+    /// not start with `-`, or is `-`), `-o` for `--output`, `--` only before an argument that
+    /// starts with `-`, `help <subcommand>` for help.
+    case separate
+    /// The subcommand first, then every option as `--name=value` (global options last), then
+    /// `--` and the arguments; `<subcommand> --help` for help.
+    case inline
+}
+
+/// The arguments that ask for `invocation`, using the option spellings of
+/// Sources/BlobStoreCLI/ArgumentParser.swift. Durations are written with
+/// `QuantityFormat.exactSeconds`, which promises every nanosecond.
+func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [String] {
+    var global: [(String, String)] = []
+    if let store = invocation.options.store { global.append(("--store", store)) }
+    if let durability = invocation.options.durability { global.append(("--durability", durability.rawValue)) }
+
+    var subcommand: Subcommand?
+    var options: [(String, String?)] = []  // name, value (nil: a flag)
+    var arguments: [String] = []
+    func limit<Value>(_ name: String, _ change: LimitChanges.Change<Value>?, _ text: (Value) -> String) {
+        switch change {
+        case .set(let value)?: options.append((name, text(value)))
+        case .remove?: options.append((name, "none"))
+        case nil: break
+        }
+    }
+    func json(_ json: Bool) { if json { options.append(("--json", nil)) } }
+
+    switch invocation.command {
+    case .put(let key, let file):
+        subcommand = .put
+        arguments = [key] + (file.map { [$0] } ?? [])
+    case .get(let key, let output):
+        subcommand = .get
+        if let output { options.append(("--output", output)) }
+        arguments = [key]
+    case .has(let key):
+        subcommand = .has
+        arguments = [key]
+    case .remove(let key):
+        subcommand = .rm
+        arguments = [key]
+    case .list(let isJSON):
+        subcommand = .ls
+        json(isJSON)
+    case .stats(let isJSON):
+        subcommand = .stats
+        json(isJSON)
+    case .compact(let isJSON):
+        subcommand = .compact
+        json(isJSON)
+    case .collectGarbage(let collect):
+        subcommand = .gc
+        if let capacity = collect.capacity { options.append(("--capacity", "\(capacity)")) }
+        if let maxEntries = collect.maxEntries { options.append(("--max-entries", "\(maxEntries)")) }
+        if let maxAge = collect.maxAge { options.append(("--max-age", QuantityFormat.exactSeconds(maxAge))) }
+        if let grace = collect.grace { options.append(("--grace", QuantityFormat.exactSeconds(grace))) }
+        if collect.dryRun { options.append(("--dry-run", nil)) }
+        json(collect.json)
+    case .verify(let repair, let isJSON):
+        subcommand = .verify
+        if repair { options.append(("--repair", nil)) }
+        json(isJSON)
+    case .config(let changes, let isJSON):
+        subcommand = .config
+        limit("--capacity", changes.capacity) { "\($0)" }
+        limit("--max-entries", changes.maxEntries) { "\($0)" }
+        limit("--max-age", changes.maxAge, QuantityFormat.exactSeconds)
+        // `description` is the shortest text that reads back as the same Double; from 0.5 to 1 it
+        // has no exponent.
+        if let lowWater = changes.lowWater { options.append(("--low-water", lowWater.description)) }
+        json(isJSON)
+    case .demo(let directory):
+        subcommand = .demo
+        arguments = directory.map { [$0] } ?? []
+    case .help(let topic):
+        switch style {
+        case .separate: return spell(global, style) + ["help"] + (topic.map { [$0.rawValue] } ?? [])
+        case .inline: return (topic.map { [$0.rawValue] } ?? []) + ["--help"] + spell(global, style)
+        }
+    case .version:
+        return spell(global, style) + ["--version"]
+    }
+
+    guard let subcommand else { preconditionFailure("every other command has a subcommand") }
+    switch style {
+    case .separate:
+        let dashes = arguments.contains(where: looksLikeAnOption) ? ["--"] : []
+        return spell(global, style) + [subcommand.rawValue] + spell(options, style) + dashes + arguments
+    case .inline:
+        return [subcommand.rawValue] + spell(options, style) + spell(global, style) + ["--"] + arguments
+    }
+}
+
+/// Whether the parser takes `argument` for an option rather than a value or an argument.
+func looksLikeAnOption(_ argument: String) -> Bool {
+    argument.hasPrefix("-") && argument != "-"
+}
+
+private func spell(_ options: [(String, String?)], _ style: ArgumentStyle) -> [String] {
+    options.flatMap { name, value -> [String] in
+        guard let value else { return [name] }
+        if style == .inline || looksLikeAnOption(value) { return ["\(name)=\(value)"] }
+        return [name == "--output" ? "-o" : name, value]
+    }
+}
+
+private func spell(_ options: [(String, String)], _ style: ArgumentStyle) -> [String] {
+    spell(options.map { ($0.0, Optional($0.1)) }, style)
+}
+
+/// What kind of result a command line has: an error, or which command. Replacing an argument
+/// after `--` must not change it.
+func outcomeKind(_ result: Result<Invocation, CommandLineError>) -> String {
+    guard case .success(let invocation) = result else { return "error" }
+    let description = "\(invocation.command)"
+    return String(description.prefix { $0 != "(" })
+}
