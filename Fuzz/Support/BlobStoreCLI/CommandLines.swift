@@ -50,6 +50,10 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         subcommand = .get
         if let output { options.append(("--output", output)) }
         arguments = [key]
+    case .blob(let digest, let output):
+        subcommand = .blob
+        if let output { options.append(("--output", output)) }
+        arguments = [digest.hex]
     case .has(let key):
         subcommand = .has
         arguments = [key]
