@@ -127,8 +127,8 @@ private struct Expectation {
         #expect(try store.value(for: "after") == Data("after".utf8))
     }
 
-    private func countOperations(_ steps: [Step], durability: Durability) throws -> Int {
-        try withTemporaryDirectory { dir in
+    private func countOperations(_ steps: [Step], durability: Durability) -> Int {
+        withTemporaryDirectory { dir in
             let path = dir.child("s")
             let run = run(steps, at: path, durability: durability, plan: FaultInjection.Plan(root: path))
             let outcome = FaultInjection.end()
@@ -145,7 +145,7 @@ private struct Expectation {
     func everyFailurePointOfAWorkloadKeepsTheProperties(workload: String) throws {
         let steps = workloads[workload]!
         for durability in [Durability.always, .batched] {
-            let total = try countOperations(steps, durability: durability)
+            let total = countOperations(steps, durability: durability)
             #expect(total > 10, "the \(workload) workload makes file operations")
             print("fault sweep: \(workload), \(durability): \(total) operations x ENOSPC/EIO x once/sticky")
             for errno in [ENOSPC, EIO] {
@@ -178,7 +178,7 @@ private struct Expectation {
         let plain = workloads[workload]!
         let flushed = plain.flatMap { [$0, Step.flush] }
         for (durability, steps) in [(Durability.always, plain), (.batched, flushed)] {
-            let total = try countOperations(steps, durability: durability)
+            let total = countOperations(steps, durability: durability)
             print("power-loss sweep: \(workload), \(durability): \(total + 1) points")
             for failAt in 1...total + 1 {
                 let context = "\(workload) \(durability) power lost at \(failAt)/\(total)"
