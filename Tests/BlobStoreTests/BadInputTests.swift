@@ -7,23 +7,11 @@ import Testing
 /// Each kind of bad input gets a typed error whose message says what to do, and the store
 /// stays consistent.
 @Suite struct BadInputTests {
-    private func code(_ body: () throws -> Void) -> BlobStoreError.Code? {
-        do {
-            try body()
-            return nil
-        } catch let error as BlobStoreError {
-            #expect(error.message.count > 20, "messages say what to do: \(error.message)")
-            return error.code
-        } catch {
-            Issue.record("unexpected error type \(error)")
-            return nil
-        }
-    }
 
     @Test func nonEmptyDirectoryThatIsNotAStoreIsRefused() throws {
         try withTemporaryDirectory { dir throws in
             writeBytes(dir.child("notes.txt"), Array("mine".utf8))
-            #expect(code { _ = try BlobStore(at: dir.path) } == .notAStore)
+            #expect(errorCode { _ = try BlobStore(at: dir.path) } == .notAStore)
             #expect(readBytes(dir.child("notes.txt")) == Array("mine".utf8))
             #expect(!FileManager.default.fileExists(atPath: dir.child("CURRENT")))
         }
@@ -32,7 +20,7 @@ import Testing
     @Test func aFileWhereTheStoreShouldBeIsRefused() throws {
         try withTemporaryDirectory { dir throws in
             writeBytes(dir.child("file"), [1])
-            #expect(code { _ = try BlobStore(at: dir.child("file")) } == .notAStore)
+            #expect(errorCode { _ = try BlobStore(at: dir.child("file")) } == .notAStore)
             #expect(readBytes(dir.child("file")) == [1])
         }
     }
@@ -41,7 +29,7 @@ import Testing
         try withTemporaryDirectory { dir throws in
             writeBytes(dir.child("CURRENT"), Array("MANIFEST-000001\n".utf8))
             writeBytes(dir.child("000001.ldb"), [1, 2, 3])
-            #expect(code { _ = try BlobStore(at: dir.path) } == .notAStore)
+            #expect(errorCode { _ = try BlobStore(at: dir.path) } == .notAStore)
             #expect(
                 try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["000001.ldb", "CURRENT"])
         }
@@ -51,8 +39,8 @@ import Testing
         try withTemporaryDirectory { dir throws in
             var configuration = fast
             configuration.createIfMissing = false
-            #expect(code { _ = try BlobStore(at: dir.child("a/b"), configuration: configuration) } == .notFound)
-            #expect(code { _ = try BlobStore(at: dir.path, configuration: configuration) } == .notFound)
+            #expect(errorCode { _ = try BlobStore(at: dir.child("a/b"), configuration: configuration) } == .notFound)
+            #expect(errorCode { _ = try BlobStore(at: dir.path, configuration: configuration) } == .notFound)
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
         }
     }
@@ -72,7 +60,7 @@ import Testing
             let path = dir.child("s")
             try withStore(path) { store throws in try store.put(Data("x"), for: "k") }
             writeBytes(path + "/CURRENT", Array("blobstore-format 2\ngeneration 1\n".utf8))
-            #expect(code { _ = try BlobStore(at: path) } == .unsupportedVersion)
+            #expect(errorCode { _ = try BlobStore(at: path) } == .unsupportedVersion)
         }
     }
 
@@ -85,7 +73,7 @@ import Testing
             var bytes = readBytes(path + "/journal-1")
             bytes.replaceSubrange(0..<24, with: header.encoded)
             writeBytes(path + "/journal-1", bytes)
-            #expect(code { _ = try BlobStore(at: path) } == .unsupportedVersion)
+            #expect(errorCode { _ = try BlobStore(at: path) } == .unsupportedVersion)
         }
     }
 
@@ -94,7 +82,7 @@ import Testing
             let path = dir.child("s")
             try withStore(path) { store throws in try store.put(Data("x"), for: "k") }
             writeBytes(path + "/journal-1", (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) })
-            #expect(code { _ = try BlobStore(at: path) } == .corrupt)
+            #expect(errorCode { _ = try BlobStore(at: path) } == .corrupt)
             // Refusing did not change the journal.
             #expect(readBytes(path + "/journal-1").count == 4096)
         }
@@ -117,7 +105,7 @@ import Testing
             defer { _ = run("/usr/bin/chattr", ["-i", path, blobs, path + "/tmp", path + "/journal-1"]) }
             try withStore(path) { store throws in
                 #expect(try store.value(for: "k") == Data("before"))
-                #expect(code { try store.put(Data("new content"), for: "k2") } == .permissionDenied)
+                #expect(errorCode { try store.put(Data("new content"), for: "k2") } == .permissionDenied)
                 #expect(try store.value(for: "k") == Data("before"))
                 #expect(try store.value(for: "damaged") == nil, "damage reads as a miss even when read-only")
                 #expect(try store.stats().damagedReads == 1)

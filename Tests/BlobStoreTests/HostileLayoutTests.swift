@@ -50,18 +50,6 @@ struct Outside {
 /// followed to read or write outside the store; each is refused with `unsafeLayout` or treated
 /// as damage.
 @Suite struct HostileLayoutTests {
-    private func code(_ body: () throws -> Void) -> BlobStoreError.Code? {
-        do {
-            try body()
-            return nil
-        } catch let error as BlobStoreError {
-            #expect(error.message.count > 20, "messages say what to do: \(error.message)")
-            return error.code
-        } catch {
-            Issue.record("unexpected error type \(error)")
-            return nil
-        }
-    }
 
     /// Reads that would return whatever a followed link led to, if they followed one: the digest
     /// is not checked.
@@ -171,10 +159,10 @@ struct Outside {
             #expect(symlink(outside.path + "/shard", shardPath) == 0)
             outside.settle()
             try withStore(path, trusting) { store throws in
-                #expect(code { _ = try store.value(for: "kept") } == .unsafeLayout)
-                #expect(code { _ = try store.fileHandle(for: "kept") } == .unsafeLayout)
-                #expect(code { _ = try store.blob(digest) } == .unsafeLayout)
-                #expect(code { try store.put(second, for: "new") } == .unsafeLayout)
+                #expect(errorCode { _ = try store.value(for: "kept") } == .unsafeLayout)
+                #expect(errorCode { _ = try store.fileHandle(for: "kept") } == .unsafeLayout)
+                #expect(errorCode { _ = try store.blob(digest) } == .unsafeLayout)
+                #expect(errorCode { try store.put(second, for: "new") } == .unsafeLayout)
                 #expect(try store.contains("kept"), "the index is not touched")
                 // The overwritten key's blob becomes garbage only for this key: still referenced.
                 try store.put(elsewhere, for: "overwritten")
@@ -241,11 +229,11 @@ struct Outside {
 
                 try FileManager.default.removeItem(atPath: path + "/tmp")
                 #expect(symlink(outside.path, path + "/tmp") == 0)
-                #expect(code { try store.put(Data("new content"), for: "new") } == .unsafeLayout)
-                #expect(code { try store.collectGarbage(gracePeriod: .zero) } == .unsafeLayout)
+                #expect(errorCode { try store.put(Data("new content"), for: "new") } == .unsafeLayout)
+                #expect(errorCode { try store.collectGarbage(gracePeriod: .zero) } == .unsafeLayout)
                 #expect(try store.value(for: "before") == Data("before"))
             }
-            #expect(code { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
+            #expect(errorCode { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
             #expect(outside.isUntouched)
         }
     }
@@ -259,14 +247,14 @@ struct Outside {
             let outside = Outside(dir.child("outside"), files: [:])
             let digest = try withStore(path) { store throws in try store.put(Data("to be damaged"), for: "k") }
             #expect(symlink(outside.path, path + "/quarantine") == 0)
-            #expect(code { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
+            #expect(errorCode { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
             #expect(unlink(path + "/quarantine") == 0)
             try withStore(path) { store throws in
                 #expect(symlink(outside.path, path + "/quarantine") == 0)
                 chmod(blobFile(path, digest), 0o600)
                 flipBit(blobFile(path, digest), at: 0, bit: 1)
-                #expect(code { _ = try store.value(for: "k") } == .unsafeLayout)
-                #expect(code { _ = try store.verify(repair: true) } == .unsafeLayout)
+                #expect(errorCode { _ = try store.value(for: "k") } == .unsafeLayout)
+                #expect(errorCode { _ = try store.verify(repair: true) } == .unsafeLayout)
                 #expect(FileManager.default.fileExists(atPath: blobFile(path, digest)))
             }
             #expect(outside.isUntouched)
@@ -282,7 +270,7 @@ struct Outside {
             let outside = Outside(dir.child("outside"), files: [:])
             try FileManager.default.removeItem(atPath: path + "/" + name)
             #expect(symlink(outside.path, path + "/" + name) == 0)
-            #expect(code { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
+            #expect(errorCode { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
             #expect(outside.isUntouched)
         }
     }
@@ -309,7 +297,7 @@ struct Outside {
             }
             #expect(symlink(outside.path + "/" + name, path + "/" + name) == 0)
             outside.settle()
-            #expect(code { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
+            #expect(errorCode { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
             #expect(outside.isUntouched)
             #expect(!FileManager.default.fileExists(atPath: outside.path + "/LOCK"))
         }
@@ -325,10 +313,10 @@ struct Outside {
             try withStore(path) { store throws in
                 try store.put(Data("x"), for: "k")
                 #expect(symlink(outside.path + "/manifest", path + "/manifest-2") == 0)
-                #expect(code { try store.compact() } == .unsafeLayout)
+                #expect(errorCode { try store.compact() } == .unsafeLayout)
                 #expect(symlink(outside.path + "/manifest", path + "/manifest-2") == 0)
                 #expect(symlink(outside.path + "/journal", path + "/journal-2") == 0)
-                #expect(code { try store.compact() } == .unsafeLayout)
+                #expect(errorCode { try store.compact() } == .unsafeLayout)
                 #expect(try store.collectGarbage().oldGenerationFilesDeleted >= 1)
                 #expect(try store.compact().generationAfter == 2)
                 #expect(try store.value(for: "k") == Data("x"))
@@ -374,7 +362,7 @@ struct Outside {
 
             let empty = dir.child("empty")
             #expect(mkdir(empty, 0o700) == 0 && chmod(empty, mode) == 0)
-            #expect(code { _ = try BlobStore(at: empty, configuration: fast) } == .unsafeLayout)
+            #expect(errorCode { _ = try BlobStore(at: empty, configuration: fast) } == .unsafeLayout)
             #expect(allPaths(under: empty).isEmpty)
         }
     }
@@ -410,9 +398,9 @@ struct Outside {
                 try store.put(Data("y"), for: "k2")
                 #expect(try store.value(for: "k") == Data("x"))
             }
-            #expect(code { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
+            #expect(errorCode { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
             #expect(chmod(path, 0o777) == 0)
-            #expect(code { _ = try BlobStore(at: path, configuration: shared) } == .unsafeLayout)
+            #expect(errorCode { _ = try BlobStore(at: path, configuration: shared) } == .unsafeLayout)
         }
     }
 
@@ -451,7 +439,7 @@ struct Outside {
 
             let empty = dir.child("empty")
             #expect(mkdir(empty, 0o700) == 0 && chown(empty, 65534, 65534) == 0)
-            #expect(code { _ = try BlobStore(at: empty, configuration: fast) } == .permissionDenied)
+            #expect(errorCode { _ = try BlobStore(at: empty, configuration: fast) } == .permissionDenied)
             #expect(allPaths(under: empty).isEmpty)
 
             var shared = fast

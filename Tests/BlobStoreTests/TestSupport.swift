@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 
 @testable import BlobStore
 
@@ -145,4 +146,19 @@ func residentBytes() -> Int {
     let status = String(decoding: readBytes("/proc/self/status"), as: UTF8.self)
     let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
     return (Int(line.filter(\.isNumber)) ?? 0) * 1024
+}
+
+/// The code of the `BlobStoreError` that `body` throws, or `nil` if it throws none; records an
+/// issue for any other error, and checks that the message says something.
+func errorCode(_ body: () throws -> Void) -> BlobStoreError.Code? {
+    do {
+        try body()
+        return nil
+    } catch let error as BlobStoreError {
+        #expect(error.message.count > 20, "messages say what to do: \(error.message)")
+        return error.code
+    } catch {
+        Issue.record("unexpected error type \(error)")
+        return nil
+    }
 }

@@ -257,16 +257,7 @@ extension FaultInjection {
         }
 
         private func restoreContents(under directory: String) {
-            guard let dir = opendir(directory) else { return }
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = withUnsafePointer(to: entry.pointee.d_name) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-                }
-                if name != "." && name != ".." { names.append(name) }
-            }
-            closedir(dir)
-            for name in names {
+            for name in Self.names(in: directory) {
                 let path = directory + "/" + name
                 var info = stat()
                 guard Glibc.lstat(path, &info) == 0 else { continue }
@@ -304,6 +295,20 @@ extension FaultInjection {
             return content
         }
 
+        /// The names in a directory, without `.` and `..` (empty if it cannot be read).
+        static func names(in directory: String) -> [String] {
+            guard let dir = opendir(directory) else { return [] }
+            defer { closedir(dir) }
+            var names: [String] = []
+            while let entry = readdir(dir) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                }
+                if name != "." && name != ".." { names.append(name) }
+            }
+            return names
+        }
+
         static func removeTree(_ path: String) {
             var info = stat()
             guard Glibc.lstat(path, &info) == 0 else { return }
@@ -311,17 +316,7 @@ extension FaultInjection {
                 _ = Glibc.unlink(path)
                 return
             }
-            if let dir = opendir(path) {
-                var names: [String] = []
-                while let entry = readdir(dir) {
-                    let name = withUnsafePointer(to: entry.pointee.d_name) {
-                        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-                    }
-                    if name != "." && name != ".." { names.append(name) }
-                }
-                closedir(dir)
-                for name in names { removeTree(path + "/" + name) }
-            }
+            for name in names(in: path) { removeTree(path + "/" + name) }
             _ = Glibc.rmdir(path)
         }
 
