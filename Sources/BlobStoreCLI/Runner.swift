@@ -89,12 +89,9 @@ struct Runner {
                     + "were truncated. Nothing acknowledged was lost.\n")
         }
         if report.droppedBytes > 0 {
-            var text = "Warning: the journal is damaged"
-            if let offset = report.corruptionOffset { text += " at offset \(offset)" }
-            if let reason = report.corruptionReason { text += " (\(reason))" }
-            text += "; \(report.droppedBytes) bytes of records after it were dropped"
-            if let saved = report.quarantinedJournal { text += " and saved in \(saved)" }
-            errors.report(text + ".\n")
+            errors.report(
+                "Warning: the journal is damaged\(Self.damageLocation(report)); \(report.droppedBytes) bytes of "
+                    + "records after it were dropped\(Self.savedIn(report)).\n")
         }
     }
 
@@ -152,5 +149,15 @@ struct Runner {
     /// `1 blob`, `2 blobs`.
     static func count(_ count: Int, _ singular: String, _ plural: String) -> String {
         "\(count) \(count == 1 ? singular : plural)"
+    }
+
+    /// ` at offset N (reason)` for a damaged journal, each part when known.
+    static func damageLocation(_ report: RecoveryReport) -> String {
+        (report.corruptionOffset.map { " at offset \($0)" } ?? "") + (report.corruptionReason.map { " (\($0))" } ?? "")
+    }
+
+    /// ` and saved in <path>` when the dropped bytes were kept.
+    static func savedIn(_ report: RecoveryReport) -> String {
+        report.quarantinedJournal.map { " and saved in \($0)" } ?? ""
     }
 }

@@ -20,6 +20,30 @@ struct TortureWorker {
     var operations: Int
     var durability: Durability
 
+    /// The arguments after `blobstore-torture worker` that recreate this worker.
+    var arguments: [String] {
+        [store, prefix, String(firstVersion), String(seed), String(operations), durability.rawValue]
+    }
+
+    /// The worker ``arguments`` describe, or `nil` if they do not describe one.
+    init?(arguments: [String]) {
+        guard arguments.count == 6, let firstVersion = Int(arguments[2]), let seed = UInt64(arguments[3]),
+            let operations = Int(arguments[4]), let durability = Durability(rawValue: arguments[5])
+        else { return nil }
+        self.init(
+            store: arguments[0], prefix: arguments[1], firstVersion: firstVersion, seed: seed, operations: operations,
+            durability: durability)
+    }
+
+    init(store: String, prefix: String, firstVersion: Int, seed: UInt64, operations: Int, durability: Durability) {
+        self.store = store
+        self.prefix = prefix
+        self.firstVersion = firstVersion
+        self.seed = seed
+        self.operations = operations
+        self.durability = durability
+    }
+
     /// Runs the operations; returns the exit status (1 after an operation threw).
     func run() -> Int32 {
         var states = readStates()

@@ -8,23 +8,16 @@ import Glibc
 final class WorkerProcess {
     /// What a worker does in a round, drawn from the driver's seeded generator.
     struct Plan {
-        var store: String
-        var prefix: String
-        var firstVersion: Int
-        var seed: UInt64
-        var operations: Int
-        var durability: Durability
+        var worker: TortureWorker
         /// When the driver SIGKILLs it, in milliseconds after the round's start; `nil`: never.
         var killAfter: Int?
 
         init(
             store: String, prefix: String, firstVersion: Int, random: inout SplitMix64, durability: Durability?
         ) {
-            self.store = store
-            self.prefix = prefix
-            self.firstVersion = firstVersion
-            seed = random.next()
-            self.durability = durability ?? Durability.allCases[Int(random.next() % 3)]
+            let seed = random.next()
+            let durability = durability ?? Durability.allCases[Int(random.next() % 3)]
+            let operations: Int
             // A worker to kill gets more operations than it can run before its moment comes. A
             // quarter of those moments fall in the first 10 ms: start-up and opening the store,
             // which may be repairing what a killed worker left.
@@ -39,10 +32,9 @@ final class WorkerProcess {
                 operations = 100_000
                 killAfter = Int(random.next() % UInt64(TortureDriver.maximumKillDelay + 1))
             }
-        }
-
-        var arguments: [String] {
-            ["worker", store, prefix, String(firstVersion), String(seed), String(operations), durability.rawValue]
+            worker = TortureWorker(
+                store: store, prefix: prefix, firstVersion: firstVersion, seed: seed, operations: operations,
+                durability: durability)
         }
     }
 
@@ -79,9 +71,9 @@ final class WorkerProcess {
 
     init(_ plan: Plan, states: [KeyState], logs: String) throws {
         self.plan = plan
-        let input = "\(logs)/\(plan.prefix).in"
-        let output = "\(logs)/\(plan.prefix).out"
-        errorPath = "\(logs)/\(plan.prefix).err"
+        let input = "\(logs)/\(plan.worker.prefix).in"
+        let output = "\(logs)/\(plan.worker.prefix).out"
+        errorPath = "\(logs)/\(plan.worker.prefix).err"
         let lines = states.enumerated().compactMap { key, state in
             if case .version(let version) = state { "\(key) \(version)\n" } else { nil }
         }
@@ -93,7 +85,7 @@ final class WorkerProcess {
         ]
         defer { for handle in handles { try? handle?.close() } }
         process.executableURL = Self.executable
-        process.arguments = plan.arguments
+        process.arguments = ["worker"] + plan.worker.arguments
         process.standardInput = handles[0]
         process.standardOutput = handles[1]
         process.standardError = handles[2]

@@ -98,12 +98,7 @@ func torture(_ arguments: [String]) throws {
 }
 
 func worker(_ arguments: [String]) {
-    guard arguments.count == 6, let firstVersion = Int(arguments[2]), let seed = UInt64(arguments[3]),
-        let operations = Int(arguments[4]), let durability = Durability(rawValue: arguments[5])
-    else { usage() }
-    let worker = TortureWorker(
-        store: arguments[0], prefix: arguments[1], firstVersion: firstVersion, seed: seed, operations: operations,
-        durability: durability)
+    guard let worker = TortureWorker(arguments: arguments) else { usage() }
     exit(worker.run())
 }
 

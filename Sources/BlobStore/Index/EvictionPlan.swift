@@ -42,28 +42,27 @@ extension StoreIndex {
             }
         }
         let idleSince = limits.maxAge.map { now &- Int64(clamping: $0.clampedNanoseconds / 1_000_000) }
+        // Least-recently-used candidates are only needed when the store is over a limit.
+        let isOver = isOverLimits(limits)
         var candidates: [(key: StoreKey, entry: IndexEntry)] = []
-        candidates.reserveCapacity(entries.count)
+        if isOver { candidates.reserveCapacity(entries.count) }
         for (key, entry) in entries where key != protecting {
             if entry.isExpired(at: now) {
                 evict(key, entry, .expired)
             } else if let idleSince, entry.lastAccess < idleSince {
                 evict(key, entry, .aged)
-            } else {
+            } else if isOver {
                 candidates.append((key, entry))
             }
         }
-        guard isOverLimits(limits) else { return plan }
+        guard isOver else { return plan }
         let byteTarget = limits.capacity.map { Self.lowWaterMark($0, limits.lowWater) }
         let countTarget = limits.maxEntries.map { Int(Self.lowWaterMark(UInt64($0), limits.lowWater)) }
         func isUnderTargets() -> Bool {
             (byteTarget.map { stored <= $0 } ?? true) && (countTarget.map { remaining <= $0 } ?? true)
         }
         guard !isUnderTargets() else { return plan }
-        candidates.sort { lhs, rhs in
-            lhs.entry.lastAccess != rhs.entry.lastAccess
-                ? lhs.entry.lastAccess < rhs.entry.lastAccess : lhs.key < rhs.key
-        }
+        candidates.sort { Self.isLessRecent($0, than: $1) }
         for candidate in candidates {
             evict(candidate.key, candidate.entry, .leastRecentlyUsed)
             if isUnderTargets() { break }

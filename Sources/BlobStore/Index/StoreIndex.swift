@@ -83,10 +83,14 @@ struct StoreIndex: Sendable {
 
     /// Keys ordered from least to most recently accessed (ties by key), for eviction.
     func keysByRecency() -> [StoreKey] {
-        entries.sorted { lhs, rhs in
-            lhs.value.lastAccess != rhs.value.lastAccess
-                ? lhs.value.lastAccess < rhs.value.lastAccess : lhs.key < rhs.key
-        }.map(\.key)
+        entries.sorted { Self.isLessRecent(($0.key, $0.value), than: ($1.key, $1.value)) }.map(\.key)
+    }
+
+    /// Eviction order: the older access first, the smaller key on a tie.
+    static func isLessRecent(_ lhs: (key: StoreKey, entry: IndexEntry), than rhs: (key: StoreKey, entry: IndexEntry))
+        -> Bool
+    {
+        lhs.entry.lastAccess != rhs.entry.lastAccess ? lhs.entry.lastAccess < rhs.entry.lastAccess : lhs.key < rhs.key
     }
 
     /// Keys whose entry refers to `digest`.

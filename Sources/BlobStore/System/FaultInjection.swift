@@ -295,18 +295,9 @@ extension FaultInjection {
             return content
         }
 
-        /// The names in a directory, without `.` and `..` (empty if it cannot be read).
+        /// The names in a directory (empty if it cannot be read). Listing is not hooked.
         static func names(in directory: String) -> [String] {
-            guard let dir = opendir(directory) else { return [] }
-            defer { closedir(dir) }
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = withUnsafePointer(to: entry.pointee.d_name) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-                }
-                if name != "." && name != ".." { names.append(name) }
-            }
-            return names
+            (try? Syscalls.listDirectory(directory)) ?? []
         }
 
         static func removeTree(_ path: String) {

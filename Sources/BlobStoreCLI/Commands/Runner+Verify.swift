@@ -87,12 +87,8 @@ extension Runner {
             return "the manifest was damaged (\(damage)); \(recovery.manifestEntries) entries were read before it"
         }
         if recovery.droppedBytes > 0 {
-            var text = "damaged"
-            if let offset = recovery.corruptionOffset { text += " at offset \(offset)" }
-            if let reason = recovery.corruptionReason { text += " (\(reason))" }
-            text += "; \(recovery.droppedBytes) bytes of records dropped"
-            if let saved = recovery.quarantinedJournal { text += " and saved in \(saved)" }
-            return text
+            return "damaged\(Runner.damageLocation(recovery)); \(recovery.droppedBytes) bytes of records dropped"
+                + Runner.savedIn(recovery)
         }
         if recovery.tornTailBytes > 0 {
             return "clean; an interrupted write's \(recovery.tornTailBytes) bytes were truncated"
