@@ -18,6 +18,7 @@ let package = Package(
         .target(name: "BlobStoreCLI", dependencies: ["BlobStore"]),
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
         .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),
+        .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(
             name: "BlobStoreCLITests",

@@ -1,0 +1,235 @@
+import BlobStore
+import Foundation
+import Glibc
+import Synchronization
+
+/// BlobStore's own scale workloads, beyond what the shared peer benchmark covers. Each prints one
+/// JSON line per measurement; opens are measured in a fresh child process so that their memory
+/// is theirs alone.
+struct ScaleRun {
+    static let usage = """
+        usage: blobstore-bench scale [--dir DIR] [--entries N] [--distinct D] [--stream-mib M]
+                                     [--only million,threads,stream]
+        """
+
+    var directory = "/tmp/blobstore-bench"
+    var entries = 1_000_000
+    /// Distinct contents among the entries of the `million` store (entry i holds content i % D).
+    var distinct = 100_000
+    var streamMiB = 2048
+    var only: Set<String> = ["million", "threads", "stream"]
+
+    init(arguments: [String]) throws {
+        var rest = arguments[...]
+        func number(_ option: String) throws -> Int {
+            guard let text = rest.popFirst(), let n = Int(text), n > 0 else {
+                throw BenchError("\(option) needs a positive number\n\(Self.usage)")
+            }
+            return n
+        }
+        while let option = rest.popFirst() {
+            switch option {
+            case "--dir":
+                guard let path = rest.popFirst() else { throw BenchError("--dir needs a path") }
+                directory = path
+            case "--entries": entries = try number(option)
+            case "--distinct": distinct = try number(option)
+            case "--stream-mib": streamMiB = try number(option)
+            case "--only":
+                guard let list = rest.popFirst() else { throw BenchError("--only needs a list") }
+                only = Set(list.split(separator: ",").map(String.init))
+            default: throw BenchError("unknown option '\(option)'\n\(Self.usage)")
+            }
+        }
+    }
+
+    func run() throws {
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if only.contains("million") { try million() }
+        if only.contains("threads") { try threads() }
+        if only.contains("stream") { try stream() }
+    }
+
+    // MARK: - A million entries
+
+    /// Puts `entries` small values, then measures opens (journal only, then manifest), compaction
+    /// and an eviction round that removes a tenth of the entries.
+    private func million() throws {
+        let path = directory + "/million"
+        try? FileManager.default.removeItem(atPath: path)
+        let store = try BlobStore(at: path, configuration: .init(durability: .none))
+        let (putSeconds, _) = try Measure.time {
+            for i in 0..<entries { try store.put(Self.smallValue(i % distinct), for: Self.key(i)) }
+        }
+        try store.close()
+        Measure.emit([
+            "scale": "put", "entries": entries, "distinct": distinct, "seconds": putSeconds,
+            "ops_per_second": Double(entries) / putSeconds, "durability": "none",
+        ])
+        try openInChild(path, label: "open-journal")
+        let compacted = try BlobStore(at: path, configuration: .init(durability: .none))
+        let (compactSeconds, report) = try Measure.time { try compacted.compact() }
+        try compacted.close()
+        Measure.emit([
+            "scale": "compact", "entries": entries, "seconds": compactSeconds,
+            "manifest_bytes": report.manifestBytes,
+        ])
+        try openInChild(path, label: "open-manifest")
+        try evict(path)
+    }
+
+    /// One put over an entry limit of `entries`: the eviction round it runs takes the store down
+    /// to the low-water mark (0.9), evicting a tenth of the entries, least recently used first.
+    private func evict(_ path: String) throws {
+        var configuration = BlobStore.Configuration(durability: .none)
+        configuration.limits = EvictionLimits(maxEntries: entries)
+        let store = try BlobStore(at: path, configuration: configuration)
+        let before = try store.stats().entries
+        let (seconds, _) = try Measure.time { try store.put(Self.smallValue(-1), for: Self.key(entries)) }
+        let after = try store.stats().entries
+        try store.close()
+        let evicted = before + 1 - after
+        Measure.emit([
+            "scale": "evict", "entries": before, "evicted": evicted, "seconds": seconds,
+            "microseconds_per_evicted": seconds * 1e6 / Double(max(evicted, 1)),
+        ])
+    }
+
+    /// Runs `blobstore-bench scale-open PATH LABEL` and copies its line.
+    private func openInChild(_ path: String, label: String) throws {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+        child.arguments = ["scale-open", path, label]
+        try child.run()
+        child.waitUntilExit()
+        guard child.terminationStatus == 0 else { throw BenchError("scale-open \(label) failed") }
+    }
+
+    /// In a child process: opens the store, prints the time and the resident memory the open
+    /// added, per entry and beyond the keys' own bytes.
+    static func measureOpen(_ path: String, label: String) throws {
+        let before = Measure.residentMemory().current
+        let (seconds, store) = try Measure.time { try BlobStore(at: path, configuration: .init(durability: .none)) }
+        let after = Measure.residentMemory().current
+        let entries = try store.entries()
+        let keyBytes = entries.reduce(0) { $0 + $1.key.bytes.count }
+        try store.close()
+        let perEntry = Double(after - before) / Double(max(entries.count, 1))
+        Measure.emit([
+            "scale": label, "entries": entries.count, "seconds": seconds, "rss_added_bytes": after - before,
+            "rss_bytes_per_entry": perEntry,
+            "rss_bytes_per_entry_beyond_keys": perEntry - Double(keyBytes) / Double(max(entries.count, 1)),
+        ])
+    }
+
+    // MARK: - One thread against two
+
+    /// 100,000 puts of distinct 4 KiB values, then gets of all, on one thread and on two.
+    private func threads() throws {
+        let count = 100_000
+        for threadCount in [1, 2] {
+            let path = directory + "/threads-\(threadCount)"
+            try? FileManager.default.removeItem(atPath: path)
+            let store = try BlobStore(at: path, configuration: .init(durability: .none))
+            let values = (0..<count).map { Self.pageValue($0) }
+            let putSeconds = try Self.parallel(threadCount, count) { try store.put(values[$0], for: Self.key($0)) }
+            let errors = Mutex(0)
+            let getSeconds = try Self.parallel(threadCount, count) { i in
+                if try store.value(for: Self.key(i)) != values[i] { errors.withLock { $0 += 1 } }
+            }
+            try store.close()
+            try? FileManager.default.removeItem(atPath: path)
+            Measure.emit([
+                "scale": "threads", "threads": threadCount, "ops": count,
+                "put_ops_per_second": Double(count) / putSeconds, "get_ops_per_second": Double(count) / getSeconds,
+                "errors": errors.withLock { $0 }, "durability": "none", "verify": true,
+            ])
+        }
+    }
+
+    /// Runs `body(i)` for i in 0..<count, split into `threads` interleaved slices; returns the seconds.
+    private static func parallel(_ threads: Int, _ count: Int, _ body: @escaping @Sendable (Int) throws -> Void)
+        throws -> Double
+    {
+        let failure = Mutex<Error?>(nil)
+        let start = Measure.now()
+        DispatchQueue.concurrentPerform(iterations: threads) { slice in
+            do {
+                for i in stride(from: slice, to: count, by: threads) { try body(i) }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+        }
+        let seconds = Measure.now() - start
+        if let error = failure.withLock({ $0 }) { throw error }
+        return seconds
+    }
+
+    // MARK: - A large stream
+
+    /// Streams a `streamMiB` file into the store and reads it back verified through a file
+    /// handle; reports MB/s and the peak resident memory, which must not grow with the size.
+    private func stream() throws {
+        let path = directory + "/stream"
+        let source = directory + "/stream-source"
+        try? FileManager.default.removeItem(atPath: path)
+        try Self.writeSource(source, mebibytes: streamMiB)
+        defer { try? FileManager.default.removeItem(atPath: source) }
+        let bytes = Double(streamMiB) * 1_048_576
+        let store = try BlobStore(at: path, configuration: .init(durability: .none))
+        let key = StoreKey("stream")
+        let peakBefore = Measure.residentMemory().peak
+        let (putSeconds, _) = try Measure.time { try store.put(contentsOf: URL(fileURLWithPath: source), for: key) }
+        let (getSeconds, read) = try Measure.time { () throws -> Int in
+            guard let handle = try store.fileHandle(for: key) else { throw BenchError("the streamed value is missing") }
+            defer { try? handle.close() }
+            var total = 0
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                guard n > 0 else { break }
+                total += n
+            }
+            return total
+        }
+        let peak = Measure.residentMemory().peak
+        try store.close()
+        try? FileManager.default.removeItem(atPath: path)
+        Measure.emit([
+            "scale": "stream", "mebibytes": streamMiB, "put_mb_per_second": bytes / putSeconds / 1e6,
+            "get_verified_mb_per_second": bytes / getSeconds / 1e6, "read_bytes": read,
+            "peak_rss_bytes": peak, "peak_rss_before_bytes": peakBefore, "durability": "none",
+        ])
+    }
+
+    /// Writes `mebibytes` of pseudo-random bytes to `path`, 1 MiB at a time.
+    private static func writeSource(_ path: String, mebibytes: Int) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw BenchError("cannot create \(path)")
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        var generator = SplitMix(seed: 2026)
+        var chunk = [UInt64](repeating: 0, count: 1 << 17)
+        for _ in 0..<mebibytes {
+            for i in chunk.indices { chunk[i] = generator.next() }
+            try chunk.withUnsafeBytes { try handle.write(contentsOf: $0) }
+        }
+    }
+
+    // MARK: - Keys and values
+
+    static func key(_ i: Int) -> StoreKey { StoreKey("https://example.com/item/\(i)") }
+
+    /// A distinct 64-byte value for each `i`.
+    static func smallValue(_ i: Int) -> Data { Data(String(format: "%064d", i).utf8) }
+
+    /// A distinct 4 KiB value for each `i`.
+    static func pageValue(_ i: Int) -> Data {
+        var generator = SplitMix(seed: UInt64(bitPattern: Int64(i)))
+        var words = [UInt64](repeating: 0, count: 512)
+        for j in words.indices { words[j] = generator.next() }
+        return words.withUnsafeBytes { Data($0) }
+    }
+}

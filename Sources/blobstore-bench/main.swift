@@ -1,0 +1,32 @@
+// BlobStore's benchmark.
+//
+//   blobstore-bench --workload small|large --dir DIR [--data DATADIR] --phase put,get,miss,reopen
+//                   [--count N] [--durability none|batched|always] [--no-verify]
+//
+// One peer of the shared benchmark (../shared/bench/CONTRACT.md): run it beside the others with
+// `../shared/bench/run_all.sh --swift '<abs path>/blobstore-bench --durability none'`.
+//
+//   blobstore-bench scale [--dir DIR] [--entries N] [--stream-mib M] [--only LIST]
+//
+// BlobStore's own scale workloads (`ScaleRun`): a store of N entries (default 1,000,000) opened
+// from a journal and from a manifest, compacted and evicted, puts and gets on 1 and 2 threads, a
+// streamed put and get of M MiB (default 2048). docs/benchmarks.md has the results.
+
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    if arguments.first == "scale-open", arguments.count == 3 {
+        try ScaleRun.measureOpen(arguments[1], label: arguments[2])
+    } else if arguments.first == "scale" {
+        try ScaleRun(arguments: Array(arguments.dropFirst())).run()
+    } else {
+        try PeerRun(arguments: arguments).run()
+    }
+} catch let error as BenchError {
+    FileHandle.standardError.write(Data("blobstore-bench: \(error)\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("blobstore-bench: \(error)\n".utf8))
+    exit(1)
+}
