@@ -14,7 +14,8 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "CCRC32C"),
-        .target(name: "BlobStore", dependencies: ["CLibCrypto", "CCRC32C"]),
+        .target(name: "CSharedCounter"),
+        .target(name: "BlobStore", dependencies: ["CLibCrypto", "CCRC32C", "CSharedCounter"]),
         .target(name: "BlobStoreCLI", dependencies: ["BlobStore"]),
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
         .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),

@@ -105,4 +105,45 @@ import Testing
         try store.put(Data("mine again".utf8), for: "mine")
         #expect(try store.value(for: "mine") == Data("mine again".utf8))
     }
+
+    /// A reader skips catching up while LOCK's change counter stands still; every kind of change
+    /// another process makes (puts, removes, a new generation) moves it, so the reader still
+    /// sees each one on its next operation, misses included.
+    @Test func theChangeCounterMovesWithEveryChangeOfAnotherProcess() throws {
+        let directory = NSTemporaryDirectory() + "blobstore-counter-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try BlobStore(at: directory, configuration: .init(durability: .none))
+        defer { try? store.close() }
+        func counter() throws -> UInt64 {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/LOCK"))
+            #expect(bytes.count == 4096)
+            return bytes.prefix(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        }
+        #expect(try store.value(for: "theirs-0") == nil)
+        let before = try counter()
+
+        let writer = try PutLoop(store: directory, prefix: "theirs", count: 20, durability: "none")
+        writer.process.waitUntilExit()
+        #expect(writer.process.terminationStatus == 0)
+        let afterPuts = try counter()
+        #expect(afterPuts >= before + 20)
+        #expect(try store.value(for: "theirs-19") == tortureValue(19))
+
+        let compaction = Process()
+        compaction.executableURL = tortureExecutable
+        compaction.arguments = ["compact", directory]
+        compaction.standardOutput = FileHandle.nullDevice
+        try compaction.run()
+        compaction.waitUntilExit()
+        #expect(compaction.terminationStatus == 0)
+        #expect(try counter() > afterPuts)
+        #expect(try store.stats().generation == 2)
+        #expect(try store.value(for: "theirs-0") == tortureValue(0))
+
+        // A miss answered from the index after another process put the key would be stale.
+        #expect(try store.value(for: "late") == nil)
+        let late = try PutLoop(store: directory, prefix: "late", count: 1, durability: "none")
+        late.process.waitUntilExit()
+        #expect(try store.value(for: "late-0") == tortureValue(0))
+    }
 }

@@ -16,6 +16,20 @@ struct ContentStore: Sendable {
 
     // MARK: - Writing
 
+    /// Writes `bytes` to a new temporary file while another thread hashes them
+    /// (``OverlappedHashing``), for values whose digest is not known yet.
+    func writeTemporaryHashing(_ bytes: UnsafeRawBufferPointer) throws -> TemporaryBlob {
+        let (path, fd) = try createTemporaryFile()
+        do {
+            let digest = try OverlappedHashing.write(bytes, to: fd)
+            try Syscalls.fchmod(fd, 0o400 & fileMode)
+            return TemporaryBlob(path: path, descriptor: fd, digest: digest, size: UInt64(bytes.count))
+        } catch {
+            discard(path: path, descriptor: fd)
+            throw error
+        }
+    }
+
     /// Writes `bytes`, whose digest the caller computed, to a new temporary file.
     func writeTemporary(_ bytes: UnsafeRawBufferPointer, digest: SHA256Digest) throws -> TemporaryBlob {
         let (path, fd) = try createTemporaryFile()
@@ -164,7 +178,53 @@ struct ContentStore: Sendable {
     }
 
     /// Reads a whole blob, checking its size and (when `verify`) its digest.
+    ///
+    /// With the size known, the common case costs `open`, one `read` and `close`: a read of one
+    /// byte more than expected that returns exactly the expected count has read a whole regular
+    /// file of that size. Anything else (a shorter or longer file, a directory, a FIFO) takes the
+    /// path below, which looks at what is there and says why it is damaged.
     func read(_ digest: SHA256Digest, expectedSize: UInt64?, verify: Bool) throws -> ReadResult {
+        if let expectedSize, expectedSize < Self.directReadLimit,
+            let (data, hash) = try readDirectly(digest, size: Int(expectedSize), hashing: verify)
+        {
+            if verify, (hash ?? SHA256Hasher.hash(data)) != digest {
+                return .corrupt(reason: "content does not hash to its name")
+            }
+            return .found(data)
+        }
+        return try readChecked(digest, expectedSize: expectedSize, verify: verify)
+    }
+
+    /// Values above this size are read by ``readChecked(_:expectedSize:verify:)``.
+    private static let directReadLimit: UInt64 = 1 << 30
+
+    /// The blob's bytes if reading `size + 1` bytes returns exactly `size`; `nil` for anything
+    /// else (missing, a link, not a regular file, another size, a read error). Small blobs take
+    /// one `read`; from ``OverlappedHashing/threshold`` on, with `hashing`, the bytes are hashed
+    /// as they arrive and their digest is returned too.
+    private func readDirectly(_ digest: SHA256Digest, size: Int, hashing: Bool) throws -> (Data, SHA256Digest?)? {
+        let path = try layout.checkedBlobPath(digest)
+        guard let fd = try? Syscalls.openIfExists(path, O_RDONLY | O_NONBLOCK) else { return nil }
+        defer { Syscalls.close(fd) }
+        guard let memory = malloc(size + 1) else { return nil }
+        let buffer = UnsafeMutableRawBufferPointer(start: memory, count: size + 1)
+        var hash: SHA256Digest? = nil
+        var count: Int?
+        if hashing && size >= OverlappedHashing.threshold {
+            let result = OverlappedHashing.read(fd, into: buffer)
+            (count, hash) = (result?.count, result?.digest)
+        } else {
+            count = Syscalls.readOnce(fd, into: buffer)
+        }
+        guard count == size else {
+            free(memory)
+            return nil
+        }
+        return (Data(bytesNoCopy: memory, count: size, deallocator: .free), hash)
+    }
+
+    /// Reads a whole blob after looking at what is at its name.
+    private func readChecked(_ digest: SHA256Digest, expectedSize: UInt64?, verify: Bool) throws -> ReadResult {
         let fd: FileDescriptor
         let info: stat
         switch try open(digest) {

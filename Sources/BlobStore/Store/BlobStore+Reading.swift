@@ -100,7 +100,7 @@ extension BlobStore {
     public func info(for key: StoreKey) throws -> EntryInfo? {
         try state.withLock { state in
             try checkUsable(state)
-            try state.catchUp(layout: layout)
+            try state.catchUpIfChanged(layout: layout, changes: changes)
             guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else { return nil }
             return EntryInfo(key: key, entry: entry)
         }
@@ -110,7 +110,7 @@ extension BlobStore {
     public func entries() throws -> [EntryInfo] {
         try state.withLock { state in
             try checkUsable(state)
-            try state.catchUp(layout: layout)
+            try state.catchUpIfChanged(layout: layout, changes: changes)
             let now = Syscalls.nowMilliseconds()
             return state.index.entries.compactMap { key, entry in
                 entry.isExpired(at: now) ? nil : EntryInfo(key: key, entry: entry)
@@ -122,7 +122,7 @@ extension BlobStore {
     public func stats() throws -> StoreStats {
         try state.withLock { state in
             try checkUsable(state)
-            try state.catchUp(layout: layout)
+            try state.catchUpIfChanged(layout: layout, changes: changes)
             return StoreStats(
                 entries: state.index.count, distinctBlobs: state.index.blobs.count,
                 logicalBytes: state.index.logicalBytes, storedBytes: state.index.storedBytes,
@@ -139,7 +139,7 @@ extension BlobStore {
     private func indexedSize(of digest: SHA256Digest) throws -> UInt64? {
         try state.withLock { state in
             try checkUsable(state)
-            try state.catchUp(layout: layout)
+            try state.catchUpIfChanged(layout: layout, changes: changes)
             return state.index.blobs[digest]?.size
         }
     }
@@ -148,7 +148,7 @@ extension BlobStore {
     private func lookup(_ key: StoreKey) throws -> IndexEntry? {
         try state.withLock { state in
             try checkUsable(state)
-            try state.catchUp(layout: layout)
+            try state.catchUpIfChanged(layout: layout, changes: changes)
             guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else {
                 state.misses += 1
                 return nil

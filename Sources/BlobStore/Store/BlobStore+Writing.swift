@@ -24,11 +24,17 @@ extension BlobStore {
     {
         try checkLimits(key: key, metadata: metadata)
         try checkCapacity(UInt64(data.count))
-        let digest = SHA256Hasher.hash(data)
-        let isKnown = state.withLock { $0.index.blobs[digest] != nil }
+        let digest: SHA256Digest
         var blob: TemporaryBlob? = nil
-        if !isKnown {
-            blob = try data.withUnsafeBytes { try content.writeTemporary($0, digest: digest) }
+        if data.count >= OverlappedHashing.threshold {
+            // Hashed while written: for content already stored, commit discards the copy.
+            let written = try data.withUnsafeBytes { try content.writeTemporaryHashing($0) }
+            (digest, blob) = (written.digest, written)
+        } else {
+            digest = SHA256Hasher.hash(data)
+            if state.withLock({ $0.index.blobs[digest] == nil }) {
+                blob = try data.withUnsafeBytes { try content.writeTemporary($0, digest: digest) }
+            }
         }
         let record = JournalRecord.PutRecord(
             key: key, digest: digest, size: UInt64(data.count), created: Syscalls.nowMilliseconds(),
@@ -341,7 +347,7 @@ extension BlobStore {
     func appendAccessHints(_ state: inout StoreState) {
         guard state.readOnly == nil, state.poison == nil else { return }
         let appended =
-            (try? Self.withLockIfFree(lockFile, LOCK_EX) { () throws -> Bool in
+            (try? Self.withLockIfFree(lockFile, LOCK_EX, bumping: changes) { () throws -> Bool in
                 try prepareAppend(&state)
                 try state.append([])
                 return true

@@ -23,6 +23,8 @@ public final class BlobStore: Sendable {
     let layout: StoreLayout
     let content: ContentStore
     let lockFile: FileDescriptor
+    /// LOCK's shared change counter, bumped at every release of the exclusive lock.
+    let changes: ChangeCounter?
     let identity: StoreIdentity
     let state: Mutex<StoreState>
 
@@ -75,21 +77,25 @@ public final class BlobStore: Sendable {
             }
             let lock = try Self.openLockFile(layout, configuration: configuration, readOnly: foreignOwner != nil)
             lockFile = lock
+            let changes = ChangeCounter(lock: lock, writable: try Self.isWritable(lock))
             if try Syscalls.lstat(layout.current) == nil {
-                try Self.withLock(lock, LOCK_EX, timeout: configuration.lockTimeout) {
+                try Self.withLock(lock, LOCK_EX, timeout: configuration.lockTimeout, bumping: changes) {
                     try Self.initialize(layout, configuration: configuration)
                 }
             }
             try Self.checkLayout(layout, configuration: configuration, creating: foreignOwner == nil)
-            var initial = try Self.recover(layout, lock: lock, configuration: configuration, readOnly: foreignOwner)
+            var initial = try Self.recover(
+                layout, lock: lock, changes: changes, configuration: configuration, readOnly: foreignOwner)
             do {
                 initial.limits = try Self.resolveLimits(
-                    layout, lock: lock, configuration: configuration, writable: initial.readOnly == nil)
+                    layout, lock: lock, changes: changes, configuration: configuration,
+                    writable: initial.readOnly == nil)
             } catch {
                 Syscalls.close(initial.journal)
                 throw error
             }
             self.lockFile = lock
+            self.changes = changes
             self.state = Mutex(initial)
         } catch {
             if let lockFile { Syscalls.close(lockFile) }
@@ -259,7 +265,8 @@ public final class BlobStore: Sendable {
     /// - Parameter readOnly: Why the store must not be written (it belongs to another user), or
     ///   `nil` to open it for writing when the journal can be.
     static func recover(
-        _ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration, readOnly reason: BlobStoreError?
+        _ layout: StoreLayout, lock: FileDescriptor, changes: ChangeCounter?, configuration: Configuration,
+        readOnly reason: BlobStoreError?
     ) throws -> StoreState {
         var readOnly = reason
         let loaded: LoadedGeneration
@@ -278,7 +285,7 @@ public final class BlobStore: Sendable {
         state.readOnly = readOnly
         if state.needsRepair, readOnly == nil {
             do {
-                try withLock(lock, LOCK_EX, timeout: configuration.lockTimeout) {
+                try withLock(lock, LOCK_EX, timeout: configuration.lockTimeout, bumping: changes) {
                     try state.catchUp(layout: layout)
                     try state.repair(layout: layout, configuration: configuration)
                 }
@@ -293,7 +300,8 @@ public final class BlobStore: Sendable {
     /// The limits to apply: the configured ones (recorded in the store when they differ from
     /// what it holds), else the recorded ones, else none.
     private static func resolveLimits(
-        _ layout: StoreLayout, lock: FileDescriptor, configuration: Configuration, writable: Bool
+        _ layout: StoreLayout, lock: FileDescriptor, changes: ChangeCounter?, configuration: Configuration,
+        writable: Bool
     ) throws -> EvictionLimits {
         let recorded = recordedLimits(layout)
         guard let configured = configuration.limits.map(LimitsFile.normalized) else {
@@ -303,7 +311,7 @@ public final class BlobStore: Sendable {
             throw BlobStoreError(.invalidArgument, problem)
         }
         if configured != recorded && writable {
-            try withLock(lock, LOCK_EX, timeout: configuration.lockTimeout) {
+            try withLock(lock, LOCK_EX, timeout: configuration.lockTimeout, bumping: changes) {
                 try writeFileAtomically(
                     layout.limits, Array(LimitsFile.encode(configured).utf8), directory: layout.root,
                     mode: configuration.fileMode)
@@ -327,9 +335,16 @@ public final class BlobStore: Sendable {
         }
     }
 
-    /// Runs `body` holding `flock(operation)` on LOCK, waiting up to `timeout` for it.
+    /// Whether LOCK was opened for writing (a read-only store's is not).
+    private static func isWritable(_ lock: FileDescriptor) throws -> Bool {
+        try Syscalls.accessMode(lock) != O_RDONLY
+    }
+
+    /// Runs `body` holding `flock(operation)` on LOCK, waiting up to `timeout` for it. Releasing
+    /// an exclusive lock bumps `changes` first, so readers in other processes catch up.
     static func withLock<R>(
-        _ lock: FileDescriptor, _ operation: CInt, timeout: Duration, _ body: () throws -> R
+        _ lock: FileDescriptor, _ operation: CInt, timeout: Duration, bumping changes: ChangeCounter?,
+        _ body: () throws -> R
     ) throws -> R {
         let start = Syscalls.monotonicNanoseconds()
         let limit = timeout.clampedNanoseconds
@@ -344,21 +359,29 @@ public final class BlobStore: Sendable {
             Syscalls.sleep(microseconds: pause)
             pause = min(pause * 2, 10_000)
         }
-        defer { Syscalls.unlock(lock) }
+        defer {
+            if operation == LOCK_EX { changes?.bump() }
+            Syscalls.unlock(lock)
+        }
         return try body()
     }
 
     /// Runs `body` holding `flock(operation)` on LOCK if no other process holds it; returns `nil`
     /// without running `body` otherwise.
-    static func withLockIfFree<R>(_ lock: FileDescriptor, _ operation: CInt, _ body: () throws -> R) throws -> R? {
+    static func withLockIfFree<R>(
+        _ lock: FileDescriptor, _ operation: CInt, bumping changes: ChangeCounter?, _ body: () throws -> R
+    ) throws -> R? {
         guard try Syscalls.tryFlock(lock, operation) else { return nil }
-        defer { Syscalls.unlock(lock) }
+        defer {
+            if operation == LOCK_EX { changes?.bump() }
+            Syscalls.unlock(lock)
+        }
         return try body()
     }
 
     /// Runs `body` holding the exclusive lock: every journal append happens inside, after a
     /// catch-up, so that appends from several processes never interleave with a torn tail.
     func exclusively<R>(_ body: () throws -> R) throws -> R {
-        try Self.withLock(lockFile, LOCK_EX, timeout: configuration.lockTimeout, body)
+        try Self.withLock(lockFile, LOCK_EX, timeout: configuration.lockTimeout, bumping: changes, body)
     }
 }

@@ -35,6 +35,17 @@ extension StoreState {
         _ = replay(bytes, from: 0)
     }
 
+    /// Catches up unless `changes` still holds the value it had at the last catch-up made here:
+    /// then no other process has written since, and no system call is needed. Without a
+    /// counter, always catches up.
+    mutating func catchUpIfChanged(layout: StoreLayout, changes: ChangeCounter?) throws {
+        guard let changes else { return try catchUp(layout: layout) }
+        let value = changes.value
+        guard value != seenChanges else { return }
+        try catchUp(layout: layout)
+        seenChanges = value
+    }
+
     /// Rebuilds the index from the generation CURRENT names now.
     private mutating func reload(layout: StoreLayout) throws {
         let loaded = try LoadedGeneration.load(layout, flags: readOnly == nil ? O_RDWR | O_APPEND : O_RDONLY)

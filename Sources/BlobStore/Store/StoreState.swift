@@ -20,6 +20,9 @@ struct StoreState: Sendable {
     /// The last catch-up stopped before the end of the journal (a torn tail or damage): it must
     /// be examined under the exclusive lock before the next append.
     var tailNeedsRepair = false
+    /// The store's ``ChangeCounter`` value read just before the last ``catchUpIfChanged(layout:changes:)``
+    /// that caught up; `nil` before the first.
+    var seenChanges: UInt64?
     /// Reads not yet appended as an access record.
     var pendingAccess: [JournalRecord.AccessItem] = []
     var pendingAccessBytes = 0

@@ -78,6 +78,16 @@ enum Syscalls {
         return done
     }
 
+    /// One `read(2)` (retried on `EINTR`); `nil` when it fails, for callers that then take a
+    /// slower path that reports the error properly.
+    static func readOnce(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        while true {
+            let n = Glibc.read(fd.rawValue, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { return nil }
+        }
+    }
+
     /// `pread(2)` until `buffer` is full or end of file; returns the bytes read.
     static func preadFully(
         _ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64
@@ -176,6 +186,11 @@ enum Syscalls {
         _ = try retrying("ftruncate", fd.path) { Glibc.ftruncate(fd.rawValue, off_t(length)) }
     }
 
+    /// The access mode `fd` was opened with (`O_RDONLY`, `O_WRONLY` or `O_RDWR`).
+    static func accessMode(_ fd: FileDescriptor) throws -> CInt {
+        try retrying("fcntl", fd.path) { Glibc.fcntl(fd.rawValue, F_GETFL) } & O_ACCMODE
+    }
+
     /// `fchmod(2)`.
     static func fchmod(_ fd: FileDescriptor, _ mode: mode_t) throws {
         _ = try retrying("fchmod", fd.path) { Glibc.fchmod(fd.rawValue, mode) }
@@ -265,6 +280,33 @@ enum Syscalls {
     /// `flock(fd, LOCK_UN)`.
     static func unlock(_ fd: FileDescriptor) {
         _ = flockCall(fd.rawValue, LOCK_UN)
+    }
+
+    // MARK: - Shared memory
+
+    /// Bytes mapped by ``mapSharedPage(_:writable:)``.
+    static let sharedPageSize = 4096
+
+    /// Maps the first ``sharedPageSize`` bytes of `fd` shared between processes, growing a shorter
+    /// file to that size first when `writable`. `nil` when the file is shorter and cannot be
+    /// grown, or the mapping fails: callers then do without. Neither call is seen by fault
+    /// injection: the page holds no durable state.
+    static func mapSharedPage(_ fd: FileDescriptor, writable: Bool) -> UnsafeMutableRawPointer? {
+        var info = stat()
+        guard Glibc.fstat(fd.rawValue, &info) == 0 else { return nil }
+        if info.st_size < sharedPageSize {
+            guard writable, Glibc.ftruncate(fd.rawValue, off_t(sharedPageSize)) == 0 else { return nil }
+        }
+        let protection = writable ? PROT_READ | PROT_WRITE : PROT_READ
+        guard let page = mmap(nil, sharedPageSize, protection, MAP_SHARED, fd.rawValue, 0), page != MAP_FAILED else {
+            return nil
+        }
+        return page
+    }
+
+    /// Unmaps a page from ``mapSharedPage(_:writable:)``.
+    static func unmapSharedPage(_ page: UnsafeMutableRawPointer) {
+        _ = munmap(page, sharedPageSize)
     }
 
     // MARK: - Process
