@@ -52,7 +52,8 @@ enum OverlappedHashing {
             if task == 0 {
                 var offset = 0
                 while offset < shared.count {
-                    let piece = UnsafeMutableRawBufferPointer(rebasing: shared[offset..<min(offset + chunk, shared.count)])
+                    let end = min(offset + chunk, shared.count)
+                    let piece = UnsafeMutableRawBufferPointer(rebasing: shared[offset..<end])
                     guard let count = try? Syscalls.preadFully(fd, into: piece, at: Int64(offset)) else {
                         filled.store(-1, ordering: .releasing)
                         break
