@@ -38,12 +38,15 @@ public final class SHA256Hasher {
 
     /// The SHA-256 of `bytes` in one call.
     public static func hash(_ bytes: UnsafeRawBufferPointer) -> SHA256Digest {
-        var output = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        guard EVP_Digest(bytes.baseAddress, bytes.count, &output, &length, EVP_sha256(), nil) == 1 else {
-            preconditionFailure("EVP_Digest(SHA-256) failed")
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { output in
+            var length: UInt32 = 0
+            guard EVP_Digest(bytes.baseAddress, bytes.count, output.baseAddress, &length, EVP_sha256(), nil) == 1,
+                length == 32, let digest = SHA256Digest(bytes: output)
+            else {
+                preconditionFailure("EVP_Digest(SHA-256) failed")
+            }
+            return digest
         }
-        return SHA256Digest(bytes: output)!
     }
 
     /// The SHA-256 of a byte collection in one call.

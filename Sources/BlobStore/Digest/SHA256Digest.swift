@@ -14,11 +14,16 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
     /// Creates a digest from exactly 32 bytes; returns `nil` for any other length.
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == Self.byteCount else { return nil }
-        var words: [UInt64] = [0, 0, 0, 0]
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         for (index, byte) in bytes.enumerated() {
-            words[index / 8] = words[index / 8] << 8 | UInt64(byte)
+            switch index / 8 {
+            case 0: words.0 = words.0 << 8 | UInt64(byte)
+            case 1: words.1 = words.1 << 8 | UInt64(byte)
+            case 2: words.2 = words.2 << 8 | UInt64(byte)
+            default: words.3 = words.3 << 8 | UInt64(byte)
+            }
         }
-        (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+        (w0, w1, w2, w3) = words
     }
 
     /// Parses 64 lowercase or uppercase hexadecimal characters; returns `nil` for anything else.
@@ -47,7 +52,21 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
     }
 
     /// The 64 lowercase hexadecimal characters of the digest.
-    public var hex: String { lowercaseHex(bytes) }
+    public var hex: String {
+        String(unsafeUninitializedCapacity: 64) { utf8 in
+            func put(_ word: UInt64, at start: Int) {
+                for nibble in 0..<16 {
+                    let digit = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0xf
+                    utf8[start + nibble] = digit < 10 ? digit + UInt8(ascii: "0") : digit - 10 + UInt8(ascii: "a")
+                }
+            }
+            put(w0, at: 0)
+            put(w1, at: 16)
+            put(w2, at: 32)
+            put(w3, at: 48)
+            return 64
+        }
+    }
 
     public var description: String { hex }
 

@@ -45,11 +45,7 @@ struct StoreIndex: Sendable {
             }
             retain(entry, key: put.key)
         case .access(let items):
-            for item in items {
-                if let old = entries[item.key]?.lastAccess, item.time > old {
-                    entries[item.key]!.lastAccess = item.time
-                }
-            }
+            for item in items { touch(item.key, at: item.time) }
         case .remove(let key, let digest):
             removeEntry(key, ifDigest: digest)
         case .evict(let key, let digest):
@@ -77,6 +73,12 @@ struct StoreIndex: Sendable {
     }
 
     /// Records that this process has checked `digest`'s file (or written it).
+    /// Moves `key`'s last access forward to `time` (never back), in one hash lookup.
+    mutating func touch(_ key: StoreKey, at time: Int64) {
+        guard let position = entries.index(forKey: key), time > entries.values[position].lastAccess else { return }
+        entries.values[position].lastAccess = time
+    }
+
     mutating func markVerified(_ digest: SHA256Digest) {
         blobs[digest]?.isVerified = true
     }

@@ -188,7 +188,7 @@ extension StoreState {
 
     /// Records a read in memory (the index now, the journal with the next append).
     mutating func noteAccess(_ key: StoreKey, at time: Int64) {
-        index.apply(.access([JournalRecord.AccessItem(key: key, time: time)]))
+        index.touch(key, at: time)
         pendingAccess.append(JournalRecord.AccessItem(key: key, time: time))
         pendingAccessBytes += key.bytes.count + 20
     }
