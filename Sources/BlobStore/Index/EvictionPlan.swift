@@ -44,15 +44,17 @@ extension StoreIndex {
         let idleSince = limits.maxAge.map { now &- Int64(clamping: $0.clampedNanoseconds / 1_000_000) }
         // Least-recently-used candidates are only needed when the store is over a limit.
         let isOver = isOverLimits(limits)
-        var candidates: [(key: StoreKey, entry: IndexEntry)] = []
-        if isOver { candidates.reserveCapacity(entries.count) }
-        for (key, entry) in entries where key != protecting {
+        // Positions in records: sorting 4-byte numbers, not whole entries.
+        var candidates: [UInt32] = []
+        if isOver { candidates.reserveCapacity(count) }
+        for (position, record) in records.enumerated() where record.key != protecting {
+            let entry = record.entry
             if entry.isExpired(at: now) {
-                evict(key, entry, .expired)
+                evict(record.key, entry, .expired)
             } else if let idleSince, entry.lastAccess < idleSince {
-                evict(key, entry, .aged)
+                evict(record.key, entry, .aged)
             } else if isOver {
-                candidates.append((key, entry))
+                candidates.append(UInt32(position))
             }
         }
         guard isOver else { return plan }
@@ -62,9 +64,10 @@ extension StoreIndex {
             (byteTarget.map { stored <= $0 } ?? true) && (countTarget.map { remaining <= $0 } ?? true)
         }
         guard !isUnderTargets() else { return plan }
-        candidates.sort { Self.isLessRecent($0, than: $1) }
+        candidates.sort(by: isLessRecent)
         for candidate in candidates {
-            evict(candidate.key, candidate.entry, .leastRecentlyUsed)
+            let record = records[Int(candidate)]
+            evict(record.key, record.entry, .leastRecentlyUsed)
             if isUnderTargets() { break }
         }
         return plan

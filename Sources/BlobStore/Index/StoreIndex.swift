@@ -13,7 +13,18 @@ struct StoreIndex: Sendable {
         var isVerified = false
     }
 
-    private(set) var entries: [StoreKey: IndexEntry] = [:]
+    /// One key and its entry, stored once in ``records``.
+    struct Record: Sendable {
+        var key: StoreKey
+        var entry: IndexEntry
+    }
+
+    /// The entries, densely and in no particular order. A key's place is in ``positions``; a
+    /// removal moves the last record into the hole. A hash table keeps its buckets at most 3/4
+    /// full, so buckets of a 4-byte position instead of a whole entry save about 100 bytes of
+    /// memory per entry (docs/design.md, "Memory").
+    private(set) var records: ContiguousArray<Record> = []
+    private var positions: [StoreKey: UInt32] = [:]
     private(set) var blobs: [SHA256Digest: BlobReference] = [:]
     /// Sum of the sizes of all entries (a blob shared by two keys counts twice).
     private(set) var logicalBytes: UInt64 = 0
@@ -28,9 +39,16 @@ struct StoreIndex: Sendable {
     /// journal and manifest sizes to tell how much of them is dead.
     private(set) var liveRecordBytes: UInt64 = 0
 
-    subscript(key: StoreKey) -> IndexEntry? { entries[key] }
+    subscript(key: StoreKey) -> IndexEntry? {
+        positions[key].map { records[Int($0)].entry }
+    }
 
-    var count: Int { entries.count }
+    var count: Int { records.count }
+
+    /// Every entry with its key, in no particular order.
+    var entries: LazyMapSequence<ContiguousArray<Record>, (key: StoreKey, value: IndexEntry)> {
+        records.lazy.map { ($0.key, $0.entry) }
+    }
 
     /// Applies one journal record. Records that no longer match (an eviction of a key that was
     /// overwritten since, an access to a removed key) change nothing.
@@ -40,10 +58,7 @@ struct StoreIndex: Sendable {
             let entry = IndexEntry(
                 digest: put.digest, size: put.size, created: put.created, lastAccess: put.created,
                 expires: put.expires, metadata: put.metadata)
-            if let old = entries.updateValue(entry, forKey: put.key) {
-                release(old, key: put.key)
-            }
-            retain(entry, key: put.key)
+            store(entry, for: put.key)
         case .access(let items):
             for item in items { touch(item.key, at: item.time) }
         case .remove(let key, let digest):
@@ -55,15 +70,13 @@ struct StoreIndex: Sendable {
 
     /// Adds an entry read from a manifest (creation and access times as they were).
     mutating func insert(_ item: ManifestEntry) {
-        if let old = entries.updateValue(item.entry, forKey: item.key) {
-            release(old, key: item.key)
-        }
-        retain(item.entry, key: item.key)
+        store(item.entry, for: item.key)
     }
 
     /// Makes room for about `count` entries, before a manifest is read into an empty index.
     mutating func reserveCapacity(_ count: Int) {
-        entries.reserveCapacity(count)
+        records.reserveCapacity(count)
+        positions.reserveCapacity(count)
     }
 
     /// Forgets the garbage list, after its blobs were deleted.
@@ -72,27 +85,28 @@ struct StoreIndex: Sendable {
         garbageBytes = 0
     }
 
-    /// Records that this process has checked `digest`'s file (or written it).
-    /// Moves `key`'s last access forward to `time` (never back), in one hash lookup.
+    /// Moves `key`'s last access forward to `time` (never back).
     mutating func touch(_ key: StoreKey, at time: Int64) {
-        guard let position = entries.index(forKey: key), time > entries.values[position].lastAccess else { return }
-        entries.values[position].lastAccess = time
+        guard let position = positions[key].map(Int.init), time > records[position].entry.lastAccess else { return }
+        records[position].entry.lastAccess = time
     }
 
+    /// Records that this process has checked `digest`'s file (or written it).
     mutating func markVerified(_ digest: SHA256Digest) {
         blobs[digest]?.isVerified = true
     }
 
     /// Keys ordered from least to most recently accessed (ties by key), for eviction.
     func keysByRecency() -> [StoreKey] {
-        entries.sorted { Self.isLessRecent(($0.key, $0.value), than: ($1.key, $1.value)) }.map(\.key)
+        (0..<UInt32(records.count)).sorted(by: isLessRecent).map { records[Int($0)].key }
     }
 
-    /// Eviction order: the older access first, the smaller key on a tie.
-    static func isLessRecent(_ lhs: (key: StoreKey, entry: IndexEntry), than rhs: (key: StoreKey, entry: IndexEntry))
-        -> Bool
-    {
-        lhs.entry.lastAccess != rhs.entry.lastAccess ? lhs.entry.lastAccess < rhs.entry.lastAccess : lhs.key < rhs.key
+    /// Eviction order of two positions in ``records``: the older access first, the smaller key
+    /// on a tie.
+    func isLessRecent(_ lhs: UInt32, _ rhs: UInt32) -> Bool {
+        let (left, right) = (records[Int(lhs)], records[Int(rhs)])
+        return left.entry.lastAccess != right.entry.lastAccess
+            ? left.entry.lastAccess < right.entry.lastAccess : left.key < right.key
     }
 
     /// Keys whose entry refers to `digest`.
@@ -102,9 +116,31 @@ struct StoreIndex: Sendable {
 
     // MARK: - Reference counting
 
+    /// Puts `entry` under `key`, replacing (and releasing) what was there.
+    private mutating func store(_ entry: IndexEntry, for key: StoreKey) {
+        if let position = positions[key].map(Int.init) {
+            let old = records[position].entry
+            records[position].entry = entry
+            release(old, key: key)
+        } else {
+            precondition(records.count < UInt32.max, "the index holds at most 2^32 - 1 entries")
+            positions[key] = UInt32(records.count)
+            records.append(Record(key: key, entry: entry))
+        }
+        retain(entry, key: key)
+    }
+
     private mutating func removeEntry(_ key: StoreKey, ifDigest digest: SHA256Digest?) {
-        guard let old = entries[key], digest == nil || old.digest == digest else { return }
-        entries[key] = nil
+        guard let position = positions[key].map(Int.init), digest == nil || records[position].entry.digest == digest
+        else { return }
+        let old = records[position].entry
+        positions[key] = nil
+        let last = records.count - 1
+        if position != last {
+            records.swapAt(position, last)
+            positions[records[position].key] = UInt32(position)
+        }
+        records.removeLast()
         release(old, key: key)
     }
 

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A key: any bytes, usually the UTF-8 of a URL.
 ///
 /// Keys are never used as file names (blobs are named by digest), so `/`, `..`, NUL and very
@@ -21,8 +23,16 @@ public struct StoreKey: Hashable, Sendable, Comparable, CustomStringConvertible,
 
     public var description: String { string }
 
+    /// Byte-wise order (unsigned bytes, a prefix first), as `lexicographicallyPrecedes` gives,
+    /// with one `memcmp`: listing and eviction sort up to millions of keys.
     public static func < (lhs: StoreKey, rhs: StoreKey) -> Bool {
-        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+        lhs.bytes.withUnsafeBytes { left in
+            rhs.bytes.withUnsafeBytes { right in
+                let common = min(left.count, right.count)
+                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                return order != 0 ? order < 0 : left.count < right.count
+            }
+        }
     }
 
     /// Feeds the bytes to the hasher in one call (with the length, so that keys that are
