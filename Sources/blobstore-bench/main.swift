@@ -18,6 +18,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     if arguments.first == "scale-open", arguments.count == 3 {
         try ScaleRun.measureOpen(arguments[1], label: arguments[2])
+    } else if arguments.first == "scale-stream", arguments.count == 3, let mebibytes = Int(arguments[2]) {
+        try ScaleRun.stream(in: arguments[1], mebibytes: mebibytes)
     } else if arguments.first == "scale" {
         try ScaleRun(arguments: Array(arguments.dropFirst())).run()
     } else {

@@ -37,6 +37,20 @@ import Testing
         }
     }
 
+    /// A file streamed in 1 MiB pieces, each written while another thread hashes it, gets the
+    /// digest of its bytes and reads back whole.
+    @Test func aLargeFileStreamedInIsHashedWhileWritten() throws {
+        try withTemporaryDirectory { dir throws in
+            let value = largeValue(3) + Data("a tail shorter than a piece".utf8)
+            let source = dir.child("source")
+            writeBytes(source, Array(value))
+            try withStore(dir.child("s")) { store throws in
+                #expect(try store.put(contentsOf: URL(fileURLWithPath: source), for: "file") == SHA256Hasher.hash(value))
+                #expect(try store.value(for: "file") == value)
+            }
+        }
+    }
+
     /// One flipped byte in a large blob, far from its start, is caught by the overlapped hash:
     /// the read is a miss, the file is quarantined.
     @Test func aDamagedLargeBlobIsAMiss() throws {

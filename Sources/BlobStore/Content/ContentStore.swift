@@ -61,8 +61,12 @@ struct ContentStore: Sendable {
                 let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
                 size += UInt64(count)
                 if let limit, size > limit { try refuse(size) }
-                hasher.update(chunk)
-                try Syscalls.writeFully(fd, chunk)
+                if count >= OverlappedHashing.threshold {
+                    try OverlappedHashing.write(chunk, to: fd, updating: hasher)
+                } else {
+                    hasher.update(chunk)
+                    try Syscalls.writeFully(fd, chunk)
+                }
             }
             let written = try Syscalls.fstat(fd)
             guard UInt64(written.st_size) == size else {

@@ -16,13 +16,21 @@ enum OverlappedHashing {
     /// Writes `bytes` to `fd` with ``Syscalls/writeFully(_:_:)`` while another thread hashes
     /// them; returns the digest once both are done.
     static func write(_ bytes: UnsafeRawBufferPointer, to fd: FileDescriptor) throws -> SHA256Digest {
+        let hasher = SHA256Hasher()
+        try write(bytes, to: fd, updating: hasher)
+        return hasher.finalize()
+    }
+
+    /// Writes `bytes` to `fd` while another thread feeds them to `hasher`; returns when both
+    /// are done. A stream is copied one piece at a time this way.
+    static func write(_ bytes: UnsafeRawBufferPointer, to fd: FileDescriptor, updating hasher: SHA256Hasher) throws {
         nonisolated(unsafe) let shared = bytes
-        let digest = Mutex<SHA256Digest?>(nil)
+        // Used by the hashing task alone while both run.
+        nonisolated(unsafe) let sharedHasher = hasher
         let failure = Mutex<Error?>(nil)
         DispatchQueue.concurrentPerform(iterations: 2) { task in
             if task == 0 {
-                let hash = SHA256Hasher.hash(shared)
-                digest.withLock { $0 = hash }
+                sharedHasher.update(shared)
             } else {
                 do {
                     try Syscalls.writeFully(fd, shared)
@@ -32,8 +40,6 @@ enum OverlappedHashing {
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
-        guard let hash = digest.withLock({ $0 }) else { preconditionFailure("the hashing task did not run") }
-        return hash
     }
 
     /// Reads `fd` from offset 0 into `buffer` until end of file or the buffer is full, while the
