@@ -45,7 +45,8 @@ import Testing
             let source = dir.child("source")
             writeBytes(source, Array(value))
             try withStore(dir.child("s")) { store throws in
-                #expect(try store.put(contentsOf: URL(fileURLWithPath: source), for: "file") == SHA256Hasher.hash(value))
+                let digest = try store.put(contentsOf: URL(fileURLWithPath: source), for: "file")
+                #expect(digest == SHA256Hasher.hash(value))
                 #expect(try store.value(for: "file") == value)
             }
         }
