@@ -236,6 +236,26 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("A body larger than the store's capacity is served and not stored")
+    func bodyLargerThanCapacity() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = BlobStore.Configuration(durability: .none)
+        configuration.limits = EvictionLimits(capacity: 4096)
+        let disk = try BlobStore(at: directory.child("store"), configuration: configuration)
+        defer { try? disk.close() }
+        let cache = HTTPCache(store: CachedStore(disk: disk))
+        try await withServer { server in
+            let target = "/huge?cc=max-age%3D600&size=10000"
+            let first = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(first.body == serverPattern(10000))
+            #expect(second.outcome == .miss)
+            #expect(try disk.entries().isEmpty)
+            #expect(try await server.counts(target).requests == 2)
+        }
+    }
+
     @Test("A server error is not stored")
     func serverErrorIsNotStored() async throws {
         try await withServerAndCache { server, cache in

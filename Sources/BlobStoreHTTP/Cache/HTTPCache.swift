@@ -93,8 +93,9 @@ public final class HTTPCache: Sendable {
     /// Stores `response` with `body` for a request with `requestHeaders` if RFC 9111 allows it,
     /// in memory only when its lifetime is below ``HTTPCachePolicy/minimumDiskLifetime``.
     ///
-    /// - Returns: Where it was stored, or why not.
-    /// - Throws: ``BlobStore/BlobStoreError`` from the store.
+    /// - Returns: Where it was stored, or why not (a body larger than the store's capacity is not
+    ///   stored).
+    /// - Throws: ``BlobStore/BlobStoreError`` from the store, except `tooLarge`.
     @discardableResult
     public func store(_ response: StoredResponse, body: Data, method: String = "GET", requestHeaders: HTTPHeaders)
         throws -> Storability
@@ -115,14 +116,21 @@ public final class HTTPCache: Sendable {
         record.vary = names.isEmpty ? nil : VaryKey(names: names, request: requestHeaders)
         let expires = Self.expiry(of: record, freshness: freshness)
         let metadata = try CacheRecord(response: record).encoded()
-        if let vary = record.vary {
-            try store.put(
-                Data(), for: Self.key(for: url), metadata: try CacheRecord(variants: vary.names).encoded(),
-                placement: placement)
-            try store.put(
-                body, for: Self.variantKey(for: url, vary), metadata: metadata, expires: expires, placement: placement)
-        } else {
-            try store.put(body, for: Self.key(for: url), metadata: metadata, expires: expires, placement: placement)
+        do {
+            if let vary = record.vary {
+                try store.put(
+                    Data(), for: Self.key(for: url), metadata: try CacheRecord(variants: vary.names).encoded(),
+                    placement: placement)
+                try store.put(
+                    body, for: Self.variantKey(for: url, vary), metadata: metadata, expires: expires,
+                    placement: placement)
+            } else {
+                try store.put(body, for: Self.key(for: url), metadata: metadata, expires: expires, placement: placement)
+            }
+        } catch let error as BlobStoreError where error.code == .tooLarge {
+            // Larger than the store's capacity: served, not kept. Other failures are the store's.
+            _ = try? store.remove(Self.key(for: url))
+            return .notStored("the response is too large for the store: \(error.message)")
         }
         return decision
     }
