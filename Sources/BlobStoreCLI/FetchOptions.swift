@@ -5,6 +5,7 @@ public struct FetchOptions: Equatable, Sendable {
     /// `--min-disk-lifetime <duration>`; `nil` keeps the library's default (5 minutes).
     public var minimumDiskLifetime: Duration?
 
+    /// Options with `headers` and, when given, the minimum disk lifetime.
     public init(headers: [String] = [], minimumDiskLifetime: Duration? = nil) {
         self.headers = headers
         self.minimumDiskLifetime = minimumDiskLifetime

@@ -38,6 +38,7 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
         }.sorted { $0.name.lowercased() < $1.name.lowercased() }
     }
 
+    /// Iterates over the fields in order.
     public func makeIterator() -> IndexingIterator<[Field]> {
         fields.makeIterator()
     }
