@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A ``BlobStore`` with an optional ``MemoryTier`` in front of it, and typed objects on top.
 ///
@@ -33,6 +34,9 @@ public final class CachedStore: Sendable {
     public let memory: MemoryTier?
     /// How typed objects are encoded (see ``put(object:for:metadata:expires:placement:)``).
     public let coding: ObjectCoding
+    /// Held while a value is copied into memory after a disk write or read, so that a slower
+    /// thread cannot put back a value that a faster one replaced.
+    private let memoryWrites = Mutex(())
 
     /// A cache over `disk`.
     ///
@@ -68,11 +72,14 @@ public final class CachedStore: Sendable {
             // Dropped first, so that a failed disk write leaves no older value in memory.
             memory?.remove(key)
             let digest = try disk.put(data, for: key, metadata: metadata, expires: expires)
-            memory?.insert(MemoryEntry(value: data, metadata: metadata, expires: expires, isOnDisk: true), for: key)
+            try remember(
+                MemoryEntry(value: data, metadata: metadata, expires: expires, isOnDisk: true), for: key, digest: digest
+            )
             return digest
         case .memoryOnly:
             if try disk.contains(key) { try disk.remove(key) }
-            memory?.insert(MemoryEntry(value: data, metadata: metadata, expires: expires, isOnDisk: false), for: key)
+            try remember(
+                MemoryEntry(value: data, metadata: metadata, expires: expires, isOnDisk: false), for: key, digest: nil)
             return SHA256Hasher.hash(data)
         }
     }
@@ -109,10 +116,10 @@ public final class CachedStore: Sendable {
             }
             memory.remove(key)
         }
-        guard let stored = try diskEntry(for: key) else { return nil }
-        memory?.insert(
+        guard let (stored, digest) = try diskEntry(for: key) else { return nil }
+        try remember(
             MemoryEntry(value: stored.value, metadata: stored.metadata, expires: stored.expires, isOnDisk: true),
-            for: key)
+            for: key, digest: digest)
         return stored
     }
 
@@ -124,16 +131,38 @@ public final class CachedStore: Sendable {
 
     /// The entry under `key` on disk, its value read by digest so that value and metadata belong
     /// together even while another thread or process overwrites the key; records an access.
-    private func diskEntry(for key: StoreKey) throws -> CachedEntry? {
+    private func diskEntry(for key: StoreKey) throws -> (entry: CachedEntry, digest: SHA256Digest)? {
         // A blob can vanish between the two reads only when the key was overwritten and the old
         // blob collected meanwhile: then the new entry is read.
         for _ in 0..<3 {
             guard let info = try disk.info(for: key) else { return nil }
             if let value = try disk.blob(info.digest) {
                 try disk.touch(key)
-                return CachedEntry(value: value, metadata: info.metadata, expires: info.expires, tier: .disk)
+                return (
+                    CachedEntry(value: value, metadata: info.metadata, expires: info.expires, tier: .disk), info.digest
+                )
             }
         }
         return nil
+    }
+
+    /// Keeps `entry` in memory if the disk still holds what it was made from: the entry with
+    /// `digest` and the same metadata, or, for a memory-only value (`digest == nil`), no entry.
+    /// Checked and inserted under one lock, so that of two racing writers (or a reader and a
+    /// writer) the memory tier ends with the value the disk ends with, or none.
+    private func remember(_ entry: MemoryEntry, for key: StoreKey, digest: SHA256Digest?) throws {
+        guard let memory else { return }
+        try memoryWrites.withLock { _ in
+            let current = try disk.info(for: key)
+            if let digest {
+                guard let current, current.digest == digest, current.metadata == entry.metadata else {
+                    memory.remove(key)
+                    return
+                }
+            } else if current != nil {
+                return
+            }
+            memory.insert(entry, for: key)
+        }
     }
 }

@@ -23,7 +23,7 @@ extension HTTPCache {
     ///
     /// A request that carries its own `If-None-Match` or `If-Modified-Since` goes to the server.
     ///
-    /// - Throws: ``BlobStore/BlobStoreError`` with code `network` when the request fails, or from
+    /// - Throws: `BlobStoreError` with code `network` when the request fails, or from
     ///   the store.
     public func data(for request: URLRequest) async throws -> HTTPCacheResult {
         guard let url = request.url else {

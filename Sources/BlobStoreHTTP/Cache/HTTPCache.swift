@@ -5,7 +5,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// An HTTP response cache (RFC 9111) over a ``BlobStore/CachedStore``: each response's status,
+/// An HTTP response cache (RFC 9111) over a `CachedStore`: each response's status,
 /// headers and times are the entry's metadata and its body the entry's value, so identical
 /// bodies behind different URLs are stored once.
 ///
@@ -71,7 +71,7 @@ public final class HTTPCache: Sendable {
     /// The stored response for `url` that matches `requestHeaders` (its variant, when the
     /// response has `Vary`), with its body; `nil` when there is none.
     ///
-    /// - Throws: ``BlobStore/BlobStoreError`` from the store.
+    /// - Throws: `BlobStoreError` from the store.
     public func storedResponse(for url: URL, requestHeaders: HTTPHeaders) throws -> (
         response: StoredResponse, body: Data
     )? {
@@ -95,7 +95,7 @@ public final class HTTPCache: Sendable {
     ///
     /// - Returns: Where it was stored, or why not (a body larger than the store's capacity is not
     ///   stored).
-    /// - Throws: ``BlobStore/BlobStoreError`` from the store, except `tooLarge`.
+    /// - Throws: `BlobStoreError` from the store, except `tooLarge`.
     @discardableResult
     public func store(_ response: StoredResponse, body: Data, method: String = "GET", requestHeaders: HTTPHeaders)
         throws -> Storability
