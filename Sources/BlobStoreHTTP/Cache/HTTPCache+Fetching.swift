@@ -35,11 +35,12 @@ extension HTTPCache {
         guard Storability.cacheableMethods.contains(method), !conditional else {
             let fetched = try await fetch(request)
             if !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method), (200..<400).contains(fetched.response.status) {
-                try invalidate(url)
+                try await offload { try self.invalidate(url) }
             }
             return result(fetched.response, fetched.body, url: url, outcome: .miss)
         }
-        guard let (stored, body) = try storedResponse(for: url, requestHeaders: requestHeaders) else {
+        let found = try await offload { try self.storedResponse(for: url, requestHeaders: requestHeaders) }
+        guard let (stored, body) = found else {
             return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders)
         }
         switch stored.use(at: Date(), requestHeaders: requestHeaders, policy: policy) {
@@ -60,6 +61,16 @@ extension HTTPCache {
 
     // MARK: - Internals
 
+    /// Runs the store's blocking I/O on a global dispatch queue, never on the caller's thread.
+    @discardableResult
+    private func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+
     /// Sends a conditional request for `stored`; a 304 refreshes it, anything else replaces it.
     private func revalidate(
         _ stored: StoredResponse, body: Data, request: URLRequest, url: URL, requestHeaders: HTTPHeaders
@@ -71,15 +82,18 @@ extension HTTPCache {
         }
         let fetched = try await fetch(conditional)
         guard fetched.response.status == 304 else {
-            try store(fetched.response, body: fetched.body, requestHeaders: requestHeaders)
+            try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
             return result(fetched.response, fetched.body, url: url, outcome: .miss)
         }
         var refreshed = stored
         refreshed.headers = stored.updatingHeaders(with: fetched.response.headers)
         refreshed.requestTime = fetched.response.requestTime
         refreshed.responseTime = fetched.response.responseTime
-        if case .notStored = try store(refreshed, body: body, requestHeaders: requestHeaders) {
-            try invalidate(url)
+        let record = refreshed
+        try await offload {
+            if case .notStored = try self.store(record, body: body, requestHeaders: requestHeaders) {
+                try self.invalidate(url)
+            }
         }
         return result(refreshed, body, url: url, outcome: .revalidatedHit)
     }
@@ -88,7 +102,7 @@ extension HTTPCache {
         -> HTTPCacheResult
     {
         let fetched = try await fetch(request)
-        try store(fetched.response, body: fetched.body, requestHeaders: requestHeaders)
+        try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
         return result(fetched.response, fetched.body, url: url, outcome: .miss)
     }
 
