@@ -41,10 +41,47 @@ struct URLProtocolTests {
         }
     }
 
-    @Test("Without a registered cache the protocol handles nothing")
+    @Test("A POST is left to the session and reaches the server with its body")
+    func postThroughProtocol() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let disk = try BlobStore(at: directory.child("store"))
+        defer { try? disk.close() }
+        let cache = HTTPCache(store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20)))
+        BlobStoreURLProtocol.register(cache)
+        defer { BlobStoreURLProtocol.register(nil) }
+
+        try await withServer { server in
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.protocolClasses = [BlobStoreURLProtocol.self] + (configuration.protocolClasses ?? [])
+            let session = URLSession(configuration: configuration)
+            let target = "/posted?cc=max-age%3D600"
+            _ = try await session.data(from: server.url(target))
+            #expect(try disk.entries().count == 1)
+
+            var post = URLRequest(url: server.url(target))
+            post.httpMethod = "POST"
+            let (echo, response) = try await session.upload(for: post, from: Data("payload".utf8))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(echo == Data("payload".utf8))
+            #expect(try await server.counts(target).requests == 2)
+        }
+    }
+
+    @Test("The protocol handles GET and HEAD of http(s) URLs, and nothing without a registered cache")
     func unregisteredHandlesNothing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         BlobStoreURLProtocol.register(nil)
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/")))
         #expect(!BlobStoreURLProtocol.canInit(with: request))
+        BlobStoreURLProtocol.register(
+            HTTPCache(store: CachedStore(disk: try BlobStore(at: directory.child("store")))))
+        defer { BlobStoreURLProtocol.register(nil) }
+        #expect(BlobStoreURLProtocol.canInit(with: request))
+        var post = request
+        post.httpMethod = "POST"
+        #expect(!BlobStoreURLProtocol.canInit(with: post))
+        #expect(!BlobStoreURLProtocol.canInit(with: URLRequest(url: try #require(URL(string: "ftp://h/")))))
     }
 }

@@ -39,12 +39,15 @@ public final class BlobStoreURLProtocol: URLProtocol {
         outcomes.withLock { $0[url] }
     }
 
-    /// Whether the class handles `request`: an `http` or `https` URL while a cache is
-    /// registered.
+    /// Whether the class handles `request`: a `GET` or `HEAD` of an `http` or `https` URL while a
+    /// cache is registered. Other methods carry a body that `URLSession` does not hand to a
+    /// protocol class, so they go to the network as usual (and do not invalidate what is stored;
+    /// ``HTTPCache/data(for:)`` does).
     override public class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return false
         }
+        guard ["GET", "HEAD"].contains((request.httpMethod ?? "GET").uppercased()) else { return false }
         return registered.withLock { $0 != nil }
     }
 

@@ -15,6 +15,8 @@ Any path except /_count answers with headers chosen by the query:
 If-None-Match equal to `etag`, or If-Modified-Since equal to `lm`, answers 304 Not Modified.
 With `vary`, the body ends with the values of the named request headers, so variants differ.
 
+POST answers 200 with the request body.
+
 GET /_count?path=<path and query> answers JSON {"requests": n, "notModified": m}: how many
 requests that exact target received, and how many were answered 304.
 """
@@ -47,11 +49,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
-        self.rfile.read(length)
+        body = self.rfile.read(length)
         self.count(False)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        self.send_body(200, [], body)
 
     def count(self, was_not_modified):
         with lock:
