@@ -5,6 +5,7 @@ let package = Package(
     name: "BlobStore",
     products: [
         .library(name: "BlobStore", targets: ["BlobStore"]),
+        .library(name: "BlobStoreHTTP", targets: ["BlobStoreHTTP"]),
         .executable(name: "blobstore", targets: ["blobstore"]),
     ],
     targets: [
@@ -16,11 +17,17 @@ let package = Package(
         .target(name: "CCRC32C"),
         .target(name: "CSharedCounter"),
         .target(name: "BlobStore", dependencies: ["CLibCrypto", "CCRC32C", "CSharedCounter"]),
-        .target(name: "BlobStoreCLI", dependencies: ["BlobStore"]),
+        .target(name: "BlobStoreHTTP", dependencies: ["BlobStore"]),
+        .target(name: "BlobStoreCLI", dependencies: ["BlobStore", "BlobStoreHTTP"]),
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
         .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),
         .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
+        .testTarget(
+            name: "BlobStoreHTTPTests",
+            dependencies: ["BlobStoreHTTP", "BlobStore"],
+            exclude: ["Server"]
+        ),
         .testTarget(
             name: "BlobStoreCLITests",
             dependencies: ["BlobStoreCLI", "blobstore", "blobstore-torture", "BlobStore"]

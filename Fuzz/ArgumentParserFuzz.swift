@@ -77,6 +77,7 @@ private func checkAccepted(_ invocation: Invocation, _ arguments: [String], _ li
     case .get(let key, let output): texts += [key, output]
     case .has(let key), .remove(let key): texts.append(key)
     case .demo(let directory): texts.append(directory)
+    case .fetch(let url, let output, let fetch): texts += [url, output] + fetch.headers
     default: break
     }
     for case let text? in texts {
@@ -86,7 +87,7 @@ private func checkAccepted(_ invocation: Invocation, _ arguments: [String], _ li
     // (g) Accepted values are in their ranges.
     if let store = invocation.options.store { check(!store.isEmpty, "\(line): an empty store accepted") }
     switch invocation.command {
-    case .get(_, let output?):
+    case .get(_, let output?), .fetch(_, let output?, _):
         check(!output.isEmpty, "\(line): an empty output file accepted")
     case .collectGarbage(let collect):
         check(collect.capacity.map { $0 >= 1 } ?? true, "\(line): capacity \(collect.capacity!)")

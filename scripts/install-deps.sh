@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building and testing BlobStore needs on Debian, when it is missing:
-# libssl-dev (libcrypto: SHA-256 and MD5) and e2fsprogs (chattr, for the read-only-store test).
+# libssl-dev (libcrypto: SHA-256 and MD5), e2fsprogs (chattr, for the read-only-store test) and
+# python3 (the HTTP server the BlobStoreHTTP and `blobstore fetch` tests start on 127.0.0.1).
 # Safe to run again; does nothing when everything is there.
 set -euo pipefail
 
 missing=()
 dpkg -s libssl-dev >/dev/null 2>&1 || missing+=(libssl-dev)
 command -v chattr >/dev/null 2>&1 || missing+=(e2fsprogs)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=""

@@ -1,4 +1,5 @@
 import BlobStore
+import Foundation
 
 /// Turns the command line (without the program name) into an ``Invocation``. Pure: no I/O.
 ///
@@ -25,6 +26,8 @@ public enum ArgumentParser {
         var positionals: [String] = []
         var json = false
         var output: String?
+        var headers: [String] = []
+        var minimumDiskLifetime: Duration?
         var repair = false
         var collect = GarbageCollectionOptions()
         var changes = LimitChanges()
@@ -164,13 +167,27 @@ public enum ArgumentParser {
                     (0.5...1).contains($0) ? nil : "it is not from 0.5 to 1"
                 }
                 if let change { changes.lowWater = change.value }
-            case "-o" where subcommand == .get || subcommand == .blob,
-                "--output" where subcommand == .get || subcommand == .blob:
+            case "-o" where outputSubcommands.contains(subcommand),
+                "--output" where outputSubcommands.contains(subcommand):
                 if let file = value("--output <file>") {
                     if file.isEmpty {
                         fail("The value '' is invalid for '--output <file>'")
                     } else {
                         output = file
+                    }
+                }
+            case "--min-disk-lifetime" where subcommand == .fetch:
+                let lifetime = quantity(
+                    "--min-disk-lifetime <duration>", forms: DurationParser.forms, limit: false, DurationParser.parse)
+                if let lifetime { minimumDiskLifetime = lifetime.value }
+            case "--header" where subcommand == .fetch:
+                if let header = value("--header '<name>: <value>'") {
+                    if let problem = headerProblem(header) {
+                        fail(
+                            "The value \(shown(header)) is invalid for '--header': \(problem). Use 'Name: value', "
+                                + "e.g. 'Accept-Encoding: gzip'")
+                    } else {
+                        headers.append(header)
                     }
                 }
             default:
@@ -190,7 +207,9 @@ public enum ArgumentParser {
         }
         collect.json = json
         let command = try makeCommand(
-            subcommand, positionals, json: json, output: output, repair: repair, collect: collect, changes: changes)
+            subcommand, positionals, json: json, output: output,
+            fetch: FetchOptions(headers: headers, minimumDiskLifetime: minimumDiskLifetime), repair: repair,
+            collect: collect, changes: changes)
         return Invocation(options: options, command: command)
     }
 
@@ -211,16 +230,19 @@ public enum ArgumentParser {
         return name == "-h" || name == "--help"
     }
 
+    /// The subcommands that take `-o, --output <file>`.
+    private static let outputSubcommands: Set<Subcommand?> = [.get, .blob, .fetch]
+
     /// The subcommands that take `--json`.
     private static let jsonSubcommands: Set<Subcommand> = [.ls, .stats, .compact, .gc, .verify, .config]
 
     /// Checks the number of arguments and builds the command.
     private static func makeCommand(
-        _ subcommand: Subcommand, _ positionals: [String], json: Bool, output: String?, repair: Bool,
-        collect: GarbageCollectionOptions, changes: LimitChanges
+        _ subcommand: Subcommand, _ positionals: [String], json: Bool, output: String?, fetch: FetchOptions,
+        repair: Bool, collect: GarbageCollectionOptions, changes: LimitChanges
     ) throws(CommandLineError) -> Command {
         let names = subcommand.arguments.map(\.label)
-        let required = [.put, .get, .blob, .has, .rm].contains(subcommand) ? 1 : 0
+        let required = [.put, .get, .blob, .fetch, .has, .rm].contains(subcommand) ? 1 : 0
         if positionals.count < required {
             throw CommandLineError("Missing expected argument '\(names[positionals.count])'", subcommand: subcommand)
         }
@@ -233,6 +255,7 @@ public enum ArgumentParser {
         case .put: return .put(key: positionals[0], file: second)
         case .get: return .get(key: positionals[0], output: output)
         case .blob: return .blob(try digest(positionals[0]), output: output)
+        case .fetch: return .fetch(url: try httpURL(positionals[0]), output: output, options: fetch)
         case .has: return .has(key: positionals[0])
         case .rm: return .remove(key: positionals[0])
         case .ls: return .list(json: json)
@@ -249,6 +272,32 @@ public enum ArgumentParser {
             }
             return .help(topic)
         }
+    }
+
+    // MARK: - URLs and headers
+
+    /// `fetch <url>`: an absolute `http` or `https` URL with a host.
+    static func httpURL(_ text: String) throws(CommandLineError) -> String {
+        let components = URLComponents(string: text)
+        let scheme = components?.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", components?.host?.isEmpty == false else {
+            throw CommandLineError(
+                "The value \(shown(text)) is invalid for '<url>': it is not an http or https URL. Use a URL "
+                    + "such as 'https://example.com/file'", subcommand: .fetch)
+        }
+        return text
+    }
+
+    /// Why `header` is not a `Name: value` request header, or `nil` when it is one.
+    static func headerProblem(_ header: String) -> String? {
+        guard let colon = header.firstIndex(of: ":") else { return "it has no ':'" }
+        let name = header[..<colon]
+        if name.isEmpty { return "the name is empty" }
+        let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~0123456789")
+            .union(CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+        if !name.unicodeScalars.allSatisfy(token.contains) { return "the name \(shown(String(name))) is not a token" }
+        if header[colon...].contains(where: { $0 == "\r" || $0 == "\n" }) { return "the value has a line break" }
+        return nil
     }
 
     // MARK: - Digests

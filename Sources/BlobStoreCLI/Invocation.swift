@@ -32,6 +32,9 @@ public enum Command: Equatable, Sendable {
     case get(key: String, output: String?)
     /// `blob <digest> [-o <file>]`: `output == nil` writes standard output.
     case blob(SHA256Digest, output: String?)
+    /// `fetch <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>]`:
+    /// `output == nil` writes standard output.
+    case fetch(url: String, output: String?, options: FetchOptions)
     case has(key: String)
     case remove(key: String)
     case list(json: Bool)

@@ -18,6 +18,7 @@ struct Runner {
             case .put(let key, let file): return try put(key: key, file: file)
             case .get(let key, let file): return try get(key: key, output: file)
             case .blob(let digest, let file): return try blob(digest, output: file)
+            case .fetch(let url, let file, let options): return try fetch(url: url, output: file, options: options)
             case .has(let key): return try has(key: key)
             case .remove(let key): return try remove(key: key)
             case .list(let json): return try list(json: json)

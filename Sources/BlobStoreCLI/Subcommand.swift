@@ -1,6 +1,6 @@
 /// The subcommands, named as typed on the command line, with the text their help shows.
 public enum Subcommand: String, CaseIterable, Equatable, Sendable {
-    case put, get, blob, has, rm, ls, stats, compact, gc, verify, config, demo, help
+    case put, get, blob, fetch, has, rm, ls, stats, compact, gc, verify, config, demo, help
 
     /// One line for the `SUBCOMMANDS:` list and the `OVERVIEW:` of the subcommand's help.
     var abstract: String {
@@ -8,6 +8,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .put: "Store a file, or standard input, under a key and print its SHA-256 digest."
         case .get: "Write the value stored under a key to standard output or to a file."
         case .blob: "Write the content with a SHA-256 digest to standard output or to a file."
+        case .fetch: "Fetch a URL through the store's HTTP cache and write the body to standard output or a file."
         case .has: "Exit 0 if a key is stored, 1 if it is not."
         case .rm: "Remove a key."
         case .ls: "List the stored entries."
@@ -34,6 +35,15 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             "The content is found whichever keys refer to it, even none (a blob that 'blobstore gc' "
                 + "has not deleted yet). It is verified against the digest before it is written. A blob "
                 + "found damaged is moved to quarantine/ and the command exits 65."
+        case .fetch:
+            "Follows RFC 9111: a fresh stored response answers without a request; a stale one with "
+                + "an ETag or Last-Modified is revalidated with a conditional request, and a 304 keeps the "
+                + "stored body; otherwise the response is fetched and stored unless the server forbids it "
+                + "(no-store, an uncacheable status). Responses fresh for less than 5 minutes (see "
+                + "--min-disk-lifetime) are not stored, as this process ends at once and keeps nothing in "
+                + "memory. Prints on standard error one line: 'fresh hit', "
+                + "'revalidated hit' or 'miss'. Exits 0 whatever the HTTP status, and 74 when the request "
+                + "fails. See docs/http.md."
         case .has:
             "Prints nothing."
         case .rm:
@@ -93,6 +103,8 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .put: return "put \(global) <key> [<file>]"
         case .get: return "get \(global) <key> [-o <file>]"
         case .blob: return "blob \(global) <digest> [-o <file>]"
+        case .fetch:
+            return "fetch \(global) <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>]"
         case .has: return "has \(global) <key>"
         case .rm: return "rm \(global) <key>"
         case .ls: return "ls \(global) [--json]"
@@ -117,6 +129,8 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             [("<key>", "The key, taken as given."), ("<file>", "The file to store. (default: standard input)")]
         case .get, .has, .rm:
             [("<key>", "The key, taken as given.")]
+        case .fetch:
+            [("<url>", "The http or https URL to fetch.")]
         case .blob:
             [("<digest>", "The SHA-256 of the content: 64 hexadecimal digits, as put and ls print it.")]
         case .demo:
@@ -133,6 +147,20 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         switch self {
         case .get: [("-o, --output <file>", "Write the value to <file> instead of standard output.")]
         case .blob: [("-o, --output <file>", "Write the content to <file> instead of standard output.")]
+        case .fetch:
+            [
+                ("-o, --output <file>", "Write the body to <file> instead of standard output."),
+                (
+                    "--header '<name>: <value>'",
+                    "Send this request header; repeat for several. Headers named by a response's Vary "
+                        + "select the stored variant."
+                ),
+                (
+                    "--min-disk-lifetime <duration>",
+                    "Store responses fresh for at least this long: a number with ms, s, m, h, d or w, e.g. "
+                        + "0s to store every cacheable response, revalidating it when stale. (default: 5m)"
+                ),
+            ]
         case .ls: [("--json", "Print a JSON array of entries.")]
         case .stats: [("--json", "Print the statistics as a JSON object.")]
         case .compact: [("--json", "Print the report as a JSON object.")]

@@ -54,6 +54,14 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         subcommand = .blob
         if let output { options.append(("--output", output)) }
         arguments = [digest.hex]
+    case .fetch(let url, let output, let fetch):
+        subcommand = .fetch
+        if let output { options.append(("--output", output)) }
+        for header in fetch.headers { options.append(("--header", header)) }
+        if let lifetime = fetch.minimumDiskLifetime {
+            options.append(("--min-disk-lifetime", QuantityFormat.exactSeconds(lifetime)))
+        }
+        arguments = [url]
     case .has(let key):
         subcommand = .has
         arguments = [key]

@@ -191,10 +191,7 @@ extension BlobStore {
             state.hits += 1
             if let verified { state.index.markVerified(verified) }
             guard !state.isClosed else { return }
-            state.noteAccess(key, at: Syscalls.nowMilliseconds())
-            if state.pendingAccess.count >= configuration.accessBatchSize || state.pendingAccessBytes >= 1 << 20 {
-                appendAccessHints(&state)
-            }
+            noteAccess(key, at: Syscalls.nowMilliseconds(), &state)
         }
     }
 

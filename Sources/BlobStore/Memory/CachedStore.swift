@@ -1,0 +1,168 @@
+import Foundation
+import Synchronization
+
+/// A ``BlobStore`` with an optional ``MemoryTier`` in front of it, and typed objects on top.
+///
+/// Reads look in memory first; a memory hit on an entry the disk holds too records an access
+/// there, so the disk tier's eviction order sees it. A disk hit is copied into memory when it
+/// fits. Writes go to both tiers, or to memory only (``Placement/memoryOnly``) for values not
+/// worth a disk write.
+///
+/// The memory tier belongs to this process: a key another process removes from the disk store
+/// is noticed on the next memory hit (its access is recorded there), but a value another process
+/// overwrites is seen only once the memory entry is evicted, expires or is written again.
+///
+/// ```swift
+/// let disk = try BlobStore(at: "/var/cache/myapp")
+/// let cache = CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 64 << 20))
+/// try cache.put(Data("hello".utf8), for: "greeting")
+/// let hit = try cache.entry(for: "greeting")  // hit?.tier == .memory
+/// ```
+public final class CachedStore: Sendable {
+    /// Where a put keeps a value.
+    public enum Placement: Sendable, Equatable {
+        /// In the disk store, and in memory when it fits.
+        case memoryAndDisk
+        /// In memory only (any entry under the key on disk is removed). Without a memory tier,
+        /// nothing is kept.
+        case memoryOnly
+    }
+
+    /// The disk store.
+    public let disk: BlobStore
+    /// The memory tier, or `nil` to read and write the disk store only.
+    public let memory: MemoryTier?
+    /// How typed objects are encoded (see ``put(object:for:metadata:expires:placement:)``).
+    public let coding: ObjectCoding
+    /// Held while a value is copied into memory after a disk write or read, so that a slower
+    /// thread cannot put back a value that a faster one replaced.
+    private let memoryWrites = Mutex(())
+
+    /// A cache over `disk`.
+    ///
+    /// - Parameters:
+    ///   - disk: The store that keeps values across runs.
+    ///   - memory: The memory tier in front of it, or `nil` for none.
+    ///   - coding: How typed objects are encoded. Default ``ObjectCoding/json``.
+    public init(disk: BlobStore, memory: MemoryTier? = nil, coding: ObjectCoding = .json) {
+        self.disk = disk
+        self.memory = memory
+        self.coding = coding
+    }
+
+    // MARK: - Writing
+
+    /// Stores `data` under `key`, replacing any previous value in both tiers.
+    ///
+    /// - Parameters:
+    ///   - data: The value; may be empty.
+    ///   - key: Any bytes up to 16 MiB.
+    ///   - metadata: Opaque bytes kept with the entry.
+    ///   - expires: After this date the entry reads as missing in both tiers.
+    ///   - placement: Both tiers (the default) or memory only.
+    /// - Returns: The SHA-256 of `data`.
+    /// - Throws: ``BlobStoreError`` from the disk store.
+    @discardableResult
+    public func put(
+        _ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil,
+        placement: Placement = .memoryAndDisk
+    ) throws -> SHA256Digest {
+        switch placement {
+        case .memoryAndDisk:
+            // Dropped first, so that a failed disk write leaves no older value in memory.
+            memory?.remove(key)
+            let digest = try disk.put(data, for: key, metadata: metadata, expires: expires)
+            try remember(
+                MemoryEntry(value: data, metadata: metadata, expires: expires, isOnDisk: true), for: key, digest: digest
+            )
+            return digest
+        case .memoryOnly:
+            if try disk.contains(key) { try disk.remove(key) }
+            try remember(
+                MemoryEntry(value: data, metadata: metadata, expires: expires, isOnDisk: false), for: key, digest: nil)
+            return SHA256Hasher.hash(data)
+        }
+    }
+
+    /// Removes `key` from both tiers; returns whether either held it.
+    @discardableResult
+    public func remove(_ key: StoreKey) throws -> Bool {
+        let inMemory = memory?.remove(key) ?? false
+        let onDisk = try disk.remove(key)
+        return inMemory || onDisk
+    }
+
+    // MARK: - Reading
+
+    /// The value under `key`, or `nil` as for ``entry(for:)``.
+    public func value(for key: StoreKey) throws -> Data? {
+        try entry(for: key)?.value
+    }
+
+    /// The value under `key` with its metadata and expiry, from memory when it is there, else
+    /// from disk (then kept in memory when it fits); `nil` when neither tier has an unexpired
+    /// entry.
+    ///
+    /// A memory hit on an entry the disk holds too records an access in the disk store; when the
+    /// disk store no longer has the key (another process removed it), the memory entry is
+    /// dropped and the read is a miss. A disk read is verified as ``BlobStore/blob(_:)-90ckb``
+    /// verifies, and a damaged blob is a miss.
+    ///
+    /// - Throws: ``BlobStoreError`` from the disk store.
+    public func entry(for key: StoreKey) throws -> CachedEntry? {
+        if let memory, let hit = memory.entry(for: key) {
+            if try !hit.isOnDisk || disk.touch(key) {
+                return CachedEntry(value: hit.value, metadata: hit.metadata, expires: hit.expires, tier: .memory)
+            }
+            memory.remove(key)
+        }
+        guard let (stored, digest) = try diskEntry(for: key) else { return nil }
+        try remember(
+            MemoryEntry(value: stored.value, metadata: stored.metadata, expires: stored.expires, isOnDisk: true),
+            for: key, digest: digest)
+        return stored
+    }
+
+    /// Whether either tier has an unexpired entry under `key`. Reads no value, records no access.
+    public func contains(_ key: StoreKey) throws -> Bool {
+        if memory?.contains(key) == true { return true }
+        return try disk.contains(key)
+    }
+
+    /// The entry under `key` on disk, its value read by digest so that value and metadata belong
+    /// together even while another thread or process overwrites the key; records an access.
+    private func diskEntry(for key: StoreKey) throws -> (entry: CachedEntry, digest: SHA256Digest)? {
+        // A blob can vanish between the two reads only when the key was overwritten and the old
+        // blob collected meanwhile: then the new entry is read.
+        for _ in 0..<3 {
+            guard let info = try disk.info(for: key) else { return nil }
+            if let value = try disk.blob(info.digest) {
+                try disk.touch(key)
+                return (
+                    CachedEntry(value: value, metadata: info.metadata, expires: info.expires, tier: .disk), info.digest
+                )
+            }
+        }
+        return nil
+    }
+
+    /// Keeps `entry` in memory if the disk still holds what it was made from: the entry with
+    /// `digest` and the same metadata, or, for a memory-only value (`digest == nil`), no entry.
+    /// Checked and inserted under one lock, so that of two racing writers (or a reader and a
+    /// writer) the memory tier ends with the value the disk ends with, or none.
+    private func remember(_ entry: MemoryEntry, for key: StoreKey, digest: SHA256Digest?) throws {
+        guard let memory else { return }
+        try memoryWrites.withLock { _ in
+            let current = try disk.info(for: key)
+            if let digest {
+                guard let current, current.digest == digest, current.metadata == entry.metadata else {
+                    memory.remove(key)
+                    return
+                }
+            } else if current != nil {
+                return
+            }
+            memory.insert(entry, for: key)
+        }
+    }
+}

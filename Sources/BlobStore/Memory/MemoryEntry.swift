@@ -1,0 +1,39 @@
+import Foundation
+
+/// A value held by a ``MemoryTier``: the bytes, the metadata and expiry given with them, and
+/// whether the disk store holds the same entry.
+public struct MemoryEntry: Sendable, Equatable {
+    /// The value's bytes.
+    public var value: Data
+    /// The opaque bytes kept with the value.
+    public var metadata: Data
+    /// After this date the entry reads as missing, or `nil`.
+    public var expires: Date?
+    /// Whether the disk store holds this entry too, so a hit records an access there.
+    public var isOnDisk: Bool
+
+    /// An entry.
+    ///
+    /// - Parameters:
+    ///   - value: The value's bytes.
+    ///   - metadata: The opaque bytes kept with the value.
+    ///   - expires: After this date the entry reads as missing.
+    ///   - isOnDisk: Whether the disk store holds the same entry.
+    public init(value: Data, metadata: Data = Data(), expires: Date? = nil, isOnDisk: Bool) {
+        self.value = value
+        self.metadata = metadata
+        self.expires = expires
+        self.isOnDisk = isOnDisk
+    }
+
+    /// What the entry counts against ``MemoryTier/Limits/maxBytes`` under `key`: the bytes of the
+    /// value, the metadata and the key.
+    public func cost(for key: StoreKey) -> Int {
+        value.count + metadata.count + key.bytes.count
+    }
+
+    /// Whether the entry has expired at `date`.
+    public func isExpired(at date: Date) -> Bool {
+        expires.map { $0 <= date } ?? false
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Synchronization
+
+/// An in-memory least-recently-used cache of values, bounded by their total cost in bytes and,
+/// optionally, by their count.
+///
+/// The bound is the contract: Linux sends a process no memory-pressure notification, so the tier
+/// never grows past ``Limits/maxBytes`` (plus its bookkeeping) and never shrinks on its own
+/// below it. Choose the bound for the memory the process can spare; call ``removeAll()`` to give
+/// it all back. An entry whose cost alone exceeds the bound is not kept.
+///
+/// A ``CachedStore`` puts one in front of a ``BlobStore``; raw values, typed objects and HTTP
+/// responses share it. It is `Sendable`, and every method is thread-safe.
+public final class MemoryTier: Sendable {
+    /// The bounds of a memory tier.
+    public struct Limits: Sendable, Equatable {
+        /// The most bytes the entries may cost together (see ``MemoryEntry/cost(for:)``).
+        public var maxBytes: Int
+        /// The most entries, or `nil` for no bound on the count.
+        public var maxCount: Int?
+
+        /// Bounds of `maxBytes` bytes and, optionally, `maxCount` entries.
+        public init(maxBytes: Int, maxCount: Int? = nil) {
+            self.maxBytes = maxBytes
+            self.maxCount = maxCount
+        }
+    }
+
+    private struct State {
+        var entries = LRUList<MemoryEntry>()
+        var cost = 0
+    }
+
+    /// The bounds this tier keeps.
+    public let limits: Limits
+    private let state = Mutex(State())
+
+    /// A tier with bounds `limits`.
+    ///
+    /// - Throws: ``BlobStoreError`` with code `invalidArgument` for a negative bound.
+    public init(limits: Limits) throws {
+        guard limits.maxBytes >= 0, (limits.maxCount ?? 0) >= 0 else {
+            throw BlobStoreError(
+                .invalidArgument,
+                "The memory tier's bounds are \(limits.maxBytes) bytes and \(limits.maxCount ?? 0) entries; "
+                    + "neither may be negative.")
+        }
+        self.limits = limits
+    }
+
+    /// A tier of at most `maxBytes` bytes and, optionally, `maxCount` entries.
+    public convenience init(maxBytes: Int, maxCount: Int? = nil) throws {
+        try self.init(limits: Limits(maxBytes: maxBytes, maxCount: maxCount))
+    }
+
+    // MARK: - Reading
+
+    /// The unexpired entry under `key`, which becomes the most recently used; `nil` when there is
+    /// none (an expired entry is dropped).
+    public func entry(for key: StoreKey) -> MemoryEntry? {
+        let now = Date()
+        return state.withLock { state in
+            guard let entry = state.entries.use(key) else { return nil }
+            guard !entry.isExpired(at: now) else {
+                drop(key, from: &state)
+                return nil
+            }
+            return entry
+        }
+    }
+
+    /// Whether the tier holds an unexpired entry under `key`; changes no recency.
+    public func contains(_ key: StoreKey) -> Bool {
+        let now = Date()
+        return state.withLock { state in
+            state.entries.peek(key).map { !$0.isExpired(at: now) } ?? false
+        }
+    }
+
+    /// The keys held, from the most to the least recently used (expired ones included until they
+    /// are read or pushed out).
+    public var keys: [StoreKey] {
+        state.withLock { $0.entries.keysByRecency }
+    }
+
+    /// The total cost of the entries held, in bytes.
+    public var totalCost: Int {
+        state.withLock { $0.cost }
+    }
+
+    /// The number of entries held.
+    public var count: Int {
+        state.withLock { $0.entries.count }
+    }
+
+    // MARK: - Writing
+
+    /// Keeps `entry` under `key` as the most recently used, replacing any entry there, and
+    /// evicts the least recently used entries until the tier is within its bounds again.
+    ///
+    /// - Returns: Whether the entry is kept: one that alone exceeds ``Limits/maxBytes`` (or a tier
+    ///   bounded to no entry) is not, and any older entry under `key` is removed.
+    @discardableResult
+    public func insert(_ entry: MemoryEntry, for key: StoreKey) -> Bool {
+        let cost = entry.cost(for: key)
+        return state.withLock { state in
+            drop(key, from: &state)
+            guard cost <= limits.maxBytes, limits.maxCount != 0 else { return false }
+            state.entries.set(entry, for: key)
+            state.cost += cost
+            while state.cost > limits.maxBytes || state.entries.count > (limits.maxCount ?? .max) {
+                guard let evicted = state.entries.removeLeastRecent() else { break }
+                state.cost -= evicted.value.cost(for: evicted.key)
+            }
+            return true
+        }
+    }
+
+    /// Removes the entry under `key`; returns whether there was one.
+    @discardableResult
+    public func remove(_ key: StoreKey) -> Bool {
+        state.withLock { drop(key, from: &$0) }
+    }
+
+    /// Removes every entry, giving their memory back.
+    public func removeAll() {
+        state.withLock { state in
+            state.entries.removeAll()
+            state.cost = 0
+        }
+    }
+
+    @discardableResult
+    private func drop(_ key: StoreKey, from state: inout State) -> Bool {
+        guard let old = state.entries.remove(key) else { return false }
+        state.cost -= old.cost(for: key)
+        return true
+    }
+}

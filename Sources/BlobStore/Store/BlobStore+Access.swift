@@ -1,0 +1,35 @@
+import Foundation
+
+// MARK: - Recording accesses
+
+extension BlobStore {
+    /// Records a read of `key` for eviction without reading its blob, as a hit served from a
+    /// cache in front of the store (``MemoryTier``) would.
+    ///
+    /// The access is buffered and appended with the others (access times are hints, never synced
+    /// on their own); hits and misses in ``stats()`` do not change.
+    ///
+    /// - Parameter key: The key that was read.
+    /// - Returns: Whether `key` has an unexpired entry (an absent key records nothing).
+    /// - Throws: ``BlobStoreError`` with code `closed` or `poisoned`.
+    @discardableResult
+    public func touch(_ key: StoreKey) throws -> Bool {
+        try state.withLock { state in
+            try checkUsable(state)
+            try state.catchUpIfChanged(layout: layout, changes: changes)
+            let now = Syscalls.nowMilliseconds()
+            guard let entry = state.index[key], !entry.isExpired(at: now) else { return false }
+            noteAccess(key, at: now, &state)
+            return true
+        }
+    }
+
+    /// Notes a read of `key` in the index and the access buffer, and appends the buffer once it
+    /// holds ``Configuration/accessBatchSize`` items or 1 MiB. Call with the mutex held.
+    func noteAccess(_ key: StoreKey, at now: Int64, _ state: inout StoreState) {
+        state.noteAccess(key, at: now)
+        if state.pendingAccess.count >= configuration.accessBatchSize || state.pendingAccessBytes >= 1 << 20 {
+            appendAccessHints(&state)
+        }
+    }
+}

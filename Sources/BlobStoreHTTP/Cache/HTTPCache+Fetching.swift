@@ -1,0 +1,139 @@
+import BlobStore
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// MARK: - Answering requests
+
+extension HTTPCache {
+    /// The response to `request`, from the cache when RFC 9111 allows, else from the server
+    /// (and then stored when it may be).
+    ///
+    /// - A fresh stored response answers without a request (``HTTPCacheOutcome/freshHit``).
+    /// - A stale one within its `stale-while-revalidate` window answers at once and is
+    ///   revalidated in the background (``HTTPCacheOutcome/staleHit``), unless the policy turns
+    ///   that off.
+    /// - A stale one with `ETag` or `Last-Modified` is revalidated with `If-None-Match` /
+    ///   `If-Modified-Since`; a `304` refreshes its headers and its body answers
+    ///   (``HTTPCacheOutcome/revalidatedHit``).
+    /// - Otherwise the server's response answers (``HTTPCacheOutcome/miss``). A successful
+    ///   unsafe request (`POST`, `PUT`, `DELETE`, …) removes what is stored for its URL.
+    ///
+    /// A request that carries its own `If-None-Match` or `If-Modified-Since` goes to the server.
+    ///
+    /// - Throws: `BlobStoreError` with code `network` when the request fails, or from
+    ///   the store.
+    public func data(for request: URLRequest) async throws -> HTTPCacheResult {
+        guard let url = request.url else {
+            throw BlobStoreError(.invalidArgument, "The request has no URL. Give it the URL to fetch.")
+        }
+        let method = (request.httpMethod ?? "GET").uppercased()
+        let requestHeaders = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
+        let conditional = requestHeaders.contains("If-None-Match") || requestHeaders.contains("If-Modified-Since")
+        guard Storability.cacheableMethods.contains(method), !conditional else {
+            let fetched = try await fetch(request)
+            if !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method), (200..<400).contains(fetched.response.status) {
+                try await offload { try self.invalidate(url) }
+            }
+            return result(fetched.response, fetched.body, url: url, outcome: .miss)
+        }
+        let found = try await offload { try self.storedResponse(for: url, requestHeaders: requestHeaders) }
+        guard let (stored, body) = found else {
+            return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders)
+        }
+        switch stored.use(at: Date(), requestHeaders: requestHeaders, policy: policy) {
+        case .fresh:
+            return result(stored, body, url: url, outcome: .freshHit)
+        case .staleWhileRevalidate:
+            Task { [self] in
+                _ = try? await revalidate(
+                    stored, body: body, request: request, url: url, requestHeaders: requestHeaders)
+            }
+            return result(stored, body, url: url, outcome: .staleHit)
+        case .revalidate:
+            return try await revalidate(stored, body: body, request: request, url: url, requestHeaders: requestHeaders)
+        case .unusable:
+            return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders)
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Runs the store's blocking I/O on a global dispatch queue, never on the caller's thread.
+    @discardableResult
+    private func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+
+    /// Sends a conditional request for `stored`; a 304 refreshes it, anything else replaces it.
+    private func revalidate(
+        _ stored: StoredResponse, body: Data, request: URLRequest, url: URL, requestHeaders: HTTPHeaders
+    ) async throws -> HTTPCacheResult {
+        var conditional = request
+        if let etag = stored.headers["ETag"] { conditional.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        if let lastModified = stored.headers["Last-Modified"] {
+            conditional.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
+        }
+        let fetched = try await fetch(conditional)
+        guard fetched.response.status == 304 else {
+            try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
+            return result(fetched.response, fetched.body, url: url, outcome: .miss)
+        }
+        var refreshed = stored
+        refreshed.headers = stored.updatingHeaders(with: fetched.response.headers)
+        refreshed.requestTime = fetched.response.requestTime
+        refreshed.responseTime = fetched.response.responseTime
+        let record = refreshed
+        try await offload {
+            if case .notStored = try self.store(record, body: body, requestHeaders: requestHeaders) {
+                try self.invalidate(url)
+            }
+        }
+        return result(refreshed, body, url: url, outcome: .revalidatedHit)
+    }
+
+    private func fetchAndStore(_ request: URLRequest, url: URL, requestHeaders: HTTPHeaders) async throws
+        -> HTTPCacheResult
+    {
+        let fetched = try await fetch(request)
+        try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
+        return result(fetched.response, fetched.body, url: url, outcome: .miss)
+    }
+
+    /// Sends `request` to the server and records when it was sent and answered.
+    private func fetch(_ request: URLRequest) async throws -> (response: StoredResponse, body: Data) {
+        let requestTime = Date()
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw BlobStoreError(
+                .network,
+                "The request to \(request.url?.absoluteString ?? "?") failed: \(error.localizedDescription). "
+                    + "Check the URL and the network, then retry.")
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw BlobStoreError(
+                .network,
+                "\(request.url?.absoluteString ?? "?") did not answer with an HTTP response. Use an http(s) URL.")
+        }
+        let stored = StoredResponse(
+            url: (request.url ?? http.url)?.absoluteString ?? "", status: http.statusCode,
+            headers: HTTPHeaders(http.allHeaderFields), vary: nil, requestTime: requestTime, responseTime: Date())
+        return (stored, data)
+    }
+
+    private func result(_ response: StoredResponse, _ body: Data, url: URL, outcome: HTTPCacheOutcome)
+        -> HTTPCacheResult
+    {
+        let headers = outcome == .miss ? response.headers : response.servedHeaders(at: Date())
+        return HTTPCacheResult(url: url, status: response.status, headers: headers, body: body, outcome: outcome)
+    }
+}

@@ -1,0 +1,152 @@
+import BlobStore
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An HTTP response cache (RFC 9111) over a `CachedStore`: each response's status,
+/// headers and times are the entry's metadata and its body the entry's value, so identical
+/// bodies behind different URLs are stored once.
+///
+/// ``data(for:)`` answers a request from the cache when a stored response is fresh, revalidates
+/// a stale one with `If-None-Match` / `If-Modified-Since` (a `304` refreshes the stored headers
+/// and keeps the body), and otherwise fetches it and stores what may be stored. Responses fresh
+/// for less than ``HTTPCachePolicy/minimumDiskLifetime`` stay in the memory tier only. For a
+/// stock `URLSession`, register ``BlobStoreURLProtocol``. docs/http.md explains every rule.
+///
+/// ```swift
+/// let disk = try BlobStore(at: "/var/cache/myapp/http")
+/// let cache = HTTPCache(store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 32 << 20)))
+/// let result = try await cache.data(for: URLRequest(url: URL(string: "https://example.com/a")!))
+/// print(result.outcome)  // "miss", then "fresh hit" while the response is fresh
+/// ```
+public final class HTTPCache: Sendable {
+    /// The two tiers the responses are kept in.
+    public let store: CachedStore
+    /// The cache's choices: shared or private, minimum disk lifetime, heuristics.
+    public let policy: HTTPCachePolicy
+    /// The session that sends requests to servers: ephemeral, with no `URLCache` and no
+    /// protocol of this library, so a request never comes back to the cache.
+    let session: URLSession
+
+    /// A cache keeping responses in `store` under `policy`.
+    ///
+    /// - Parameters:
+    ///   - store: The disk store and, optionally, the memory tier.
+    ///   - policy: Shared or private, minimum disk lifetime and heuristics.
+    ///   - sessionConfiguration: The configuration for requests to servers (timeouts, proxies).
+    ///     Its `urlCache` and `protocolClasses` are replaced. Default: ephemeral.
+    public init(
+        store: CachedStore, policy: HTTPCachePolicy = HTTPCachePolicy(),
+        sessionConfiguration: URLSessionConfiguration = .ephemeral
+    ) {
+        self.store = store
+        self.policy = policy
+        let configuration = sessionConfiguration
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.protocolClasses = (configuration.protocolClasses ?? []).filter {
+            $0 != BlobStoreURLProtocol.self
+        }
+        self.session = URLSession(configuration: configuration)
+    }
+
+    // MARK: - Keys
+
+    /// The key of the entry for `url`: `http:` and the URL without its fragment.
+    public static func key(for url: URL) -> StoreKey {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        components?.fragment = nil
+        return StoreKey("http:" + (components?.string ?? url.absoluteString))
+    }
+
+    /// The key of the variant of `url` selected by `vary`.
+    static func variantKey(for url: URL, _ vary: VaryKey) -> StoreKey {
+        StoreKey(key(for: url).string + "\nvary\n" + vary.suffix)
+    }
+
+    // MARK: - Storage
+
+    /// The stored response for `url` that matches `requestHeaders` (its variant, when the
+    /// response has `Vary`), with its body; `nil` when there is none.
+    ///
+    /// - Throws: `BlobStoreError` from the store.
+    public func storedResponse(for url: URL, requestHeaders: HTTPHeaders) throws -> (
+        response: StoredResponse, body: Data
+    )? {
+        let primary = Self.key(for: url)
+        guard let entry = try store.entry(for: primary), let record = CacheRecord.decoded(entry.metadata) else {
+            return nil
+        }
+        if let names = record.variants {
+            let vary = VaryKey(names: names, request: requestHeaders)
+            guard let variant = try store.entry(for: Self.variantKey(for: url, vary)),
+                let response = CacheRecord.decoded(variant.metadata)?.response, response.vary == vary
+            else { return nil }
+            return (response, variant.value)
+        }
+        guard let response = record.response else { return nil }
+        return (response, entry.value)
+    }
+
+    /// Stores `response` with `body` for a request with `requestHeaders` if RFC 9111 allows it,
+    /// in memory only when its lifetime is below ``HTTPCachePolicy/minimumDiskLifetime``.
+    ///
+    /// - Returns: Where it was stored, or why not (a body larger than the store's capacity is not
+    ///   stored).
+    /// - Throws: `BlobStoreError` from the store, except `tooLarge`.
+    @discardableResult
+    public func store(_ response: StoredResponse, body: Data, method: String = "GET", requestHeaders: HTTPHeaders)
+        throws -> Storability
+    {
+        guard let url = URL(string: response.url) else { return .notStored("the URL is invalid") }
+        let freshness = response.freshness(policy)
+        let decision = Storability.decide(
+            method: method, requestHeaders: requestHeaders, status: response.status, responseHeaders: response.headers,
+            freshness: freshness, policy: policy)
+        let placement: CachedStore.Placement
+        switch decision {
+        case .memoryAndDisk: placement = .memoryAndDisk
+        case .memoryOnly: placement = .memoryOnly
+        case .notStored: return decision
+        }
+        var record = response
+        let names = response.headers.list("Vary")
+        record.vary = names.isEmpty ? nil : VaryKey(names: names, request: requestHeaders)
+        let expires = Self.expiry(of: record, freshness: freshness)
+        let metadata = try CacheRecord(response: record).encoded()
+        do {
+            if let vary = record.vary {
+                try store.put(
+                    Data(), for: Self.key(for: url), metadata: try CacheRecord(variants: vary.names).encoded(),
+                    placement: placement)
+                try store.put(
+                    body, for: Self.variantKey(for: url, vary), metadata: metadata, expires: expires,
+                    placement: placement)
+            } else {
+                try store.put(body, for: Self.key(for: url), metadata: metadata, expires: expires, placement: placement)
+            }
+        } catch let error as BlobStoreError where error.code == .tooLarge {
+            // Larger than the store's capacity: served, not kept. Other failures are the store's.
+            _ = try? store.remove(Self.key(for: url))
+            return .notStored("the response is too large for the store: \(error.message)")
+        }
+        return decision
+    }
+
+    /// Removes what is stored for `url` (every variant becomes unreachable and is left to
+    /// eviction), as an unsafe request to it requires (RFC 9111 §4.4).
+    public func invalidate(_ url: URL) throws {
+        try store.remove(Self.key(for: url))
+    }
+
+    /// When an entry stops being useful: never for a response with a validator (it can always
+    /// be revalidated), else at the end of its freshness and `stale-while-revalidate` window.
+    private static func expiry(of response: StoredResponse, freshness: Freshness) -> Date? {
+        guard !response.hasValidator else { return nil }
+        let window = TimeInterval(CacheControl(response.headers["Cache-Control"]).staleWhileRevalidate ?? 0)
+        let remaining = freshness.lifetime + window - response.age(at: response.responseTime)
+        return response.responseTime.addingTimeInterval(max(0, remaining))
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// What the cache keeps about a response besides its body: kept as the entry's metadata (JSON),
+/// while the body is the entry's value, so identical bodies are stored once.
+public struct StoredResponse: Sendable, Equatable, Codable {
+    /// The request URL.
+    public var url: String
+    /// The status code.
+    public var status: Int
+    /// The header fields, without hop-by-hop fields.
+    public var headers: HTTPHeaders
+    /// The request's values of the headers the response's `Vary` names, or `nil` without `Vary`.
+    public var vary: VaryKey?
+    /// When the request was sent.
+    public var requestTime: Date
+    /// When the response was received.
+    public var responseTime: Date
+
+    /// A record.
+    public init(
+        url: String, status: Int, headers: HTTPHeaders, vary: VaryKey?, requestTime: Date, responseTime: Date
+    ) {
+        self.url = url
+        self.status = status
+        self.headers = Self.endToEnd(headers)
+        self.vary = vary
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+    }
+
+    /// `headers` without the hop-by-hop fields (RFC 9110 §7.6.1) and those `Connection` names.
+    static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
+        let named = Set(headers.list("Connection").map { $0.lowercased() })
+        let hopByHop: Set<String> = [
+            "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        ]
+        return HTTPHeaders(
+            headers.fields.filter { !hopByHop.contains($0.name.lowercased()) && !named.contains($0.name.lowercased()) })
+    }
+
+    /// The freshness lifetime under `policy`.
+    public func freshness(_ policy: HTTPCachePolicy) -> Freshness {
+        Freshness.lifetime(status: status, headers: headers, responseTime: responseTime, policy: policy)
+    }
+
+    /// The current age at `now`.
+    public func age(at now: Date) -> TimeInterval {
+        Freshness.currentAge(headers: headers, requestTime: requestTime, responseTime: responseTime, now: now)
+    }
+
+    /// Whether the response carries a validator for a conditional request.
+    public var hasValidator: Bool { headers.contains("ETag") || headers.contains("Last-Modified") }
+
+    /// How the response may be used at `now` for a request with `requestHeaders` (RFC 9111 §4).
+    public func use(at now: Date, requestHeaders: HTTPHeaders, policy: HTTPCachePolicy) -> ResponseUse {
+        let response = CacheControl(headers["Cache-Control"])
+        let request = CacheControl(requestHeaders["Cache-Control"])
+        let pragmaNoCache = requestHeaders.list("Pragma").contains { $0.lowercased() == "no-cache" }
+        let lifetime = freshness(policy).lifetime
+        let age = age(at: now)
+        let mustAsk =
+            response.noCache || request.noCache || pragmaNoCache
+            || request.maxAge.map { age > TimeInterval($0) } == true
+        if !mustAsk, lifetime > age { return .fresh }
+        let mustRevalidate = response.mustRevalidate || (policy.isShared && response.proxyRevalidate)
+        if !mustAsk, !mustRevalidate, policy.servesStaleWhileRevalidating,
+            let window = response.staleWhileRevalidate, age < lifetime + TimeInterval(window)
+        {
+            return .staleWhileRevalidate
+        }
+        return hasValidator ? .revalidate : .unusable
+    }
+
+    /// The headers to keep after a `304 Not Modified` carrying `notModified` (RFC 9111 §3.2,
+    /// §4.3.4): each field the 304 has replaces the stored fields of that name, except
+    /// `Content-Length` and hop-by-hop fields.
+    public func updatingHeaders(with notModified: HTTPHeaders) -> HTTPHeaders {
+        var updated = headers
+        for name in Set(Self.endToEnd(notModified).fields.map { $0.name.lowercased() }) where name != "content-length" {
+            updated.set(name, notModified[name])
+        }
+        return updated
+    }
+
+    /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served.
+    public func servedHeaders(at now: Date) -> HTTPHeaders {
+        var served = headers
+        served.set("Age", String(Int(age(at: now).rounded(.down))))
+        return served
+    }
+}
+
+/// How a stored response may answer a request.
+public enum ResponseUse: Sendable, Equatable {
+    /// It is fresh: serve it without contacting the server.
+    case fresh
+    /// It is stale within its `stale-while-revalidate` window: serve it, revalidate meanwhile.
+    case staleWhileRevalidate
+    /// It is stale (or `no-cache`) and has a validator: send a conditional request.
+    case revalidate
+    /// It cannot be used: fetch anew.
+    case unusable
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// Freshness lifetime and age of a stored response (RFC 9111 §4.2). Pure: the times are
+/// arguments.
+public struct Freshness: Sendable, Equatable {
+    /// How long the response is fresh after it was generated, in seconds.
+    public var lifetime: TimeInterval
+    /// Whether ``lifetime`` was guessed from `Last-Modified` (§4.2.2) rather than given.
+    public var isHeuristic: Bool
+
+    /// A lifetime.
+    public init(lifetime: TimeInterval, isHeuristic: Bool) {
+        self.lifetime = lifetime
+        self.isHeuristic = isHeuristic
+    }
+
+    /// Status codes whose responses may be given a heuristic lifetime (RFC 9110 §15.1).
+    public static let heuristicallyCacheableStatuses: Set<Int> = [
+        200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501,
+    ]
+
+    /// The freshness lifetime of a response (§4.2.1): `s-maxage` in a shared cache, then
+    /// `max-age`, then `Expires` minus `Date` (an invalid `Expires` means already stale), then
+    /// a heuristic from `Last-Modified` for a status that allows one; else zero.
+    ///
+    /// - Parameters:
+    ///   - status: The response's status code.
+    ///   - headers: The response's header fields.
+    ///   - responseTime: When the response was received, standing in for a missing `Date`.
+    ///   - policy: Whether the cache is shared, and the heuristic's fraction and bound.
+    public static func lifetime(
+        status: Int, headers: HTTPHeaders, responseTime: Date, policy: HTTPCachePolicy
+    ) -> Freshness {
+        let control = CacheControl(headers["Cache-Control"])
+        if policy.isShared, let shared = control.sharedMaxAge {
+            return Freshness(lifetime: TimeInterval(shared), isHeuristic: false)
+        }
+        if let maxAge = control.maxAge {
+            return Freshness(lifetime: TimeInterval(maxAge), isHeuristic: false)
+        }
+        let date = headers["Date"].flatMap(HTTPDate.parse) ?? responseTime
+        if let expires = headers["Expires"] {
+            guard let expiry = HTTPDate.parse(expires) else { return Freshness(lifetime: 0, isHeuristic: false) }
+            return Freshness(lifetime: max(0, expiry.timeIntervalSince(date)), isHeuristic: false)
+        }
+        if heuristicallyCacheableStatuses.contains(status),
+            let lastModified = headers["Last-Modified"].flatMap(HTTPDate.parse)
+        {
+            let guess = max(0, date.timeIntervalSince(lastModified)) * policy.heuristicFraction
+            return Freshness(lifetime: min(guess, policy.maximumHeuristicLifetime), isHeuristic: true)
+        }
+        return Freshness(lifetime: 0, isHeuristic: false)
+    }
+
+    /// The current age of a response (§4.2.3):
+    ///
+    /// ```
+    /// apparent_age = max(0, response_time - date_value)
+    /// corrected_age_value = age_value + (response_time - request_time)
+    /// corrected_initial_age = max(apparent_age, corrected_age_value)
+    /// current_age = corrected_initial_age + (now - response_time)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - headers: The response's header fields (`Date`, `Age`).
+    ///   - requestTime: When the request that produced it was sent.
+    ///   - responseTime: When it was received.
+    ///   - now: The time of the question.
+    public static func currentAge(
+        headers: HTTPHeaders, requestTime: Date, responseTime: Date, now: Date
+    ) -> TimeInterval {
+        let date = headers["Date"].flatMap(HTTPDate.parse) ?? responseTime
+        let ageValue = TimeInterval(CacheControl.seconds(headers["Age"]?.trimmingCharacters(in: .whitespaces)) ?? 0)
+        let apparentAge = max(0, responseTime.timeIntervalSince(date))
+        let correctedAgeValue = ageValue + max(0, responseTime.timeIntervalSince(requestTime))
+        let correctedInitialAge = max(apparentAge, correctedAgeValue)
+        return correctedInitialAge + max(0, now.timeIntervalSince(responseTime))
+    }
+}

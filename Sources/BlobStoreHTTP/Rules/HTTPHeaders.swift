@@ -1,0 +1,83 @@
+import Foundation
+
+/// HTTP header fields in the order received, looked up by name without regard to case.
+public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One header field.
+    public struct Field: Sendable, Equatable, Codable {
+        /// The name as received.
+        public var name: String
+        /// The value, with surrounding whitespace removed.
+        public var value: String
+
+        /// A field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields in order.
+    public private(set) var fields: [Field]
+
+    /// Headers made of `fields`.
+    public init(_ fields: [Field] = []) {
+        self.fields = fields
+    }
+
+    /// Headers from `(name, value)` pairs.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.fields = elements.map { Field(name: $0.0, value: $0.1.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// Headers from a `URLRequest`'s or `HTTPURLResponse`'s dictionary, sorted by name (a
+    /// dictionary has no order).
+    public init(_ dictionary: [AnyHashable: Any]) {
+        self.fields = dictionary.compactMap { name, value -> Field? in
+            guard let name = name as? String else { return nil }
+            return Field(name: name, value: "\(value)".trimmingCharacters(in: .whitespaces))
+        }.sorted { $0.name.lowercased() < $1.name.lowercased() }
+    }
+
+    /// Iterates over the fields in order.
+    public func makeIterator() -> IndexingIterator<[Field]> {
+        fields.makeIterator()
+    }
+
+    /// The values of every field named `name` (any case) joined by `", "`, or `nil` when there
+    /// is none.
+    public subscript(_ name: String) -> String? {
+        let values = fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
+    /// Whether a field named `name` (any case) is present.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// Replaces every field named `name` (any case) by one with `value`, or removes them when
+    /// `value` is `nil`.
+    public mutating func set(_ name: String, _ value: String?) {
+        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        if let value { fields.append(Field(name: name, value: value)) }
+    }
+
+    /// The comma-separated elements of the fields named `name`, trimmed, empty ones dropped.
+    public func list(_ name: String) -> [String] {
+        guard let joined = self[name] else { return [] }
+        return joined.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The fields as a dictionary for `HTTPURLResponse`, repeated names joined by `", "`.
+    public var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        for field in fields {
+            if let existing = result.first(where: { $0.key.caseInsensitiveCompare(field.name) == .orderedSame }) {
+                result[existing.key] = existing.value + ", " + field.value
+            } else {
+                result[field.name] = field.value
+            }
+        }
+        return result
+    }
+}

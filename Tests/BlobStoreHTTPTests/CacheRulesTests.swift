@@ -1,0 +1,255 @@
+import BlobStoreHTTP
+import Foundation
+import Testing
+
+private let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+
+private func date(_ offset: TimeInterval) -> String {
+    HTTPDate.format(t0.addingTimeInterval(offset))
+}
+
+private var privateCache: HTTPCachePolicy { HTTPCachePolicy() }
+
+private var sharedCache: HTTPCachePolicy {
+    var policy = HTTPCachePolicy()
+    policy.isShared = true
+    return policy
+}
+
+private func lifetime(_ headers: HTTPHeaders, status: Int = 200, policy: HTTPCachePolicy = privateCache)
+    -> Freshness
+{
+    Freshness.lifetime(status: status, headers: headers, responseTime: t0, policy: policy)
+}
+
+private func decide(
+    _ responseHeaders: HTTPHeaders, status: Int = 200, method: String = "GET", request: HTTPHeaders = [:],
+    policy: HTTPCachePolicy = privateCache
+) -> Storability {
+    Storability.decide(
+        method: method, requestHeaders: request, status: status, responseHeaders: responseHeaders,
+        freshness: lifetime(responseHeaders, status: status, policy: policy), policy: policy)
+}
+
+private func stored(_ headers: HTTPHeaders, status: Int = 200) -> StoredResponse {
+    StoredResponse(url: "http://h/x", status: status, headers: headers, vary: nil, requestTime: t0, responseTime: t0)
+}
+
+@Suite("Cache-Control parsing")
+struct CacheControlTests {
+    @Test func directivesAndArguments() {
+        let control = CacheControl("public, max-age=60, S-MAXAGE=\"120\", stale-while-revalidate=30, must-revalidate")
+        #expect(control.isPublic)
+        #expect(control.maxAge == 60)
+        #expect(control.sharedMaxAge == 120)
+        #expect(control.staleWhileRevalidate == 30)
+        #expect(control.mustRevalidate)
+        #expect(!control.noStore && !control.noCache && !control.isPrivate)
+    }
+
+    @Test func qualifiedNoCacheAndPrivateCountAsUnqualified() {
+        let control = CacheControl("no-cache=\"Set-Cookie, X-A\", private=\"X-B\"")
+        #expect(control.noCache)
+        #expect(control.isPrivate)
+    }
+
+    @Test func invalidSecondsAreIgnoredAndHugeOnesClamped() {
+        #expect(CacheControl("max-age=-1").maxAge == nil)
+        #expect(CacheControl("max-age=abc").maxAge == nil)
+        #expect(CacheControl("max-age").maxAge == nil)
+        #expect(CacheControl("max-age=99999999999999999999999").maxAge == Int(Int32.max))
+    }
+
+    @Test func firstDuplicateWins() {
+        #expect(CacheControl("max-age=10, max-age=20").maxAge == 10)
+    }
+}
+
+@Suite("Freshness lifetime and age (RFC 9111 §4.2)")
+struct FreshnessTests {
+    @Test func sharedMaxAgeOnlyInASharedCache() {
+        let headers: HTTPHeaders = ["Cache-Control": "max-age=60, s-maxage=600"]
+        #expect(lifetime(headers).lifetime == 60)
+        #expect(lifetime(headers, policy: sharedCache).lifetime == 600)
+    }
+
+    @Test func maxAgeBeatsExpires() {
+        let headers: HTTPHeaders = ["Cache-Control": "max-age=60", "Date": date(0), "Expires": date(3600)]
+        #expect(lifetime(headers).lifetime == 60)
+    }
+
+    @Test func expiresMinusDate() {
+        #expect(lifetime(["Date": date(0), "Expires": date(3600)]).lifetime == 3600)
+        #expect(lifetime(["Date": date(0), "Expires": date(-10)]).lifetime == 0)
+    }
+
+    @Test func invalidExpiresIsAlreadyStale() {
+        let freshness = lifetime(["Expires": "0", "Last-Modified": date(-100_000)])
+        #expect(freshness.lifetime == 0)
+        #expect(!freshness.isHeuristic)
+    }
+
+    @Test func heuristicIsTenPercentOfLastModifiedAgeAndBounded() {
+        let guess = lifetime(["Date": date(0), "Last-Modified": date(-1000)])
+        #expect(guess.lifetime == 100)
+        #expect(guess.isHeuristic)
+        #expect(lifetime(["Date": date(0), "Last-Modified": date(-100 * 86_400)]).lifetime == 86_400)
+        #expect(lifetime(["Date": date(0), "Last-Modified": date(-1000)], status: 302).lifetime == 0)
+    }
+
+    @Test func noInformationMeansZero() {
+        #expect(lifetime([:]).lifetime == 0)
+    }
+
+    @Test("current_age = max(apparent_age, age_value + response_delay) + resident_time")
+    func currentAgeFollowsTheFormula() {
+        // Sent at t0, answered at t0+2 with Date t0-5 (a slow clock) and Age 10; asked at t0+32.
+        let headers: HTTPHeaders = ["Date": date(-5), "Age": "10"]
+        let age = Freshness.currentAge(
+            headers: headers, requestTime: t0, responseTime: t0.addingTimeInterval(2), now: t0.addingTimeInterval(32))
+        // apparent_age = 7, corrected_age_value = 10 + 2 = 12, resident_time = 30.
+        #expect(age == 42)
+        let noAge = Freshness.currentAge(
+            headers: ["Date": date(-5)], requestTime: t0, responseTime: t0.addingTimeInterval(2),
+            now: t0.addingTimeInterval(32))
+        #expect(noAge == 37)
+    }
+
+    @Test func httpDatesInAllThreeForms() {
+        let expected = Date(timeIntervalSince1970: 784_111_777)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
+        #expect(HTTPDate.parse("yesterday") == nil)
+        #expect(HTTPDate.format(expected) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    }
+}
+
+@Suite("What may be stored (RFC 9111 §3)")
+struct StorabilityTests {
+    @Test func longLivedGoesToDiskShortLivedToMemory() {
+        #expect(decide(["Cache-Control": "max-age=600"]) == .memoryAndDisk)
+        #expect(decide(["Cache-Control": "max-age=299"]) == .memoryOnly)
+        var policy = HTTPCachePolicy()
+        policy.minimumDiskLifetime = 0
+        #expect(decide(["Cache-Control": "max-age=1"], policy: policy) == .memoryAndDisk)
+    }
+
+    @Test func noStoreInRequestOrResponse() {
+        #expect(decide(["Cache-Control": "no-store, max-age=600"]) == .notStored("the response says no-store"))
+        #expect(
+            decide(["Cache-Control": "max-age=600"], request: ["Cache-Control": "no-store"])
+                == .notStored("the request says no-store"))
+    }
+
+    @Test func privateOnlyInAPrivateCache() {
+        #expect(decide(["Cache-Control": "private, max-age=600"]) == .memoryAndDisk)
+        #expect(decide(["Cache-Control": "private, max-age=600"], policy: sharedCache) != .memoryAndDisk)
+    }
+
+    @Test func authorizationInASharedCacheNeedsPermission() {
+        let request: HTTPHeaders = ["Authorization": "Bearer x"]
+        #expect(decide(["Cache-Control": "max-age=600"], request: request) == .memoryAndDisk)
+        #expect(decide(["Cache-Control": "max-age=600"], request: request, policy: sharedCache) != .memoryAndDisk)
+        for allowing in ["public, max-age=600", "must-revalidate, max-age=600", "s-maxage=600"] {
+            #expect(decide(["Cache-Control": allowing], request: request, policy: sharedCache) == .memoryAndDisk)
+        }
+    }
+
+    @Test func onlyCacheableMethodsAndStatuses() {
+        #expect(decide(["Cache-Control": "max-age=600"], method: "POST") != .memoryAndDisk)
+        #expect(decide(["Cache-Control": "max-age=600"], method: "HEAD") != .memoryAndDisk)
+        #expect(decide(["Cache-Control": "max-age=600"], status: 500) != .memoryAndDisk)
+        #expect(decide(["Cache-Control": "max-age=600"], status: 206) != .memoryAndDisk)
+        #expect(decide(["Cache-Control": "max-age=600"], status: 404) == .memoryAndDisk)
+        #expect(decide(["Cache-Control": "max-age=600"], status: 302) == .memoryAndDisk)
+        #expect(decide(["ETag": "\"a\""], status: 302) != .memoryAndDisk)
+    }
+
+    @Test func varyStarIsNeverStoredButNamedVaryIs() {
+        #expect(decide(["Cache-Control": "max-age=600", "Vary": "*"]) == .notStored("the response varies on *"))
+        #expect(decide(["Cache-Control": "max-age=600", "Vary": "Accept-Encoding"]) == .memoryAndDisk)
+    }
+
+    @Test func uselessResponsesAreNotStored() {
+        #expect(decide([:]) == .notStored("the response is stale at once and has no validator"))
+        #expect(decide(["ETag": "\"a\""]) == .memoryOnly)
+    }
+}
+
+@Suite("Using a stored response (RFC 9111 §4)")
+struct ResponseUseTests {
+    @Test func freshThenStale() {
+        let response = stored(["Cache-Control": "max-age=60", "Date": date(0), "ETag": "\"a\""])
+        #expect(response.use(at: t0.addingTimeInterval(59), requestHeaders: [:], policy: privateCache) == .fresh)
+        #expect(response.use(at: t0.addingTimeInterval(61), requestHeaders: [:], policy: privateCache) == .revalidate)
+        let withoutValidator = stored(["Cache-Control": "max-age=60", "Date": date(0)])
+        #expect(
+            withoutValidator.use(at: t0.addingTimeInterval(61), requestHeaders: [:], policy: privateCache)
+                == .unusable)
+    }
+
+    @Test func noCacheAlwaysRevalidates() {
+        let response = stored(["Cache-Control": "no-cache, max-age=600", "ETag": "\"a\""])
+        #expect(response.use(at: t0, requestHeaders: [:], policy: privateCache) == .revalidate)
+        let plain = stored(["Cache-Control": "max-age=600", "ETag": "\"a\""])
+        #expect(plain.use(at: t0, requestHeaders: ["Cache-Control": "no-cache"], policy: privateCache) == .revalidate)
+        #expect(plain.use(at: t0, requestHeaders: ["Pragma": "no-cache"], policy: privateCache) == .revalidate)
+    }
+
+    @Test func staleWhileRevalidateWindowUnlessMustRevalidate() {
+        let response = stored(["Cache-Control": "max-age=60, stale-while-revalidate=30", "ETag": "\"a\""])
+        #expect(
+            response.use(at: t0.addingTimeInterval(80), requestHeaders: [:], policy: privateCache)
+                == .staleWhileRevalidate)
+        #expect(response.use(at: t0.addingTimeInterval(95), requestHeaders: [:], policy: privateCache) == .revalidate)
+        var synchronous = privateCache
+        synchronous.servesStaleWhileRevalidating = false
+        #expect(response.use(at: t0.addingTimeInterval(80), requestHeaders: [:], policy: synchronous) == .revalidate)
+        let strict = stored(["Cache-Control": "max-age=60, stale-while-revalidate=30, must-revalidate", "ETag": "x"])
+        #expect(strict.use(at: t0.addingTimeInterval(80), requestHeaders: [:], policy: privateCache) == .revalidate)
+    }
+
+    @Test func notModifiedReplacesHeadersButNotContentLength() {
+        let response = stored(["Cache-Control": "max-age=0", "ETag": "\"a\"", "Content-Length": "5", "X-Old": "1"])
+        let updated = response.updatingHeaders(with: [
+            "Cache-Control": "max-age=600", "Content-Length": "0", "Connection": "close", "X-New": "2",
+        ])
+        #expect(updated["Cache-Control"] == "max-age=600")
+        #expect(updated["Content-Length"] == "5")
+        #expect(updated["X-Old"] == "1")
+        #expect(updated["X-New"] == "2")
+        #expect(updated["Connection"] == nil)
+    }
+
+    @Test func hopByHopHeadersAreNotStored() {
+        let response = stored(["Connection": "close, X-Hop", "X-Hop": "1", "Transfer-Encoding": "chunked", "A": "b"])
+        #expect(response.headers["Connection"] == nil)
+        #expect(response.headers["X-Hop"] == nil)
+        #expect(response.headers["Transfer-Encoding"] == nil)
+        #expect(response.headers["A"] == "b")
+    }
+}
+
+@Suite("Vary secondary keys")
+struct VaryKeyTests {
+    @Test func namesAreCaseInsensitiveAndSorted() {
+        let key = VaryKey(names: ["Accept-Encoding", "accept-language"], request: ["ACCEPT-ENCODING": "gzip"])
+        #expect(key.names == ["accept-encoding", "accept-language"])
+        #expect(key.suffix == "accept-encoding: gzip\naccept-language")
+    }
+
+    @Test func valuesAreNormalized() {
+        let spaced = VaryKey(names: ["Accept-Encoding"], request: ["Accept-Encoding": "gzip ,\t br"])
+        let tight = VaryKey(names: ["Accept-Encoding"], request: ["Accept-Encoding": "gzip, br"])
+        #expect(spaced == tight)
+        let other = VaryKey(names: ["Accept-Encoding"], request: ["Accept-Encoding": "br, gzip"])
+        #expect(spaced != other)
+    }
+
+    @Test func absentDiffersFromEmpty() {
+        let absent = VaryKey(names: ["Accept"], request: [:])
+        let empty = VaryKey(names: ["Accept"], request: ["Accept": ""])
+        #expect(absent != empty)
+    }
+}

@@ -1,0 +1,269 @@
+import BlobStore
+import BlobStoreHTTP
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A cache over a fresh store in `directory`, with a memory tier of `memoryBytes` (none for 0).
+private func makeCache(
+    in directory: TemporaryDirectory, memoryBytes: Int = 1 << 20, policy: HTTPCachePolicy = HTTPCachePolicy()
+) throws -> HTTPCache {
+    let disk = try BlobStore(at: directory.child("store"))
+    let memory = memoryBytes > 0 ? try MemoryTier(maxBytes: memoryBytes) : nil
+    return HTTPCache(store: CachedStore(disk: disk, memory: memory), policy: policy)
+}
+
+/// Runs `body` with a started server and a cache in a temporary directory; closes the store and
+/// removes the directory afterwards.
+private func withServerAndCache(
+    memoryBytes: Int = 1 << 20, policy: HTTPCachePolicy = HTTPCachePolicy(),
+    _ body: (TestServer, HTTPCache) async throws -> Void
+) async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let cache = try makeCache(in: directory, memoryBytes: memoryBytes, policy: policy)
+    defer { try? cache.store.disk.close() }
+    try await withServer { server in try await body(server, cache) }
+}
+
+/// `GET url` with `headers`.
+private func get(_ url: URL, _ headers: [String: String] = [:]) -> URLRequest {
+    var request = URLRequest(url: url)
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    return request
+}
+
+/// The bytes the test server sends for `size=<n>`.
+func serverPattern(_ size: Int) -> Data {
+    let block = (0..<65536).map { UInt8(truncatingIfNeeded: ($0 * 7 + $0 / 251) % 256) }
+    var data = Data(capacity: size)
+    while data.count < size { data.append(contentsOf: block.prefix(size - data.count)) }
+    return data
+}
+
+@Suite("HTTP cache against a real server")
+struct HTTPCacheServerTests {
+    @Test("A fresh stored response answers without a request")
+    func freshHitMakesNoRequest() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/fresh?cc=max-age%3D600&body=one"
+            let first = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(first.outcome == .miss)
+            #expect(second.outcome == .freshHit)
+            #expect(second.body == Data("one".utf8))
+            #expect(second.status == 200)
+            #expect(second.headers["Age"] != nil)
+            #expect(try await server.counts(target).requests == 1)
+            #expect(try cache.store.disk.entries().count == 1)
+        }
+    }
+
+    @Test("max-age=0 with an ETag sends If-None-Match and a 304 keeps the body")
+    func maxAgeZeroWithETagRevalidates() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/etag?cc=max-age%3D0&etag=%22v1%22&body=kept"
+            let first = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            let third = try await cache.data(for: get(server.url(target)))
+            #expect(first.outcome == .miss)
+            #expect(second.outcome == .revalidatedHit)
+            #expect(third.outcome == .revalidatedHit)
+            #expect(second.body == Data("kept".utf8))
+            #expect(second.status == 200)
+            let counts = try await server.counts(target)
+            #expect(counts.requests == 3)
+            #expect(counts.notModified == 2)
+        }
+    }
+
+    @Test("A 304 refreshes the stored headers on disk without refetching the body")
+    func notModifiedRefreshesHeadersOnDisk() async throws {
+        var policy = HTTPCachePolicy()
+        policy.minimumDiskLifetime = 0
+        try await withServerAndCache(memoryBytes: 0, policy: policy) { server, cache in
+            let target = "/refresh?cc=no-cache&etag=%22a%22&body=body"
+            _ = try await cache.data(for: get(server.url(target)))
+            let before = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
+            let again = try await cache.data(for: get(server.url(target)))
+            let after = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
+            #expect(again.outcome == .revalidatedHit)
+            #expect(again.body == Data("body".utf8))
+            #expect(after.response.responseTime > before.response.responseTime)
+            #expect(after.body == before.body)
+            #expect(try await server.counts(target).notModified == 1)
+        }
+    }
+
+    @Test("Last-Modified alone revalidates with If-Modified-Since")
+    func lastModifiedRevalidates() async throws {
+        try await withServerAndCache { server, cache in
+            let lastModified = "Sun, 06 Nov 1994 08:49:37 GMT".addingPercentEncoding(
+                withAllowedCharacters: .alphanumerics)!
+            let target = "/lm?cc=max-age%3D0&lm=\(lastModified)"
+            _ = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(second.outcome == .revalidatedHit)
+            #expect(try await server.counts(target).notModified == 1)
+        }
+    }
+
+    @Test("no-store is never written, to disk or memory")
+    func noStoreIsNeverWritten() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/nostore?cc=no-store&body=secret"
+            let first = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(first.outcome == .miss)
+            #expect(second.outcome == .miss)
+            #expect(second.body == Data("secret".utf8))
+            #expect(try await server.counts(target).requests == 2)
+            #expect(try cache.store.disk.entries().isEmpty)
+            #expect(try cache.store.disk.stats().distinctBlobs == 0)
+            #expect(cache.store.memory?.count == 0)
+        }
+    }
+
+    @Test("Vary: Accept-Encoding keeps one variant per request value")
+    func varyKeepsTwoVariants() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/vary?cc=max-age%3D600&vary=Accept-Encoding&body=v"
+            let gzip = try await cache.data(for: get(server.url(target), ["Accept-Encoding": "gzip"]))
+            let brotli = try await cache.data(for: get(server.url(target), ["Accept-Encoding": "br"]))
+            let gzipAgain = try await cache.data(for: get(server.url(target), ["Accept-Encoding": "gzip"]))
+            let brotliAgain = try await cache.data(for: get(server.url(target), ["Accept-Encoding": "br"]))
+            #expect(gzip.body == Data("v Accept-Encoding=gzip".utf8))
+            #expect(brotli.body == Data("v Accept-Encoding=br".utf8))
+            #expect(gzipAgain.outcome == .freshHit)
+            #expect(gzipAgain.body == gzip.body)
+            #expect(brotliAgain.outcome == .freshHit)
+            #expect(brotliAgain.body == brotli.body)
+            #expect(try await server.counts(target).requests == 2)
+            // The URL's entry names the Vary headers; one entry per variant holds a response.
+            #expect(try cache.store.disk.entries().count == 3)
+        }
+    }
+
+    @Test("A response fresh for less than the minimum disk lifetime stays in memory only")
+    func shortMaxAgeStaysInMemory() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/short?cc=max-age%3D60&body=brief"
+            let first = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(first.outcome == .miss)
+            #expect(second.outcome == .freshHit)
+            #expect(second.body == Data("brief".utf8))
+            #expect(try await server.counts(target).requests == 1)
+            #expect(try cache.store.disk.entries().isEmpty)
+            #expect(cache.store.memory?.contains(HTTPCache.key(for: server.url(target))) == true)
+        }
+    }
+
+    @Test("A short max-age without a memory tier is not stored at all")
+    func shortMaxAgeWithoutMemoryIsNotStored() async throws {
+        try await withServerAndCache(memoryBytes: 0) { server, cache in
+            let target = "/short-nomem?cc=max-age%3D60"
+            _ = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(second.outcome == .miss)
+            #expect(try await server.counts(target).requests == 2)
+            #expect(try cache.store.disk.entries().isEmpty)
+        }
+    }
+
+    @Test("Identical bodies at two URLs share one blob")
+    func identicalBodiesShareOneBlob() async throws {
+        try await withServerAndCache { server, cache in
+            let first = try await cache.data(for: get(server.url("/same-a?cc=max-age%3D600&body=shared")))
+            let second = try await cache.data(for: get(server.url("/same-b?cc=max-age%3D600&body=shared")))
+            #expect(first.body == second.body)
+            let entries = try cache.store.disk.entries()
+            #expect(entries.count == 2)
+            #expect(Set(entries.map(\.digest)).count == 1)
+            #expect(try cache.store.disk.stats().distinctBlobs == 1)
+        }
+    }
+
+    @Test("A chunked body larger than the memory tier is stored on disk and served intact")
+    func chunkedBodyLargerThanMemoryTier() async throws {
+        let size = 1 << 20
+        try await withServerAndCache(memoryBytes: 64 << 10) { server, cache in
+            let target = "/big?cc=max-age%3D600&size=\(size)&chunk=\(256 << 10)"
+            let first = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            let expected = serverPattern(size)
+            #expect(first.body == expected)
+            #expect(second.outcome == .freshHit)
+            #expect(second.body == expected)
+            #expect(try await server.counts(target).requests == 1)
+            let key = HTTPCache.key(for: server.url(target))
+            #expect(cache.store.memory?.contains(key) == false)
+            #expect(try cache.store.disk.info(for: key)?.size == UInt64(size))
+        }
+    }
+
+    @Test("A successful POST removes what is stored for its URL")
+    func unsafeMethodInvalidates() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/post?cc=max-age%3D600"
+            _ = try await cache.data(for: get(server.url(target)))
+            var post = get(server.url(target))
+            post.httpMethod = "POST"
+            post.httpBody = Data("x".utf8)
+            _ = try await cache.data(for: post)
+            let after = try await cache.data(for: get(server.url(target)))
+            #expect(after.outcome == .miss)
+            #expect(try await server.counts(target).requests == 3)
+        }
+    }
+
+    @Test("stale-while-revalidate serves the stale response and revalidates in the background")
+    func staleWhileRevalidate() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/swr?cc=max-age%3D0,stale-while-revalidate%3D600&etag=%22s%22"
+            _ = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(second.outcome == .staleHit)
+            var notModified = 0
+            for _ in 0..<100 where notModified == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+                notModified = try await server.counts(target).notModified
+            }
+            #expect(notModified == 1)
+        }
+    }
+
+    @Test("A body larger than the store's capacity is served and not stored")
+    func bodyLargerThanCapacity() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = BlobStore.Configuration(durability: .none)
+        configuration.limits = EvictionLimits(capacity: 4096)
+        let disk = try BlobStore(at: directory.child("store"), configuration: configuration)
+        defer { try? disk.close() }
+        let cache = HTTPCache(store: CachedStore(disk: disk))
+        try await withServer { server in
+            let target = "/huge?cc=max-age%3D600&size=10000"
+            let first = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(first.body == serverPattern(10000))
+            #expect(second.outcome == .miss)
+            #expect(try disk.entries().isEmpty)
+            #expect(try await server.counts(target).requests == 2)
+        }
+    }
+
+    @Test("A server error is not stored")
+    func serverErrorIsNotStored() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/error?cc=max-age%3D600&status=503"
+            let first = try await cache.data(for: get(server.url(target)))
+            _ = try await cache.data(for: get(server.url(target)))
+            #expect(first.status == 503)
+            #expect(try await server.counts(target).requests == 2)
+        }
+    }
+}

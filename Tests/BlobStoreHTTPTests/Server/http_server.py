@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""The HTTP server the BlobStoreHTTP tests talk to.
+
+Listens on 127.0.0.1, on the port given as the first argument (0 or none: any free port),
+prints the port on standard output, and exits when standard input closes (so it never outlives
+the test that started it).
+
+Any path except /_count answers with headers chosen by the query:
+
+  cc=<Cache-Control>   etag=<ETag>        lm=<Last-Modified>   expires=<Expires>
+  vary=<Vary>          age=<Age>          status=<code>        body=<text>
+  size=<n>             (a body of n deterministic bytes instead of `body`)
+  chunk=<n>            (send the body with Transfer-Encoding: chunked, n bytes a chunk)
+
+If-None-Match equal to `etag`, or If-Modified-Since equal to `lm`, answers 304 Not Modified.
+With `vary`, the body ends with the values of the named request headers, so variants differ.
+
+POST answers 200 with the request body.
+
+GET /_count?path=<path and query> answers JSON {"requests": n, "notModified": m}: how many
+requests that exact target received, and how many were answered 304.
+"""
+
+import json
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+counts = {}
+not_modified = {}
+lock = threading.Lock()
+
+
+def pattern(size):
+    """`size` bytes of a repeating, position-dependent pattern."""
+    block = bytes((i * 7 + i // 251) % 256 for i in range(65536))
+    return (block * (size // len(block) + 1))[:size]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):
+        pass
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(length)
+        self.count(False)
+        self.send_body(200, [], body)
+
+    def count(self, was_not_modified):
+        with lock:
+            counts[self.path] = counts.get(self.path, 0) + 1
+            if was_not_modified:
+                not_modified[self.path] = not_modified.get(self.path, 0) + 1
+
+    def do_GET(self):
+        parts = urlsplit(self.path)
+        query = {name: values[0] for name, values in parse_qs(parts.query, keep_blank_values=True).items()}
+        if parts.path == "/_count":
+            target = query.get("path", "")
+            with lock:
+                answer = {"requests": counts.get(target, 0), "notModified": not_modified.get(target, 0)}
+            self.send_body(200, [("Content-Type", "application/json")], json.dumps(answer).encode())
+            return
+
+        headers = []
+        for name, header in [("cc", "Cache-Control"), ("etag", "ETag"), ("lm", "Last-Modified"),
+                             ("expires", "Expires"), ("vary", "Vary"), ("age", "Age")]:
+            if name in query:
+                headers.append((header, query[name]))
+
+        etag = query.get("etag")
+        last_modified = query.get("lm")
+        if (etag is not None and self.headers.get("If-None-Match") == etag) or (
+                last_modified is not None and self.headers.get("If-Modified-Since") == last_modified):
+            self.count(True)
+            self.send_response(304)
+            for name, value in headers:
+                self.send_header(name, value)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+
+        self.count(False)
+        if "size" in query:
+            body = pattern(int(query["size"]))
+        else:
+            body = query.get("body", "hello").encode()
+        if "vary" in query:
+            for name in query["vary"].split(","):
+                body += b" " + name.strip().encode() + b"=" + (self.headers.get(name.strip()) or "-").encode()
+        status = int(query.get("status", "200"))
+        if "chunk" in query:
+            self.send_chunked(status, headers, body, int(query["chunk"]))
+        else:
+            self.send_body(status, headers, body)
+
+    def send_body(self, status, headers, body):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def send_chunked(self, status, headers, body, chunk):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for start in range(0, len(body), chunk):
+            piece = body[start:start + chunk]
+            self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+
+
+def main():
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+import BlobStore
+import BlobStoreHTTP
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The one suite that registers a cache with ``BlobStoreURLProtocol`` (a process-wide setting).
+@Suite("URLProtocol with a stock URLSession", .serialized)
+struct URLProtocolTests {
+    @Test("A stock URLSession with the protocol registered is served from the cache the second time")
+    func stockSessionServedFromCache() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let disk = try BlobStore(at: directory.child("store"))
+        defer { try? disk.close() }
+        let cache = HTTPCache(store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20)))
+        BlobStoreURLProtocol.register(cache)
+        defer { BlobStoreURLProtocol.register(nil) }
+
+        try await withServer { server in
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.protocolClasses = [BlobStoreURLProtocol.self] + (configuration.protocolClasses ?? [])
+            let session = URLSession(configuration: configuration)
+            let url = server.url("/protocol?cc=max-age%3D600&body=through-protocol")
+
+            let (first, firstResponse) = try await session.data(from: url)
+            #expect(BlobStoreURLProtocol.lastOutcome(for: url) == .miss)
+            let (second, secondResponse) = try await session.data(from: url)
+            #expect(BlobStoreURLProtocol.lastOutcome(for: url) == .freshHit)
+
+            #expect(first == Data("through-protocol".utf8))
+            #expect(second == first)
+            #expect((firstResponse as? HTTPURLResponse)?.statusCode == 200)
+            let served = try #require(secondResponse as? HTTPURLResponse)
+            #expect(served.statusCode == 200)
+            #expect(served.value(forHTTPHeaderField: "Cache-Control") == "max-age=600")
+            #expect(try await server.counts("/protocol?cc=max-age%3D600&body=through-protocol").requests == 1)
+        }
+    }
+
+    @Test("A POST is left to the session and reaches the server with its body")
+    func postThroughProtocol() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let disk = try BlobStore(at: directory.child("store"))
+        defer { try? disk.close() }
+        let cache = HTTPCache(store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20)))
+        BlobStoreURLProtocol.register(cache)
+        defer { BlobStoreURLProtocol.register(nil) }
+
+        try await withServer { server in
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.protocolClasses = [BlobStoreURLProtocol.self] + (configuration.protocolClasses ?? [])
+            let session = URLSession(configuration: configuration)
+            let target = "/posted?cc=max-age%3D600"
+            _ = try await session.data(from: server.url(target))
+            #expect(try disk.entries().count == 1)
+
+            var post = URLRequest(url: server.url(target))
+            post.httpMethod = "POST"
+            let (echo, response) = try await session.upload(for: post, from: Data("payload".utf8))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(echo == Data("payload".utf8))
+            #expect(try await server.counts(target).requests == 2)
+        }
+    }
+
+    @Test("The protocol handles GET and HEAD of http(s) URLs, and nothing without a registered cache")
+    func unregisteredHandlesNothing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        BlobStoreURLProtocol.register(nil)
+        let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/")))
+        #expect(!BlobStoreURLProtocol.canInit(with: request))
+        BlobStoreURLProtocol.register(
+            HTTPCache(store: CachedStore(disk: try BlobStore(at: directory.child("store")))))
+        defer { BlobStoreURLProtocol.register(nil) }
+        #expect(BlobStoreURLProtocol.canInit(with: request))
+        var post = request
+        post.httpMethod = "POST"
+        #expect(!BlobStoreURLProtocol.canInit(with: post))
+        #expect(!BlobStoreURLProtocol.canInit(with: URLRequest(url: try #require(URL(string: "ftp://h/")))))
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+
+@testable import BlobStore
+
+/// A typed object for the tests.
+private struct Item: Codable, Equatable {
+    var id: Int
+    var name: String
+    var tags: [String]
+}
+
+/// Runs `body` with a cached store over a fresh disk store with a memory tier of `maxBytes`.
+private func withCachedStore(
+    maxBytes: Int = 1 << 20, maxCount: Int? = nil, coding: ObjectCoding = .json, _ body: (CachedStore) throws -> Void
+) throws {
+    try withTemporaryDirectory { directory in
+        try withStore(directory.child("store")) { disk in
+            let memory = try MemoryTier(maxBytes: maxBytes, maxCount: maxCount)
+            try body(CachedStore(disk: disk, memory: memory, coding: coding))
+        }
+    }
+}
+
+@Suite("Cached store and typed objects")
+struct CachedStoreTests {
+    @Test("Typed objects in both tiers match a reference model over random operations", arguments: [7, 8, 9])
+    func typedObjectsMatchReferenceModel(seed: UInt64) throws {
+        var random = SplitMix64(state: seed)
+        try withCachedStore(maxBytes: 600) { cache in
+            var model = MemoryReferenceModel(maxBytes: 600, maxCount: nil)
+            var onDisk: [StoreKey: Item] = [:]
+            var memoryOnly: [StoreKey: Item] = [:]
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            for step in 0..<600 {
+                let key = StoreKey("item-\(Int.random(in: 0..<12, using: &random))")
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<3:
+                    let item = Item(
+                        id: step, name: String(repeating: "n", count: Int.random(in: 0..<150, using: &random)),
+                        tags: ["t\(step % 3)"])
+                    let memoryOnlyPut = Bool.random(using: &random)
+                    try cache.put(object: item, for: key, placement: memoryOnlyPut ? .memoryOnly : .memoryAndDisk)
+                    let cost = try encoder.encode(item).count + key.bytes.count
+                    _ = model.insert(key, cost: cost)
+                    onDisk[key] = memoryOnlyPut ? nil : item
+                    memoryOnly[key] = memoryOnlyPut ? item : nil
+                case 3..<9:
+                    let tierBefore = model.contains(key)
+                    let entry = try cache.entry(for: key)
+                    let object = try cache.object(Item.self, for: key)
+                    if model.use(key) {
+                        #expect(entry?.tier == .memory, "step \(step)")
+                        #expect(object == (memoryOnly[key] ?? onDisk[key]))
+                    } else if let item = onDisk[key] {
+                        #expect(!tierBefore)
+                        #expect(entry?.tier == .disk, "step \(step)")
+                        #expect(object == item)
+                        _ = model.insert(key, cost: try encoder.encode(item).count + key.bytes.count)
+                        _ = model.use(key)
+                    } else {
+                        #expect(entry == nil, "step \(step)")
+                        memoryOnly[key] = nil
+                    }
+                default:
+                    try cache.remove(key)
+                    model.remove(key)
+                    onDisk[key] = nil
+                    memoryOnly[key] = nil
+                }
+                #expect(cache.memory?.keys == model.keys, "step \(step)")
+                #expect(Set(try cache.disk.entries().map(\.key)) == Set(onDisk.keys), "step \(step)")
+            }
+        }
+    }
+
+    @Test("A memory hit records an access on the disk tier")
+    func memoryHitTouchesDisk() throws {
+        try withCachedStore { cache in
+            try cache.put(Data("v"), for: "k")
+            let before = try #require(try cache.disk.info(for: "k")).lastAccess
+            Thread.sleep(forTimeInterval: 0.01)
+            #expect(try cache.entry(for: "k")?.tier == .memory)
+            let after = try #require(try cache.disk.info(for: "k")).lastAccess
+            #expect(after > before)
+        }
+    }
+
+    @Test("A key removed from disk behind the memory tier's back reads as missing")
+    func diskRemovalIsNoticed() throws {
+        try withCachedStore { cache in
+            try cache.put(Data("v"), for: "k")
+            try cache.disk.remove("k")
+            #expect(try cache.entry(for: "k") == nil)
+            #expect(cache.memory?.contains("k") == false)
+        }
+    }
+
+    @Test("A memory-only put removes the disk entry under the key")
+    func memoryOnlyPutRemovesDiskEntry() throws {
+        try withCachedStore { cache in
+            try cache.put(Data("old"), for: "k")
+            try cache.put(Data("new"), for: "k", placement: .memoryOnly)
+            #expect(try !cache.disk.contains("k"))
+            #expect(try cache.value(for: "k") == Data("new"))
+        }
+    }
+
+    @Test("Metadata and expiry are kept in both tiers")
+    func metadataAndExpiry() throws {
+        try withCachedStore { cache in
+            let expires = Date(timeIntervalSinceNow: 3600)
+            try cache.put(object: Item(id: 1, name: "a", tags: []), for: "k", metadata: Data("meta"), expires: expires)
+            let memoryHit = try #require(try cache.entry(for: "k"))
+            #expect(memoryHit.metadata == Data("meta"))
+            cache.memory?.removeAll()
+            let diskHit = try #require(try cache.entry(for: "k"))
+            #expect(diskHit.tier == .disk)
+            #expect(diskHit.metadata == Data("meta"))
+            #expect(abs((diskHit.expires ?? .distantPast).timeIntervalSince(expires)) < 0.01)
+
+            try cache.put(
+                object: Item(id: 2, name: "b", tags: []), for: "gone", expires: Date(timeIntervalSinceNow: -1))
+            #expect(try cache.object(Item.self, for: "gone") == nil)
+        }
+    }
+
+    @Test("Decoding as the wrong type throws undecodable and leaves the entry")
+    func wrongTypeIsUndecodable() throws {
+        try withCachedStore { cache in
+            try cache.put(object: Item(id: 1, name: "a", tags: []), for: "k")
+            let error = try #require(throws: BlobStoreError.self) { try cache.object([Int].self, for: "k") }
+            #expect(error.code == .undecodable)
+            #expect(error.message.contains("'k'"))
+            #expect(try cache.object(Item.self, for: "k")?.id == 1)
+            try cache.put(Data("not json"), for: "raw")
+            #expect(throws: BlobStoreError.self) { try cache.object(Item.self, for: "raw") }
+        }
+    }
+
+    @Test("A value the coder refuses throws unencodable and stores nothing")
+    func unencodableValue() throws {
+        try withCachedStore { cache in
+            let error = try #require(throws: BlobStoreError.self) { try cache.put(object: Double.nan, for: "nan") }
+            #expect(error.code == .unencodable)
+            #expect(try !cache.contains("nan"))
+        }
+    }
+
+    @Test("Property lists round-trip, and equal objects share one blob")
+    func propertyListCoding() throws {
+        try withCachedStore(coding: .propertyList(.binary)) { cache in
+            let item = Item(id: 3, name: "plist", tags: ["a", "b"])
+            let first = try cache.put(object: item, for: "a")
+            let second = try cache.put(object: item, for: "b")
+            #expect(first == second)
+            cache.memory?.removeAll()
+            #expect(try cache.object(Item.self, for: "a") == item)
+            #expect(try cache.disk.stats().distinctBlobs == 1)
+        }
+    }
+
+    @Test("touch records nothing for an absent key")
+    func touchAbsentKey() throws {
+        try withTemporaryDirectory { directory in
+            try withStore(directory.child("store")) { store in
+                #expect(try !store.touch("absent"))
+                try store.put(Data("v"), for: "present")
+                #expect(try store.touch("present"))
+            }
+        }
+    }
+}
