@@ -125,6 +125,14 @@ public enum ArgumentParser {
                         fail("The value '\(mode)' is invalid for '--durability <mode>'. Use none, batched or always")
                     }
                 }
+            case "--remote" where subcommand.map(remoteSubcommands.contains) ?? true:
+                if let url = value("--remote <url>") {
+                    if url.isEmpty {
+                        fail("The value '' is invalid for '--remote <url>'")
+                    } else {
+                        options.remote = url
+                    }
+                }
             case "--json" where subcommand.map(jsonSubcommands.contains) ?? false:
                 if flag() { json = true }
             case "--repair" where subcommand == .verify:
@@ -188,6 +196,10 @@ public enum ArgumentParser {
         if versionRequested {
             throw CommandLineError("The option '--version' takes no subcommand", subcommand: subcommand)
         }
+        if options.remote != nil, !remoteSubcommands.contains(subcommand) {
+            throw CommandLineError(
+                "The option '--remote' applies to put, get, has and stats only", subcommand: subcommand)
+        }
         collect.json = json
         let command = try makeCommand(
             subcommand, positionals, json: json, output: output, repair: repair, collect: collect, changes: changes)
@@ -210,6 +222,9 @@ public enum ArgumentParser {
         let name = splitOption(argument).name
         return name == "-h" || name == "--help"
     }
+
+    /// The subcommands that use a remote tier (`--remote`, `$BLOBSTORE_REMOTE`).
+    static let remoteSubcommands: Set<Subcommand> = [.put, .get, .has, .stats]
 
     /// The subcommands that take `--json`.
     private static let jsonSubcommands: Set<Subcommand> = [.ls, .stats, .compact, .gc, .verify, .config]

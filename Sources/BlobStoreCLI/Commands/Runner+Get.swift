@@ -1,12 +1,22 @@
 import BlobStore
+import BlobStoreRemote
 import Foundation
 
 extension Runner {
     /// `get <key> [-o <file>]`: copies the verified blob to standard output (no `-o`, or `-o -`)
-    /// or `file` in 1 MiB pieces, so memory use does not grow with the value.
+    /// or `file` in 1 MiB pieces, so memory use does not grow with the value. On a local miss,
+    /// asks the remote, if any; a verified remote hit is stored locally, then copied.
     func get(key: String, output file: String?) throws -> Int32 {
-        try withStore(creating: false, key: key) { store in
-            guard let source = try store.fileHandle(for: StoreKey(key)) else {
+        let remote = try remoteBackend()
+        try withStore(creating: remote != nil, key: key) { store in
+            var found = try store.fileHandle(for: StoreKey(key))
+            if found == nil, let tiered = tiered(store, remote) {
+                if try tiered.value(for: StoreKey(key)) != nil {
+                    found = try store.fileHandle(for: StoreKey(key))
+                }
+                finishRemote(tiered)
+            }
+            guard let source = found else {
                 // The library answers nil for a damaged or vanished blob too, and counts it.
                 if try store.stats().damagedReads > 0 {
                     throw CommandFailure(

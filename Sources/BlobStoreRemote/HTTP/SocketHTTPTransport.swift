@@ -45,7 +45,9 @@ struct SocketHTTPTransport: HTTPTransport {
             status = try readStatus(connection)
             headers = try readHeaders(connection)
         }
-        if method == "HEAD" || status == 204 || status == 304 {
+        // Only a success's body is used; the connection closes after the reply anyway, so the
+        // body of an error page (nginx's 404 page, say) is not read.
+        if method == "HEAD" || !(200...299).contains(status) || status == 204 {
             return HTTPResponse(status: status, body: Data())
         }
         if let coding = headers["transfer-encoding"], coding.lowercased() != "identity" {

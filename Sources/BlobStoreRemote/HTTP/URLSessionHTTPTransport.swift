@@ -49,7 +49,7 @@ struct URLSessionHTTPTransport: HTTPTransport {
             if let error {
                 result = .failure(BlobStoreError.remote(server, error.localizedDescription))
             } else if let http = response as? HTTPURLResponse {
-                let body = data ?? Data()
+                let body = (200...299).contains(http.statusCode) ? data ?? Data() : Data()
                 result =
                     body.count > maximumBody
                     ? .failure(BlobStoreError.remote(server, "a body of \(body.count) bytes is too large."))
