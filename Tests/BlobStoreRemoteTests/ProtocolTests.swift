@@ -56,7 +56,8 @@ struct ProtocolTests {
 
     private func httpReply(_ text: String) throws -> (HTTPCacheBackend, CannedServer) {
         let server = CannedServer(reply: Data(text.utf8))
-        let backend = try HTTPCacheBackend(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, timeouts: testTimeouts)
+        let backend = try HTTPCacheBackend(
+            baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, timeouts: testTimeouts)
         return (backend, server)
     }
 
@@ -107,7 +108,8 @@ struct ProtocolTests {
     @Test(arguments: [
         "garbage\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFF\r\n", "HTTP/1.1 500 Oops\r\n\r\n",
         "HTTP/1.1 401 Unauthorized\r\n\r\n", "HTTP/1.1 200 OK\r\n" + String(repeating: "X-A: b\r\n", count: 300),
         "HTTP/1.1 200 OK\r\nbad header\r\n\r\n",

@@ -88,7 +88,9 @@ struct RedisRemoteTests {
         let digest = try TieredStore(local: try directory.store("a"), remote: remote).put(value, for: "k")
         var poisoned = value
         poisoned[0] ^= 0xff
-        #expect(try rawRedis(redis).run([Data("SET".utf8), Data("blobstore:cas:\(digest.hex)".utf8), poisoned]) == .simple("OK"))
+        #expect(
+            try rawRedis(redis).run([Data("SET".utf8), Data("blobstore:cas:\(digest.hex)".utf8), poisoned])
+                == .simple("OK"))
 
         let localB = try directory.store("b")
         let victim = TieredStore(local: localB, remote: remote)
@@ -145,7 +147,8 @@ struct RedisRemoteTests {
         #expect(try store.value(for: "k") == nil)
         #expect(store.stats.errors == 2)
 
-        let working = TieredStore(local: try directory.store("b"), remote: try backend(redis), configuration: configuration)
+        let working = TieredStore(
+            local: try directory.store("b"), remote: try backend(redis), configuration: configuration)
         try working.put(Data("v".utf8), for: "k")
         #expect(working.stats.errors == 0, "\(String(describing: working.lastError))")
     }
@@ -236,7 +239,8 @@ struct RedisRemoteTests {
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let store = TieredStore(
-            local: try directory.store("a"), remote: try backend(redis), configuration: RemoteConfiguration(readOnly: true))
+            local: try directory.store("a"), remote: try backend(redis),
+            configuration: RemoteConfiguration(readOnly: true))
         try store.put(Data("v".utf8), for: "k")
         #expect(store.stats.uploads == 0)
         #expect(try rawRedis(redis).run("DBSIZE") == .integer(0))

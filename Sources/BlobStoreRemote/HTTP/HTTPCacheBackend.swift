@@ -65,26 +65,32 @@ public final class HTTPCacheBackend: RemoteBackend {
         }
     }
 
+    /// The base URL, without credentials.
     public var name: String { baseURL.absoluteString }
 
     // MARK: - RemoteBackend
 
+    /// `HEAD <base>/cas/<hex>`: 200 is `true`, 404 `false`.
     public func containsBlob(_ digest: SHA256Digest) throws -> Bool {
         try get("HEAD", "cas", digest, maximumSize: 0) != nil
     }
 
+    /// `GET <base>/cas/<hex>`: the body on 200, `nil` on 404.
     public func blob(_ digest: SHA256Digest, maximumSize: Int) throws -> Data? {
         try get("GET", "cas", digest, maximumSize: maximumSize)
     }
 
+    /// `PUT <base>/cas/<hex>`: 200, 201 or 204 is success.
     public func putBlob(_ data: Data, digest: SHA256Digest) throws {
         try put("cas", digest, data, contentType: "application/octet-stream")
     }
 
+    /// `GET <base>/ac/<hex>`: the body on 200, `nil` on 404.
     public func record(_ keyDigest: SHA256Digest, maximumSize: Int) throws -> Data? {
         try get("GET", "ac", keyDigest, maximumSize: maximumSize)
     }
 
+    /// `PUT <base>/ac/<hex>`: 200, 201 or 204 is success.
     public func putRecord(_ record: Data, keyDigest: SHA256Digest) throws {
         try put("ac", keyDigest, record, contentType: "application/json")
     }

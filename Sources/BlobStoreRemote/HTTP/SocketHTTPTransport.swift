@@ -51,7 +51,9 @@ struct SocketHTTPTransport: HTTPTransport {
             return HTTPResponse(status: status, body: Data())
         }
         if let coding = headers["transfer-encoding"], coding.lowercased() != "identity" {
-            guard coding.lowercased() == "chunked" else { throw malformed("the transfer coding '\(coding.prefix(40))'") }
+            guard coding.lowercased() == "chunked" else {
+                throw malformed("the transfer coding '\(coding.prefix(40))'")
+            }
             return HTTPResponse(status: status, body: try readChunked(connection, maximumBody: maximumBody))
         }
         if let lengthText = headers["content-length"] {

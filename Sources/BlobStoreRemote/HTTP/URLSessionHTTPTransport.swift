@@ -24,7 +24,8 @@ struct URLSessionHTTPTransport: HTTPTransport {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let seconds = Double(timeouts.operation.components.seconds)
+        let seconds =
+            Double(timeouts.operation.components.seconds)
             + Double(timeouts.operation.components.attoseconds) / 1e18
         configuration.timeoutIntervalForRequest = seconds
         configuration.timeoutIntervalForResource = seconds

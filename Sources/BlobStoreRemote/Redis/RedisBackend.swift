@@ -53,32 +53,40 @@ public final class RedisBackend: RemoteBackend {
     }
 
     /// A single server.
-    public convenience init(server: RedisServer, prefix: String = "blobstore", timeouts: RemoteTimeouts = RemoteTimeouts())
+    public convenience init(
+        server: RedisServer, prefix: String = "blobstore", timeouts: RemoteTimeouts = RemoteTimeouts()
+    )
         throws
     {
         try self.init(shards: [server], prefix: prefix, timeouts: timeouts)
     }
 
+    /// `redis://host:port`, comma-separated for shards.
     public var name: String { shards.map(\.description).joined(separator: ",") }
 
     // MARK: - RemoteBackend
 
+    /// `EXISTS <prefix>:cas:<hex>`.
     public func containsBlob(_ digest: SHA256Digest) throws -> Bool {
         try exists(key(for: "cas", digest))
     }
 
+    /// `GET <prefix>:cas:<hex>`; a null reply is `nil`.
     public func blob(_ digest: SHA256Digest, maximumSize: Int) throws -> Data? {
         try get(key(for: "cas", digest), maximumSize: maximumSize)
     }
 
+    /// `SET <prefix>:cas:<hex>`, with `EX` when there is a TTL.
     public func putBlob(_ data: Data, digest: SHA256Digest) throws {
         try set(key(for: "cas", digest), data)
     }
 
+    /// `GET <prefix>:ac:<hex>`; a null reply is `nil`.
     public func record(_ keyDigest: SHA256Digest, maximumSize: Int) throws -> Data? {
         try get(key(for: "ac", keyDigest), maximumSize: maximumSize)
     }
 
+    /// `SET <prefix>:ac:<hex>`, with `EX` when there is a TTL.
     public func putRecord(_ record: Data, keyDigest: SHA256Digest) throws {
         try set(key(for: "ac", keyDigest), record)
     }

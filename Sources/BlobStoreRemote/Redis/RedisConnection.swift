@@ -51,7 +51,8 @@ final class RedisConnection: Sendable {
     /// An error for a reply a command should not get, quoting a Redis error's text.
     func unexpected(_ reply: RESPValue, to command: String) -> BlobStoreError {
         if case .error(let message) = reply {
-            let hint = message.hasPrefix("NOAUTH") || message.hasPrefix("WRONGPASS") ? " Check the user and password." : ""
+            let hint =
+                message.hasPrefix("NOAUTH") || message.hasPrefix("WRONGPASS") ? " Check the user and password." : ""
             return BlobStoreError.remote(server.description, "\(command) failed: \(message.prefix(200)).\(hint)")
         }
         return BlobStoreError.remote(server.description, "unexpected reply to \(command).")

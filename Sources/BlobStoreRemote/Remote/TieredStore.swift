@@ -19,6 +19,7 @@ public final class TieredStore: Sendable {
     public let local: BlobStore
     /// The shared tier.
     public let remote: any RemoteBackend
+    /// Read-only, remote-only, cool-down and size limit.
     public let configuration: RemoteConfiguration
     private let state = Mutex(State())
 
@@ -35,7 +36,8 @@ public final class TieredStore: Sendable {
     ///     nor written, and only keeps the `remote-stats` file.
     ///   - remote: The shared tier.
     ///   - configuration: Read-only, remote-only, cool-down and size limit.
-    public init(local: BlobStore, remote: any RemoteBackend, configuration: RemoteConfiguration = RemoteConfiguration()) {
+    public init(local: BlobStore, remote: any RemoteBackend, configuration: RemoteConfiguration = RemoteConfiguration())
+    {
         self.local = local
         self.remote = remote
         self.configuration = configuration
@@ -111,7 +113,9 @@ public final class TieredStore: Sendable {
     public func put(_ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil) throws
         -> SHA256Digest
     {
-        let digest = configuration.remoteOnly ? SHA256Hasher.hash(data) : try local.put(data, for: key, metadata: metadata, expires: expires)
+        let digest =
+            configuration.remoteOnly
+            ? SHA256Hasher.hash(data) : try local.put(data, for: key, metadata: metadata, expires: expires)
         let record = RemoteRecord(
             digest: digest, size: UInt64(data.count), created: Date(), expires: expires, metadata: metadata)
         upload(data, record: record, for: key)

@@ -112,7 +112,8 @@ final class TCPConnection: @unchecked Sendable {
             let old = buffer.count
             buffer.append(contentsOf: repeatElement(0, count: chunk))
             let received = try buffer.withUnsafeMutableBytes { raw in
-                try SocketSyscalls.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[old...]), server: server)
+                try SocketSyscalls.receive(
+                    fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[old...]), server: server)
             }
             buffer.removeLast(chunk - (received ?? 0))
             guard let received else { continue }
