@@ -182,4 +182,40 @@ struct HTTPRemoteTests {
         try store.put(Data("v".utf8), for: "k")
         #expect(store.stats.errors == 0)
     }
+
+    @Test func httpsGoesThroughURLSessionAndAFailedHandshakeIsACountedError() throws {
+        // nginx speaks plain HTTP on this port: the TLS handshake fails.
+        let nginx = try TestServers.startNginx()
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let remote = try HTTPCacheBackend(
+            baseURL: URL(string: "https://127.0.0.1:\(nginx.port)/cache")!, timeouts: testTimeouts)
+        #expect(remote.name == "https://127.0.0.1:\(nginx.port)/cache")
+        let store = TieredStore(local: try directory.store("a"), remote: remote)
+        var elapsed = Duration.zero
+        elapsed = try ContinuousClock().measure { try store.put(Data("v".utf8), for: "k") }
+        #expect(elapsed < .seconds(3))
+        #expect(store.stats.errors == 1)
+        #expect(store.stats.uploads == 0)
+        #expect(try store.value(for: "k") == Data("v".utf8))
+    }
+
+    @Test func concurrentPutsAndGetsShareTheRemote() throws {
+        let nginx = try TestServers.startNginx()
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let remote = try backend(nginx)
+        let writer = TieredStore(local: try directory.store("a"), remote: remote)
+        DispatchQueue.concurrentPerform(iterations: 32) { index in
+            _ = try? writer.put(sampleBytes(5_000 + index, seed: UInt8(index)), for: StoreKey("k\(index)"))
+        }
+        #expect(writer.stats.errors == 0)
+        #expect(writer.stats.uploads == 32)
+        let reader = TieredStore(local: try directory.store("b"), remote: remote)
+        DispatchQueue.concurrentPerform(iterations: 32) { index in
+            let value = try? reader.value(for: StoreKey("k\(index)"))
+            #expect(value == sampleBytes(5_000 + index, seed: UInt8(index)))
+        }
+        #expect(reader.stats.hits == 32)
+    }
 }

@@ -182,7 +182,7 @@ struct RedisRemoteTests {
                 hits += 1
             }
         }
-        #expect(reader.stats.danglingRecords > 0)
+        #expect(reader.stats.danglingRecords > 0, "\(reader.stats)")
         #expect(reader.stats.hits == hits)
         #expect(reader.stats.misses == 40 - hits)
         #expect(reader.stats.errors == 0)
@@ -259,5 +259,57 @@ struct RedisRemoteTests {
         #expect(try local.contains("k") == false)
         #expect(try store.contains("k"))
         #expect(store.stats.hits == 1)
+    }
+
+    @Test func concurrentOperationsShareThePooledConnections() throws {
+        let redis = try TestServers.startRedis()
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let remote = try backend(redis)
+        let writer = TieredStore(local: try directory.store("a"), remote: remote)
+        DispatchQueue.concurrentPerform(iterations: 64) { index in
+            _ = try? writer.put(sampleBytes(3_000 + index, seed: UInt8(index)), for: StoreKey("k\(index)"))
+        }
+        #expect(writer.stats.errors == 0)
+        #expect(writer.stats.uploads == 64)
+        let reader = TieredStore(local: try directory.store("b"), remote: remote)
+        DispatchQueue.concurrentPerform(iterations: 64) { index in
+            let value = try? reader.value(for: StoreKey("k\(index)"))
+            #expect(value == sampleBytes(3_000 + index, seed: UInt8(index)))
+        }
+        #expect(reader.stats.hits == 64)
+        #expect(reader.stats.errors == 0)
+    }
+
+    @Test func reusedConnectionToARestartedServerIsRetriedOnce() throws {
+        let redis = try TestServers.startRedis()
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let remote = try backend(redis)
+        let store = TieredStore(local: try directory.store("a"), remote: remote)
+        try store.put(Data("one".utf8), for: "one")
+        // The server drops every client (as a restart does); the idle pooled connection is stale.
+        #expect(try rawRedis(redis).run("CLIENT", "KILL", "TYPE", "normal") != .integer(0))
+        try store.put(Data("two".utf8), for: "two")
+        #expect(store.stats.errors == 0, "\(String(describing: store.lastError))")
+        #expect(store.stats.uploads == 2)
+    }
+
+    @Test func serverThatNeverAnswersTimesOutWithinTheOperationTimeout() throws {
+        let redis = try TestServers.startRedis()
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let timeouts = RemoteTimeouts(connect: .milliseconds(100), operation: .milliseconds(300))
+        let remote = try RedisBackend(
+            server: RedisServer(host: "127.0.0.1", port: redis.port), timeouts: timeouts)
+        let store = TieredStore(local: try directory.store("a"), remote: remote)
+        _ = try rawRedis(redis).run("CLIENT", "PAUSE", "3000", "ALL")
+        var value: Data?
+        let elapsed = try ContinuousClock().measure { value = try store.value(for: "k") }
+        #expect(value == nil)
+        #expect(elapsed >= .milliseconds(250))
+        #expect(elapsed < .seconds(1))
+        #expect(store.stats.errors == 1)
+        #expect(store.lastError?.errno == ETIMEDOUT)
     }
 }

@@ -176,7 +176,11 @@ struct TemporaryDirectory {
 
 /// Deterministic bytes that differ per `seed`.
 func sampleBytes(_ count: Int, seed: UInt8) -> Data {
-    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &* 7) ^ seed })
+    // A 4 KiB pattern (built byte by byte: slow in debug builds), repeated.
+    let pattern = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &* 7) ^ seed })
+    var data = Data(capacity: count)
+    while data.count < count { data.append(pattern.prefix(count - data.count)) }
+    return data
 }
 
 /// A raw Redis connection, to look at or tamper with what the backend stored.

@@ -15,6 +15,8 @@ final class TCPConnection: @unchecked Sendable {
     /// Received bytes not consumed yet: `buffer[start...]`.
     private var buffer: [UInt8] = []
     private var start = 0
+    /// What one `recv` fills, before its bytes are appended to `buffer`.
+    private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
 
     /// Connects to `host:port` within `connectTimeout`.
     ///
@@ -26,7 +28,10 @@ final class TCPConnection: @unchecked Sendable {
         deadline = ContinuousClock.now + operationTimeout
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        chunk.deallocate()
+    }
 
     /// Closes the socket; later calls throw.
     func close() {
@@ -106,17 +111,10 @@ final class TCPConnection: @unchecked Sendable {
             buffer.removeFirst(start)
             start = 0
         }
-        let chunk = 64 << 10
         while true {
             try wait(for: Int16(POLLIN))
-            let old = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: chunk))
-            let received = try buffer.withUnsafeMutableBytes { raw in
-                try SocketSyscalls.receive(
-                    fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[old...]), server: server)
-            }
-            buffer.removeLast(chunk - (received ?? 0))
-            guard let received else { continue }
+            guard let received = try SocketSyscalls.receive(fd, into: chunk, server: server) else { continue }
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<received]))
             return received > 0
         }
     }
