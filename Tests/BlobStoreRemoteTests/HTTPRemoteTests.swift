@@ -218,4 +218,31 @@ struct HTTPRemoteTests {
         }
         #expect(reader.stats.hits == 32)
     }
+
+    @Test func largeValueAndAsyncVariants() async throws {
+        let nginx = try TestServers.startNginx()
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let remote = try backend(nginx)
+        let value = sampleBytes(6 << 20, seed: 7)
+        let writer = TieredStore(local: try directory.store("a"), remote: remote)
+        try await writer.put(value, for: "big")
+        #expect(writer.stats.uploads == 1)
+        let reader = TieredStore(local: try directory.store("b"), remote: remote)
+        #expect(try await reader.contains("big"))
+        #expect(try await reader.value(for: "big") == value)
+        let produced = try await reader.value(for: "new") { Data("made".utf8) }
+        #expect(produced == Data("made".utf8))
+        #expect(reader.stats.hits == 1)
+        #expect(reader.stats.misses == 1)
+        #expect(reader.stats.uploads == 1)
+
+        // Over the configured maximum, a value stays local: neither uploaded nor downloaded.
+        let small = RemoteConfiguration(maximumValueSize: 1 << 20)
+        let limited = TieredStore(local: try directory.store("c"), remote: remote, configuration: small)
+        try await limited.put(value, for: "big2")
+        #expect(limited.stats.uploads == 0)
+        #expect(try await limited.value(for: "big") == nil)
+        #expect(limited.stats.misses == 1)
+    }
 }

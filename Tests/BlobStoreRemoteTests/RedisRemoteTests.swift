@@ -312,4 +312,22 @@ struct RedisRemoteTests {
         #expect(store.stats.errors == 1)
         #expect(store.lastError?.errno == ETIMEDOUT)
     }
+
+    @Test func largeValueThroughRedisAndTimeToLive() throws {
+        let redis = try TestServers.startRedis()
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let remote = try RedisBackend(
+            shards: [RedisServer(host: "127.0.0.1", port: redis.port)], prefix: "fleet", timeToLive: .seconds(600),
+            timeouts: testTimeouts)
+        let value = sampleBytes(6 << 20, seed: 8)
+        let digest = try TieredStore(local: try directory.store("a"), remote: remote).put(value, for: "big")
+        let reader = TieredStore(local: try directory.store("b"), remote: remote)
+        #expect(try reader.value(for: "big") == value)
+        guard case .integer(let ttl) = try rawRedis(redis).run("TTL", "fleet:cas:\(digest.hex)") else {
+            Issue.record("TTL did not answer an integer")
+            return
+        }
+        #expect((590...600).contains(ttl))
+    }
 }
