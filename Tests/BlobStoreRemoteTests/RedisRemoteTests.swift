@@ -330,4 +330,24 @@ struct RedisRemoteTests {
         }
         #expect((590...600).contains(ttl))
     }
+
+    @Test func authenticationAsAnACLUser() throws {
+        let redis = try TestServers.startRedis()
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let raw = try rawRedis(redis)
+        #expect(try raw.run("ACL", "SETUSER", "builder", "on", ">pw", "~blobstore:*", "+@all") == .simple("OK"))
+        #expect(try raw.run("ACL", "SETUSER", "default", "off") == .simple("OK"))
+        let remote = try RemoteURL.backend("redis://builder:pw@127.0.0.1:\(redis.port)/0", timeouts: testTimeouts)
+        let store = TieredStore(local: try directory.store("a"), remote: remote)
+        try store.put(Data("v".utf8), for: "k")
+        #expect(store.stats.uploads == 1, "\(String(describing: store.lastError))")
+        let reader = TieredStore(local: try directory.store("b"), remote: remote)
+        #expect(try reader.value(for: "k") == Data("v".utf8))
+        let anonymous = TieredStore(
+            local: try directory.store("c"),
+            remote: try RemoteURL.backend("redis://127.0.0.1:\(redis.port)", timeouts: testTimeouts))
+        #expect(try anonymous.value(for: "k") == nil)
+        #expect(anonymous.stats.errors == 1)
+    }
 }

@@ -5,10 +5,10 @@ import Foundation
 /// and the entry's dates and metadata, as one JSON object (docs/remote.md, "The ac record"):
 ///
 /// ```json
-/// {"version":1,"digest":"<64 hex>","size":5,"created":1767225600000,"expires":null,"metadata":"<base64>"}
+/// {"created":1767225600000,"digest":"<64 hex>","expires":1767229200000,"metadata":"<base64>","size":5,"version":1}
 /// ```
 ///
-/// Dates are milliseconds since 1970. A record of another version, or one that does not decode,
+/// Dates are milliseconds since 1970; `expires` is absent for never. A record of another version, or one that does not decode,
 /// is a miss: an older BlobStore never misreads a newer record.
 public struct RemoteRecord: Sendable, Equatable {
     /// The only version this BlobStore writes and reads.
