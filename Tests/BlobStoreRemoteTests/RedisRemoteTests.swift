@@ -350,4 +350,20 @@ struct RedisRemoteTests {
         #expect(try anonymous.value(for: "k") == nil)
         #expect(anonymous.stats.errors == 1)
     }
+
+    @Test func remoteHitLargerThanTheLocalCapacityIsReturnedWithoutALocalCopy() throws {
+        let redis = try TestServers.startRedis()
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let value = sampleBytes(200_000, seed: 10)
+        try TieredStore(local: try directory.store("a"), remote: try backend(redis)).put(value, for: "k")
+        var configuration = BlobStore.Configuration()
+        configuration.durability = .none
+        configuration.limits = EvictionLimits(capacity: 100_000)
+        let small = try BlobStore(at: directory.child("b"), configuration: configuration)
+        let reader = TieredStore(local: small, remote: try backend(redis))
+        #expect(try reader.value(for: "k") == value)
+        #expect(try small.contains("k") == false)
+        #expect(reader.stats.hits == 1)
+    }
 }

@@ -65,8 +65,11 @@ public final class TieredStore: Sendable {
     public func value(for key: StoreKey) throws -> Data? {
         if !configuration.remoteOnly, let data = try local.value(for: key) { return data }
         guard let (data, record) = fetch(key) else { return nil }
-        if !configuration.remoteOnly {
+        guard !configuration.remoteOnly else { return data }
+        do {
             try local.put(data, for: key, metadata: record.metadata, expires: record.expires)
+        } catch let error as BlobStoreError where error.code == .tooLarge {
+            // Larger than the local capacity: the verified bytes are still the answer.
         }
         return data
     }
