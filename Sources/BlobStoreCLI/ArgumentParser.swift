@@ -198,7 +198,7 @@ public enum ArgumentParser {
         }
         if options.remote != nil, !remoteSubcommands.contains(subcommand) {
             throw CommandLineError(
-                "The option '--remote' applies to put, get, has and stats only", subcommand: subcommand)
+                "The option '--remote' applies to put, get, has, rm and stats only", subcommand: subcommand)
         }
         collect.json = json
         let command = try makeCommand(
@@ -224,7 +224,7 @@ public enum ArgumentParser {
     }
 
     /// The subcommands that use a remote tier (`--remote`, `$BLOBSTORE_REMOTE`).
-    static let remoteSubcommands: Set<Subcommand> = [.put, .get, .has, .stats]
+    static let remoteSubcommands: Set<Subcommand> = [.put, .get, .has, .rm, .stats]
 
     /// The subcommands that take `--json`.
     private static let jsonSubcommands: Set<Subcommand> = [.ls, .stats, .compact, .gc, .verify, .config]

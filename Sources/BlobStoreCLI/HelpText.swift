@@ -17,7 +17,7 @@ enum HelpText {
     /// `--remote`, listed by the overview and by the subcommands that use it.
     static let remoteOption = (
         label: "--remote <url>",
-        help: "A shared remote cache for put, get, has and stats: http://HOST[:PORT][/PATH], https://..., "
+        help: "A shared remote cache for put, get, has, rm and stats: http://HOST[:PORT][/PATH], https://..., "
             + "or redis://[[USER:]PASSWORD@]HOST[:PORT][/DB]. A failing remote is skipped with a warning. "
             + "(default: $BLOBSTORE_REMOTE)"
     )

@@ -17,7 +17,7 @@ public struct GlobalOptions: Equatable, Sendable {
     public var store: String?
     /// `--durability <mode>`; `nil` means the library default.
     public var durability: Durability?
-    /// `--remote <url>`: the shared remote tier for `put`, `get`, `has` and `stats`; `nil` means
+    /// `--remote <url>`: the shared remote tier for `put`, `get`, `has`, `rm` and `stats`; `nil` means
     /// `$BLOBSTORE_REMOTE`, if set.
     public var remote: String?
 

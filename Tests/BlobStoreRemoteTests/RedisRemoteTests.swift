@@ -366,4 +366,20 @@ struct RedisRemoteTests {
         #expect(try small.contains("k") == false)
         #expect(reader.stats.hits == 1)
     }
+
+    @Test func removeDeletesTheRemoteRecord() throws {
+        let server = try TestServers.startRedis()
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let remote = try backend(server)
+        let writer = TieredStore(local: try directory.store("a"), remote: remote)
+        try writer.put(Data("v".utf8), for: "k")
+        #expect(try writer.remove("k"))
+        #expect(try writer.remove("k") == false)
+        #expect(writer.stats.errors == 0, "\(String(describing: writer.lastError))")
+        let reader = TieredStore(local: try directory.store("b"), remote: remote)
+        #expect(try reader.value(for: "k") == nil)
+        #expect(reader.stats.misses == 1)
+        #expect(reader.stats.danglingRecords == 0)
+    }
 }

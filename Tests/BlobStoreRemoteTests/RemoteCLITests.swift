@@ -81,6 +81,12 @@ struct RemoteCLITests {
         #expect(has.code == 0)
         let verify = try run(["--store", directory.child("B"), "verify"], in: directory)
         #expect(verify.code == 0, "the remote-stats file is part of the store, not a stray file")
+
+        // rm deletes the remote record too: a fresh store no longer finds the key.
+        let rm = try run(["--store", directory.child("A"), "--remote", url, "rm", key], in: directory)
+        #expect(rm.code == 0, "\(rm.stderr)")
+        let gone = try run(["--store", directory.child("D"), "--remote", url, "get", key], in: directory)
+        #expect(gone.code == 1)
     }
 
     @Test func putThenGetFromAnotherStoreThroughRedis() throws {
@@ -128,13 +134,13 @@ struct RemoteCLITests {
         #expect(fromEnvironment.stderr.contains("(from BLOBSTORE_REMOTE)"))
         let elsewhere = try run(["--remote", "redis://h", "gc"], in: directory)
         #expect(elsewhere.code == 64)
-        #expect(elsewhere.stderr.contains("'--remote' applies to put, get, has and stats only"))
+        #expect(elsewhere.stderr.contains("'--remote' applies to put, get, has, rm and stats only"))
     }
 
     @Test func helpListsRemoteWhereItApplies() throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
-        for subcommand in ["put", "get", "has", "stats"] {
+        for subcommand in ["put", "get", "has", "rm", "stats"] {
             let help = try run([subcommand, "--help"], in: directory)
             #expect(String(decoding: help.stdout, as: UTF8.self).contains("--remote <url>"))
         }

@@ -95,6 +95,12 @@ public final class HTTPCacheBackend: RemoteBackend {
         try put("ac", keyDigest, record, contentType: "application/json")
     }
 
+    /// `DELETE <base>/ac/<hex>`: 200, 202, 204 and 404 are success.
+    public func removeRecord(_ keyDigest: SHA256Digest) throws {
+        let response = try transport.send(request("DELETE", "ac", keyDigest, body: Data()), maximumBody: 64 << 10)
+        guard [200, 202, 204, 404].contains(response.status) else { throw failure("DELETE", "ac", response.status) }
+    }
+
     // MARK: - Requests
 
     /// `GET` or `HEAD`: the body on 200, `nil` on 404 (and 410), an error otherwise.

@@ -91,6 +91,14 @@ public final class RedisBackend: RemoteBackend {
         try set(key(for: "ac", keyDigest), record)
     }
 
+    /// `DEL <prefix>:ac:<hex>`.
+    public func removeRecord(_ keyDigest: SHA256Digest) throws {
+        let key = key(for: "ac", keyDigest)
+        try perform([Data("DEL".utf8), Data(key.utf8)], on: key, maximumBulk: 0) { reply, connection in
+            guard case .integer = reply else { throw connection.unexpected(reply, to: "DEL") }
+        }
+    }
+
     // MARK: - Commands
 
     /// `<prefix>:<kind>:<hex>`.

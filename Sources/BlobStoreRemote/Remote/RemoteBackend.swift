@@ -32,4 +32,9 @@ public protocol RemoteBackend: Sendable {
 
     /// Stores a record under `keyDigest`.
     func putRecord(_ record: Data, keyDigest: SHA256Digest) throws
+
+    /// Deletes the record under `keyDigest` (`DEL`, `DELETE`); deleting what is not there is not
+    /// an error. Blobs are never deleted: other keys may refer to them, and the server's own
+    /// eviction collects them.
+    func removeRecord(_ keyDigest: SHA256Digest) throws
 }

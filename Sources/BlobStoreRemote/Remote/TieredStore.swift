@@ -144,6 +144,28 @@ public final class TieredStore: Sendable {
         return upload(data, record: record, for: key)
     }
 
+    /// Removes `key` locally and, unless ``RemoteConfiguration/readOnly``, its record in the
+    /// remote, so that no machine gets it from there any more. Blobs stay: the remote's eviction
+    /// collects them.
+    ///
+    /// - Returns: Whether the key was stored locally (with ``RemoteConfiguration/remoteOnly``,
+    ///   whether the remote had a record for it).
+    /// - Throws: ``BlobStoreError`` from the local store only.
+    @discardableResult
+    public func remove(_ key: StoreKey) throws -> Bool {
+        let removedLocally = configuration.remoteOnly ? false : try local.remove(key)
+        guard !configuration.readOnly else { return removedLocally }
+        let keyDigest = SHA256Hasher.hash(key.bytes)
+        let hadRecord = attempt { () -> Bool in
+            let existed =
+                configuration.remoteOnly
+                ? try remote.record(keyDigest, maximumSize: RemoteRecord.maximumEncodedSize) != nil : false
+            try remote.removeRecord(keyDigest)
+            return existed
+        }
+        return removedLocally || (hadRecord ?? false)
+    }
+
     /// Adds this process's counters to the store's `remote-stats` file, so that `blobstore stats`
     /// shows them. Call it before closing the local store; it is cheap to call again.
     ///
