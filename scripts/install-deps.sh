@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing BlobStore needs on Debian, when it is missing:
 # libssl-dev (libcrypto: SHA-256 and MD5), e2fsprogs (chattr, for the read-only-store test), and
-# redis-server and nginx-light (the remote tier's tests start private servers; docs/remote.md).
-# Installing them starts no service the tests need: each test runs its own on a free port.
+# redis-server and nginx (the remote tier's tests start private servers; docs/remote.md).
+# The tests need no service: each starts its own server on a free port of 127.0.0.1, so the
+# packages are installed with RUNLEVEL=1, which tells invoke-rc.d not to start their services.
 # Safe to run again; does nothing when everything is there.
 set -euo pipefail
 
@@ -10,11 +11,11 @@ missing=()
 dpkg -s libssl-dev >/dev/null 2>&1 || missing+=(libssl-dev)
 command -v chattr >/dev/null 2>&1 || missing+=(e2fsprogs)
 [ -x /usr/bin/redis-server ] || missing+=(redis-server)
-[ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+[ -x /usr/sbin/nginx ] || missing+=(nginx)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "Installing ${missing[*]}" >&2
 $sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+$sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq "${missing[@]}"

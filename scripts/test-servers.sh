@@ -19,13 +19,13 @@ nginx="$(command -v nginx || echo /usr/sbin/nginx)"
 install_missing() {
   local missing=()
   [ -x "$redis_server" ] || missing+=(redis-server)
-  [ -x "$nginx" ] || missing+=(nginx-light)
+  [ -x "$nginx" ] || missing+=(nginx)
   [ ${#missing[@]} -eq 0 ] && return 0
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "Installing ${missing[*]}" >&2
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2
+  $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq "${missing[@]}" >&2
   redis_server="$(command -v redis-server || echo /usr/bin/redis-server)"
   nginx="$(command -v nginx || echo /usr/sbin/nginx)"
 }
