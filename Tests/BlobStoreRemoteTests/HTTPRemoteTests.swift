@@ -231,7 +231,7 @@ struct HTTPRemoteTests {
         let reader = TieredStore(local: try directory.store("b"), remote: remote)
         #expect(try await reader.contains("big"))
         #expect(try await reader.value(for: "big") == value)
-        let produced = try await reader.value(for: "new") { Data("made".utf8) }
+        let produced = try await reader.value(for: "new") { () async -> Data in Data("made".utf8) }
         #expect(produced == Data("made".utf8))
         #expect(reader.stats.hits == 1)
         #expect(reader.stats.misses == 1)

@@ -22,8 +22,8 @@ struct RemoteCLITests {
     {
         let outPath = directory.child("stdout-\(UUID().uuidString)")
         let errPath = directory.child("stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let out = try #require(FileHandle(forWritingAtPath: outPath))
         let err = try #require(FileHandle(forWritingAtPath: errPath))
         let code = BlobStoreCLI.run(
