@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "BlobStore", targets: ["BlobStore"]),
         .library(name: "BlobStoreHTTP", targets: ["BlobStoreHTTP"]),
+        .library(name: "BlobStoreRemote", targets: ["BlobStoreRemote"]),
         .executable(name: "blobstore", targets: ["blobstore"]),
     ],
     targets: [
@@ -18,11 +19,13 @@ let package = Package(
         .target(name: "CSharedCounter"),
         .target(name: "BlobStore", dependencies: ["CLibCrypto", "CCRC32C", "CSharedCounter"]),
         .target(name: "BlobStoreHTTP", dependencies: ["BlobStore"]),
-        .target(name: "BlobStoreCLI", dependencies: ["BlobStore", "BlobStoreHTTP"]),
+        .target(name: "BlobStoreRemote", dependencies: ["BlobStore"]),
+        .target(name: "BlobStoreCLI", dependencies: ["BlobStore", "BlobStoreHTTP", "BlobStoreRemote"]),
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
         .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),
         .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
+        .testTarget(name: "BlobStoreRemoteTests", dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI"]),
         .testTarget(
             name: "BlobStoreHTTPTests",
             dependencies: ["BlobStoreHTTP", "BlobStore"],

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing BlobStore needs on Debian, when it is missing:
-# libssl-dev (libcrypto: SHA-256 and MD5), e2fsprogs (chattr, for the read-only-store test) and
-# python3 (the HTTP server the BlobStoreHTTP and `blobstore fetch` tests start on 127.0.0.1).
+# libssl-dev (libcrypto: SHA-256 and MD5), e2fsprogs (chattr, for the read-only-store test),
+# python3 (the HTTP server the BlobStoreHTTP and `blobstore fetch` tests start on 127.0.0.1), and
+# redis-server and nginx (the remote tier's tests start private servers; docs/remote.md).
+# The tests need no service: each starts its own server on a free port of 127.0.0.1, so the
+# packages are installed with RUNLEVEL=1, which tells invoke-rc.d not to start their services.
 # Safe to run again; does nothing when everything is there.
 set -euo pipefail
 
@@ -9,10 +12,12 @@ missing=()
 dpkg -s libssl-dev >/dev/null 2>&1 || missing+=(libssl-dev)
 command -v chattr >/dev/null 2>&1 || missing+=(e2fsprogs)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+[ -x /usr/bin/redis-server ] || missing+=(redis-server)
+[ -x /usr/sbin/nginx ] || missing+=(nginx)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "Installing ${missing[*]}" >&2
 $sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+$sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq "${missing[@]}"

@@ -128,6 +128,14 @@ public enum ArgumentParser {
                         fail("The value '\(mode)' is invalid for '--durability <mode>'. Use none, batched or always")
                     }
                 }
+            case "--remote" where subcommand.map(remoteSubcommands.contains) ?? true:
+                if let url = value("--remote <url>") {
+                    if url.isEmpty {
+                        fail("The value '' is invalid for '--remote <url>'")
+                    } else {
+                        options.remote = url
+                    }
+                }
             case "--json" where subcommand.map(jsonSubcommands.contains) ?? false:
                 if flag() { json = true }
             case "--repair" where subcommand == .verify:
@@ -205,6 +213,10 @@ public enum ArgumentParser {
         if versionRequested {
             throw CommandLineError("The option '--version' takes no subcommand", subcommand: subcommand)
         }
+        if options.remote != nil, !remoteSubcommands.contains(subcommand) {
+            throw CommandLineError(
+                "The option '--remote' applies to put, get, has, rm and stats only", subcommand: subcommand)
+        }
         collect.json = json
         let command = try makeCommand(
             subcommand, positionals, json: json, output: output,
@@ -232,6 +244,9 @@ public enum ArgumentParser {
 
     /// The subcommands that take `-o, --output <file>`.
     private static let outputSubcommands: Set<Subcommand?> = [.get, .blob, .fetch]
+
+    /// The subcommands that use a remote tier (`--remote`, `$BLOBSTORE_REMOTE`).
+    static let remoteSubcommands: Set<Subcommand> = [.put, .get, .has, .rm, .stats]
 
     /// The subcommands that take `--json`.
     private static let jsonSubcommands: Set<Subcommand> = [.ls, .stats, .compact, .gc, .verify, .config]

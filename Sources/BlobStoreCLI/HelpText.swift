@@ -14,6 +14,13 @@ enum HelpText {
         ),
         ("--durability <mode>", "When writes reach the disk: none, batched or always. (default: batched)"),
     ]
+    /// `--remote`, listed by the overview and by the subcommands that use it.
+    static let remoteOption = (
+        label: "--remote <url>",
+        help: "A shared remote cache for put, get, has, rm and stats: http://HOST[:PORT][/PATH], https://..., "
+            + "or redis://[[USER:]PASSWORD@]HOST[:PORT][/DB]. A failing remote is skipped with a warning. "
+            + "(default: $BLOBSTORE_REMOTE)"
+    )
     static let helpOption = (label: "-h, --help", help: "Show help information.")
 
     /// `blobstore --help`.
@@ -21,7 +28,7 @@ enum HelpText {
         var text = "OVERVIEW: \(overview)\n\n"
         text += "USAGE: \(rootUsage)\n\n"
         text += "OPTIONS:\n"
-        text += list(globalOptions + [("--version", "Show the version."), helpOption])
+        text += list(globalOptions + [remoteOption, ("--version", "Show the version."), helpOption])
         text += "\nSUBCOMMANDS:\n"
         text += list(Subcommand.allCases.map { ($0.rawValue, $0.abstract) })
         text += "\n  See 'blobstore help <subcommand>' for detailed help.\n"
@@ -39,7 +46,8 @@ enum HelpText {
             text += "ARGUMENTS:\n" + list(subcommand.arguments) + "\n"
         }
         let global = subcommand == .help ? [] : globalOptions
-        text += "OPTIONS:\n" + list(global + subcommand.options + [helpOption])
+        let remote = ArgumentParser.remoteSubcommands.contains(subcommand) ? [remoteOption] : []
+        text += "OPTIONS:\n" + list(global + remote + subcommand.options + [helpOption])
         return text
     }
 

@@ -17,10 +17,14 @@ public struct GlobalOptions: Equatable, Sendable {
     public var store: String?
     /// `--durability <mode>`; `nil` means the library default.
     public var durability: Durability?
+    /// `--remote <url>`: the shared remote tier for `put`, `get`, `has`, `rm` and `stats`; `nil` means
+    /// `$BLOBSTORE_REMOTE`, if set.
+    public var remote: String?
 
-    public init(store: String? = nil, durability: Durability? = nil) {
+    public init(store: String? = nil, durability: Durability? = nil, remote: String? = nil) {
         self.store = store
         self.durability = durability
+        self.remote = remote
     }
 }
 

@@ -31,7 +31,10 @@ struct StoreLayout: Sendable {
 
     /// The names that may appear at the top of a store; anything else makes a non-empty
     /// directory "not a store".
-    static let knownNames: Set<String> = ["LOCK", "CURRENT", "CACHEDIR.TAG", "limits", "blobs", "tmp", "quarantine"]
+    /// `remote-stats` holds the remote tier's counters (BlobStoreRemote, docs/remote.md).
+    static let knownNames: Set<String> = [
+        "LOCK", "CURRENT", "CACHEDIR.TAG", "limits", "blobs", "tmp", "quarantine", "remote-stats",
+    ]
 
     static func isStoreFileName(_ name: String) -> Bool {
         knownNames.contains(name) || name.hasPrefix("journal-") || name.hasPrefix("manifest-")
@@ -43,6 +46,7 @@ struct StoreLayout: Sendable {
     /// concurrent one.
     static func isAtomicWriteLeftover(_ name: String) -> Bool {
         name.hasPrefix("CURRENT.") || name.hasPrefix("CACHEDIR.TAG.") || name.hasPrefix("limits.")
+            || name.hasPrefix("remote-stats.")
     }
 
     /// `blobs/sha256/ab`: the shard directory of a digest (its first two hex digits; docs/format.md

@@ -1,12 +1,28 @@
 import BlobStore
+import BlobStoreRemote
 import Foundation
 
 extension Runner {
     /// `get <key> [-o <file>]`: copies the verified blob to standard output (no `-o`, or `-o -`)
-    /// or `file` in 1 MiB pieces, so memory use does not grow with the value.
+    /// or `file` in 1 MiB pieces, so memory use does not grow with the value. On a local miss,
+    /// asks the remote, if any; a verified remote hit is stored locally, then copied (or written
+    /// from memory when the local store did not keep it: larger than its capacity).
     func get(key: String, output file: String?) throws -> Int32 {
-        try withStore(creating: false, key: key) { store in
-            guard let source = try store.fileHandle(for: StoreKey(key)) else {
+        let remote = try remoteBackend()
+        try withStore(creating: remote != nil, key: key) { store in
+            var found = try store.fileHandle(for: StoreKey(key))
+            if found == nil, let tiered = tiered(store, remote) {
+                let fetched = try tiered.value(for: StoreKey(key))
+                finishRemote(tiered)
+                if let fetched {
+                    found = try store.fileHandle(for: StoreKey(key))
+                    if found == nil {
+                        try copy(fetched, to: file)
+                        return
+                    }
+                }
+            }
+            guard let source = found else {
                 // The library answers nil for a damaged or vanished blob too, and counts it.
                 if try store.stats().damagedReads > 0 {
                     throw CommandFailure(
@@ -20,5 +36,13 @@ extension Runner {
             try copy(source, to: file)
         }
         return ExitCode.success
+    }
+
+    /// Writes `data` to `file`, or to standard output for `nil` or `-`.
+    private func copy(_ data: Data, to file: String?) throws {
+        guard let file, file != "-" else { return try output.write(data) }
+        let destination = try openForWriting(file)
+        try destination.write(contentsOf: data)
+        try destination.close()
     }
 }

@@ -1,16 +1,39 @@
 import BlobStore
+import BlobStoreRemote
 import Foundation
 
 extension Runner {
-    /// `stats [--json]`: the store's counts and sizes.
+    /// `stats [--json]`: the store's counts and sizes, and the remote counters of every command
+    /// that used a remote with this store (its `remote-stats` file), when there are any or a
+    /// remote is configured.
     func stats(json: Bool) throws -> Int32 {
-        let stats = try withStore(creating: false) { store in try store.stats() }
+        let remote = try remoteBackend()
+        let (stats, remoteStats) = try withStore(creating: false) { store in
+            let recorded = FileManager.default.fileExists(atPath: store.path + "/" + RemoteStatsFile.name)
+            let remoteStats = recorded || remote != nil ? RemoteStatsFile.read(storePath: store.path) : nil
+            return (try store.stats(), remoteStats)
+        }
         if json {
-            try output.writeJSON(stats)
+            try output.writeJSON(StatsReport(store: stats, remote: remoteStats))
         } else {
-            try output.write(Self.summary(of: stats))
+            try output.write(Self.summary(of: stats) + (remoteStats.map(Self.remoteSummary) ?? ""))
         }
         return ExitCode.success
+    }
+
+    /// The remote counters, one `remote …: value` line each.
+    static func remoteSummary(of stats: RemoteStats) -> String {
+        rows([
+            ("remote hits", "\(stats.hits)"),
+            ("remote misses", "\(stats.misses)"),
+            ("remote errors", "\(stats.errors)"),
+            ("remote rejected", "\(stats.verificationFailures)"),
+            ("remote dangling", "\(stats.danglingRecords)"),
+            ("remote uploads", "\(stats.uploads)"),
+            ("remote skipped", "\(stats.skippedUploads)"),
+            ("remote bytes up", "\(stats.bytesUp)"),
+            ("remote bytes down", "\(stats.bytesDown)"),
+        ])
     }
 
     /// The human-readable statistics, one `name: value` line each.

@@ -1,0 +1,93 @@
+import BlobStore
+import Foundation
+
+/// Turns a remote URL, as given to `--remote` or `$BLOBSTORE_REMOTE`, into a backend.
+///
+/// - `http://[USER:PASSWORD@]HOST[:PORT][/PATH]`, `https://…`: ``HTTPCacheBackend``; a bearer
+///   token may come from `$BLOBSTORE_REMOTE_TOKEN`.
+/// - `redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…][/DB]`: ``RedisBackend``, with one
+///   shard per host (all with the same credentials and database), as ccache writes them.
+public enum RemoteURL {
+    /// The backend `text` names.
+    ///
+    /// - Parameters:
+    ///   - text: The URL.
+    ///   - timeouts: The connect and per-operation timeouts.
+    ///   - environment: Consulted for `BLOBSTORE_REMOTE_TOKEN`.
+    /// - Throws: ``BlobStoreError/Code/invalidArgument`` for a URL that is not one of the forms.
+    public static func backend(
+        _ text: String, timeouts: RemoteTimeouts = RemoteTimeouts(), environment: [String: String] = [:]
+    ) throws -> any RemoteBackend {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("redis://") {
+            return try RedisBackend(shards: try redisServers(text), timeouts: timeouts)
+        }
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
+            guard let url = URL(string: text) else { throw invalid(text) }
+            let token = environment["BLOBSTORE_REMOTE_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+            return try HTTPCacheBackend(
+                baseURL: url, authentication: token.map(HTTPAuthentication.bearer), timeouts: timeouts)
+        }
+        throw invalid(text)
+    }
+
+    /// The servers of a `redis://` URL.
+    static func redisServers(_ text: String) throws -> [RedisServer] {
+        var rest = Substring(text.dropFirst("redis://".count))
+        var database = 0
+        if let slash = rest.firstIndex(of: "/") {
+            let number = rest[rest.index(after: slash)...]
+            guard number.isEmpty || Int(number).map({ $0 >= 0 }) == true else { throw invalid(text) }
+            database = Int(number) ?? 0
+            rest = rest[..<slash]
+        }
+        var user: String?
+        var password: String?
+        if let at = rest.lastIndex(of: "@") {
+            let credentials = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            if let colon = credentials.firstIndex(of: ":") {
+                let name = String(credentials[..<colon]).removingPercentEncoding ?? ""
+                user = name.isEmpty ? nil : name
+                password = String(credentials[credentials.index(after: colon)...]).removingPercentEncoding
+            } else {
+                password = String(credentials).removingPercentEncoding
+            }
+        }
+        let servers = try rest.split(separator: ",", omittingEmptySubsequences: false).map { hostPort in
+            let (host, port) = try split(hostPort, text)
+            return RedisServer(host: host, port: port, user: user, password: password, database: database)
+        }
+        guard !servers.isEmpty else { throw invalid(text) }
+        return servers
+    }
+
+    /// `HOST[:PORT]` or `[IPV6][:PORT]`.
+    private static func split(_ hostPort: Substring, _ text: String) throws -> (String, UInt16) {
+        var host = hostPort
+        var portText: Substring = ""
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            let after = host[host.index(after: close)...]
+            guard after.isEmpty || after.hasPrefix(":") else { throw invalid(text) }
+            portText = after.dropFirst()
+            host = host[host.index(after: host.startIndex)..<close]
+        } else if let colon = host.lastIndex(of: ":") {
+            portText = host[host.index(after: colon)...]
+            host = host[..<colon]
+        }
+        guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" || $0 == "@" }) else { throw invalid(text) }
+        guard portText.isEmpty || UInt16(portText).map({ $0 > 0 }) == true else { throw invalid(text) }
+        return (String(host), UInt16(portText) ?? 6379)
+    }
+
+    private static func invalid(_ text: String) -> BlobStoreError {
+        var shown = text
+        if let at = shown.lastIndex(of: "@"), let scheme = shown.range(of: "://") {
+            shown.replaceSubrange(scheme.upperBound..<at, with: "***")
+        }
+        return BlobStoreError(
+            .invalidArgument,
+            "The remote URL '\(shown.prefix(200))' is invalid. Use http://HOST[:PORT][/PATH], https://…, or "
+                + "redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…][/DB].")
+    }
+}

@@ -1,0 +1,276 @@
+import BlobStore
+import Foundation
+import Synchronization
+
+/// A local ``BlobStore`` as the first tier in front of a shared remote cache, with ccache's
+/// semantics:
+///
+/// - a local hit makes no remote traffic;
+/// - a local miss asks the remote; a remote hit is fetched, **rehashed**, stored locally and
+///   returned (a blob that does not match its digest is a miss and is not stored);
+/// - a double miss is a miss: ``value(for:metadata:expires:producing:)`` then produces the value,
+///   stores it locally and uploads it (unless ``RemoteConfiguration/readOnly``).
+///
+/// The remote never makes an operation fail: an error or a timeout is counted in ``stats``,
+/// the operation goes on locally, and the remote is skipped for ``RemoteConfiguration/coolDown``.
+/// Errors of the local store are thrown as usual.
+public final class TieredStore: Sendable {
+    /// The first tier.
+    public let local: BlobStore
+    /// The shared tier.
+    public let remote: any RemoteBackend
+    /// Read-only, remote-only, cool-down and size limit.
+    public let configuration: RemoteConfiguration
+    private let state = Mutex(State())
+
+    private struct State {
+        var stats = RemoteStats()
+        /// Counters not yet added to the store's `remote-stats` file.
+        var unsaved = RemoteStats()
+        var coolingDownUntil: ContinuousClock.Instant?
+        var lastError: BlobStoreError?
+    }
+
+    /// - Parameters:
+    ///   - local: The local store; with ``RemoteConfiguration/remoteOnly`` it is neither read
+    ///     nor written, and only keeps the `remote-stats` file.
+    ///   - remote: The shared tier.
+    ///   - configuration: Read-only, remote-only, cool-down and size limit.
+    public init(local: BlobStore, remote: any RemoteBackend, configuration: RemoteConfiguration = RemoteConfiguration())
+    {
+        self.local = local
+        self.remote = remote
+        self.configuration = configuration
+    }
+
+    /// This process's remote counters.
+    public var stats: RemoteStats { state.withLock { $0.stats } }
+
+    /// The last remote error, for a warning; `nil` when there was none.
+    public var lastError: BlobStoreError? { state.withLock { $0.lastError } }
+
+    /// Whether the remote is being skipped after an error.
+    public var isCoolingDown: Bool {
+        state.withLock { state in state.coolingDownUntil.map { ContinuousClock.now < $0 } ?? false }
+    }
+
+    // MARK: - Reading
+
+    /// The value stored under `key`, locally or in the remote; `nil` when neither has it.
+    ///
+    /// A remote hit is verified against its digest and size, then stored locally with its
+    /// metadata and expiry (unless ``RemoteConfiguration/remoteOnly``).
+    ///
+    /// - Throws: ``BlobStoreError`` from the local store only.
+    public func value(for key: StoreKey) throws -> Data? {
+        if !configuration.remoteOnly, let data = try local.value(for: key) { return data }
+        guard let (data, record) = fetch(key) else { return nil }
+        guard !configuration.remoteOnly else { return data }
+        do {
+            try local.put(data, for: key, metadata: record.metadata, expires: record.expires)
+        } catch let error as BlobStoreError where error.code == .tooLarge {
+            // Larger than the local capacity: the verified bytes are still the answer.
+        }
+        return data
+    }
+
+    /// The value under `key`, locally or in the remote; on a double miss, the value `produce`
+    /// returns, stored locally and uploaded.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - metadata: Kept with a produced value.
+    ///   - expires: The expiry of a produced value.
+    ///   - produce: Computes the value; called without any lock held.
+    /// - Throws: What `produce` throws, and ``BlobStoreError`` from the local store.
+    public func value(
+        for key: StoreKey, metadata: Data = Data(), expires: Date? = nil, producing produce: () throws -> Data
+    ) throws -> Data {
+        if let data = try value(for: key) { return data }
+        let data = try produce()
+        try put(data, for: key, metadata: metadata, expires: expires)
+        return data
+    }
+
+    /// Whether `key` is stored locally, or the remote has a valid record for it whose blob it
+    /// still holds. Downloads nothing.
+    ///
+    /// - Throws: ``BlobStoreError`` from the local store only.
+    public func contains(_ key: StoreKey) throws -> Bool {
+        if !configuration.remoteOnly, try local.contains(key) { return true }
+        return attempt { () -> Bool in
+            guard let record = try remoteRecord(for: key) else { return false }
+            return try remote.containsBlob(record.digest)
+        } ?? false
+    }
+
+    // MARK: - Writing
+
+    /// Stores `data` under `key` locally (unless ``RemoteConfiguration/remoteOnly``) and uploads
+    /// it (unless ``RemoteConfiguration/readOnly``): the blob only when the remote does not hold
+    /// it already, then the record.
+    ///
+    /// - Returns: The SHA-256 of `data`.
+    /// - Throws: ``BlobStoreError`` from the local store only.
+    @discardableResult
+    public func put(_ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil) throws
+        -> SHA256Digest
+    {
+        let digest =
+            configuration.remoteOnly
+            ? SHA256Hasher.hash(data) : try local.put(data, for: key, metadata: metadata, expires: expires)
+        let record = RemoteRecord(
+            digest: digest, size: UInt64(data.count), created: Date(), expires: expires, metadata: metadata)
+        upload(data, record: record, for: key)
+        return digest
+    }
+
+    /// Uploads the entry `key` already has in the local store (one written by a streaming
+    /// `put(contentsOf:)`, say). Values over ``RemoteConfiguration/maximumValueSize`` stay local.
+    ///
+    /// - Returns: Whether the remote now has the blob and the record.
+    /// - Throws: ``BlobStoreError`` from the local store only.
+    @discardableResult
+    public func upload(_ key: StoreKey) throws -> Bool {
+        guard !configuration.readOnly, let info = try local.info(for: key),
+            info.size <= UInt64(configuration.maximumValueSize),
+            let handle = try local.fileHandle(forBlob: info.digest)
+        else { return false }
+        defer { try? handle.close() }
+        let data = try handle.readToEnd() ?? Data()
+        guard data.count == info.size else { return false }
+        let record = RemoteRecord(
+            digest: info.digest, size: info.size, created: info.created, expires: info.expires, metadata: info.metadata)
+        return upload(data, record: record, for: key)
+    }
+
+    /// Removes `key` locally and, unless ``RemoteConfiguration/readOnly``, its record in the
+    /// remote, so that no machine gets it from there any more. Blobs stay: the remote's eviction
+    /// collects them.
+    ///
+    /// - Returns: Whether the key was stored locally (with ``RemoteConfiguration/remoteOnly``,
+    ///   whether the remote had a record for it).
+    /// - Throws: ``BlobStoreError`` from the local store only.
+    @discardableResult
+    public func remove(_ key: StoreKey) throws -> Bool {
+        let removedLocally = configuration.remoteOnly ? false : try local.remove(key)
+        guard !configuration.readOnly else { return removedLocally }
+        let keyDigest = SHA256Hasher.hash(key.bytes)
+        let hadRecord = attempt { () -> Bool in
+            let existed =
+                configuration.remoteOnly
+                ? try remote.record(keyDigest, maximumSize: RemoteRecord.maximumEncodedSize) != nil : false
+            try remote.removeRecord(keyDigest)
+            return existed
+        }
+        return removedLocally || (hadRecord ?? false)
+    }
+
+    /// Adds this process's counters to the store's `remote-stats` file, so that `blobstore stats`
+    /// shows them. Call it before closing the local store; it is cheap to call again.
+    ///
+    /// - Throws: ``BlobStoreError`` when the file cannot be written.
+    public func saveStats() throws {
+        let unsaved = state.withLock { state in
+            defer { state.unsaved = RemoteStats() }
+            return state.unsaved
+        }
+        guard unsaved != RemoteStats() else { return }
+        do {
+            try RemoteStatsFile.add(unsaved, storePath: local.path)
+        } catch {
+            state.withLock { $0.unsaved = $0.unsaved + unsaved }
+            throw error
+        }
+    }
+
+    // MARK: - The remote
+
+    /// Fetches `key`'s record and blob and verifies them; counts a hit or a miss.
+    private func fetch(_ key: StoreKey) -> (Data, RemoteRecord)? {
+        let outcome = attempt { () -> (Data, RemoteRecord)? in
+            guard let record = try remoteRecord(for: key), record.size <= UInt64(configuration.maximumValueSize) else {
+                return nil
+            }
+            guard let data = try remote.blob(record.digest, maximumSize: Int(record.size)) else {
+                count { $0.danglingRecords += 1 }
+                return nil
+            }
+            count { $0.bytesDown += UInt64(data.count) }
+            guard data.count == record.size, SHA256Hasher.hash(data) == record.digest else {
+                count { $0.verificationFailures += 1 }
+                return nil
+            }
+            return (data, record)
+        }
+        let found = outcome ?? nil  // nil: a miss, or the remote failed
+        count { if found == nil { $0.misses += 1 } else { $0.hits += 1 } }
+        return found
+    }
+
+    /// The valid, unexpired record for `key`, or `nil`.
+    private func remoteRecord(for key: StoreKey) throws -> RemoteRecord? {
+        let keyDigest = SHA256Hasher.hash(key.bytes)
+        guard let encoded = try remote.record(keyDigest, maximumSize: RemoteRecord.maximumEncodedSize) else {
+            return nil
+        }
+        count { $0.bytesDown += UInt64(encoded.count) }
+        guard let record = RemoteRecord.decode(encoded), !record.isExpired() else { return nil }
+        return record
+    }
+
+    /// Uploads the blob unless the remote has it, then the record.
+    @discardableResult
+    private func upload(_ data: Data, record: RemoteRecord, for key: StoreKey) -> Bool {
+        guard !configuration.readOnly, data.count <= configuration.maximumValueSize else { return false }
+        let done = attempt { () -> Bool in
+            if try remote.containsBlob(record.digest) {
+                count { $0.skippedUploads += 1 }
+            } else {
+                try remote.putBlob(data, digest: record.digest)
+                count {
+                    $0.uploads += 1
+                    $0.bytesUp += UInt64(data.count)
+                }
+            }
+            let encoded = record.encoded()
+            try remote.putRecord(encoded, keyDigest: SHA256Hasher.hash(key.bytes))
+            count { $0.bytesUp += UInt64(encoded.count) }
+            return true
+        }
+        return done ?? false
+    }
+
+    /// Runs `body` against the remote unless it is cooling down; an error is counted, starts a
+    /// cool-down and yields `nil`.
+    private func attempt<R>(_ body: () throws -> R) -> R? {
+        let available = state.withLock { state -> Bool in
+            guard let until = state.coolingDownUntil, ContinuousClock.now < until else { return true }
+            state.stats.coolDownSkips += 1
+            state.unsaved.coolDownSkips += 1
+            return false
+        }
+        guard available else { return nil }
+        do {
+            return try body()
+        } catch {
+            let remoteError =
+                error as? BlobStoreError ?? BlobStoreError.remote(remote.name, "\(error)")
+            state.withLock { state in
+                state.stats.errors += 1
+                state.unsaved.errors += 1
+                state.coolingDownUntil = ContinuousClock.now + configuration.coolDown
+                state.lastError = remoteError
+            }
+            return nil
+        }
+    }
+
+    /// Applies `change` to this process's counters and to the unsaved ones.
+    private func count(_ change: (inout RemoteStats) -> Void) {
+        state.withLock { state in
+            change(&state.stats)
+            change(&state.unsaved)
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import BlobStore
+import Foundation
+
+/// A blocking TCP client with exact timeouts: the connect is bounded by the connect timeout, and
+/// every read and write of an operation by that operation's deadline (``startOperation(timeout:)``).
+///
+/// Not thread-safe: one operation uses it at a time. It is `@unchecked Sendable` only so that a
+/// pool can hand it from one operation to the next; the pool's mutex orders those hand-overs.
+final class TCPConnection: @unchecked Sendable {
+    /// The server, without credentials, for messages.
+    let server: String
+    private var fd: CInt
+    private var deadline: ContinuousClock.Instant
+    private var operationTimeout: Duration
+    /// Received bytes not consumed yet: `buffer[start...]`.
+    private var buffer: [UInt8] = []
+    private var start = 0
+    /// What one `recv` fills, before its bytes are appended to `buffer`.
+    private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
+
+    /// Connects to `host:port` within `connectTimeout`.
+    ///
+    /// - Throws: ``BlobStoreError/Code/remote`` when it cannot connect in time.
+    init(host: String, port: UInt16, connectTimeout: Duration, server: String) throws {
+        self.server = server
+        fd = try SocketSyscalls.connect(host: host, port: port, timeout: connectTimeout, server: server)
+        operationTimeout = .seconds(10)
+        deadline = ContinuousClock.now + operationTimeout
+    }
+
+    deinit {
+        close()
+        chunk.deallocate()
+    }
+
+    /// Closes the socket; later calls throw.
+    func close() {
+        if fd >= 0 { SocketSyscalls.close(fd) }
+        fd = -1
+    }
+
+    /// Every read and write from now on must finish within `timeout` from now.
+    func startOperation(timeout: Duration) {
+        operationTimeout = timeout
+        deadline = ContinuousClock.now + timeout
+    }
+
+    // MARK: - Writing
+
+    /// Sends all of `bytes` before the deadline.
+    func write(_ bytes: some ContiguousBytes) throws {
+        try bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                try wait(for: Int16(POLLOUT))
+                offset += try SocketSyscalls.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]), server: server)
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The bytes up to the next CRLF, without it.
+    ///
+    /// - Parameter maximum: The longest line accepted; a longer one is a protocol error.
+    func readLine(maximum: Int) throws -> [UInt8] {
+        var searched = 0  // bytes after `start` known to hold no CRLF; `fill()` may move `start`
+        while true {
+            if let end = findCRLF(from: start + searched) {
+                let line = Array(buffer[start..<end])
+                start = end + 2
+                return line
+            }
+            searched = max(0, buffer.count - start - 1)
+            guard buffer.count - start <= maximum else {
+                throw BlobStoreError.remote(server, "a reply line is longer than \(maximum) bytes.")
+            }
+            guard try fill() else { throw endOfStream() }
+        }
+    }
+
+    /// Exactly `count` bytes.
+    func readExactly(_ count: Int) throws -> Data {
+        while buffer.count - start < count {
+            guard try fill() else { throw endOfStream() }
+        }
+        let data = Data(buffer[start..<start + count])
+        start += count
+        return data
+    }
+
+    /// Everything until the server closes the connection.
+    ///
+    /// - Parameter maximum: The most bytes accepted; more is a protocol error.
+    func readToEnd(maximum: Int) throws -> Data {
+        while try fill() {
+            guard buffer.count - start <= maximum else {
+                throw BlobStoreError.remote(server, "the reply is larger than \(maximum) bytes.")
+            }
+        }
+        let data = Data(buffer[start...])
+        start = buffer.count
+        return data
+    }
+
+    /// Reads more bytes into the buffer.
+    ///
+    /// - Returns: `false` at the end of the stream.
+    private func fill() throws -> Bool {
+        if start > 0, start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        while true {
+            try wait(for: Int16(POLLIN))
+            guard let received = try SocketSyscalls.receive(fd, into: chunk, server: server) else { continue }
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<received]))
+            return received > 0
+        }
+    }
+
+    private func findCRLF(from index: Int) -> Int? {
+        var index = index
+        while index + 1 < buffer.count {
+            if buffer[index] == 13, buffer[index + 1] == 10 { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Waits for the socket to be ready, or throws when the deadline passes.
+    private func wait(for events: Int16) throws {
+        guard fd >= 0 else { throw BlobStoreError.remote(server, "the connection is closed.") }
+        let remaining = SocketSyscalls.milliseconds(until: deadline)
+        guard remaining > 0, try SocketSyscalls.poll(fd, events: events, milliseconds: remaining) else {
+            throw BlobStoreError.remote(server, "no answer within \(operationTimeout).", errno: ETIMEDOUT)
+        }
+    }
+
+    private func endOfStream() -> BlobStoreError {
+        BlobStoreError.remote(server, "the server closed the connection in the middle of a reply.")
+    }
+}

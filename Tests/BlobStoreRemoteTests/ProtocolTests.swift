@@ -1,0 +1,207 @@
+import BlobStore
+import Foundation
+import Glibc
+import Testing
+
+@testable import BlobStoreRemote
+
+/// A server that answers every connection with fixed bytes (after reading the request), then
+/// closes it: a hostile or broken Redis or HTTP server.
+final class CannedServer: @unchecked Sendable {
+    let port: UInt16
+    private let fd: CInt
+
+    init(reply: Data) {
+        let listener = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                _ = bind(listener, raw, length)
+                _ = getsockname(listener, raw, &length)
+            }
+        }
+        listen(listener, 16)
+        fd = listener
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread {
+            while true {
+                let client = accept(listener, nil, nil)
+                if client < 0 { return }
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                _ = recv(client, &buffer, buffer.count, 0)
+                reply.withUnsafeBytes { raw in _ = send(client, raw.baseAddress, raw.count, CInt(MSG_NOSIGNAL)) }
+                shutdown(client, CInt(SHUT_WR))
+                close(client)
+            }
+        }
+    }
+
+    deinit {
+        shutdown(fd, CInt(SHUT_RDWR))
+        close(fd)
+    }
+}
+
+@Suite("Protocols and hostile replies")
+struct ProtocolTests {
+    private func redisReply(_ text: String) throws -> (RedisBackend, CannedServer) {
+        let server = CannedServer(reply: Data(text.utf8))
+        let backend = try RedisBackend(
+            server: RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
+        return (backend, server)
+    }
+
+    private func httpReply(_ text: String) throws -> (HTTPCacheBackend, CannedServer) {
+        let server = CannedServer(reply: Data(text.utf8))
+        let backend = try HTTPCacheBackend(
+            baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, timeouts: testTimeouts)
+        return (backend, server)
+    }
+
+    private let digest = SHA256Hasher.hash(Array("x".utf8))
+
+    @Test(arguments: [
+        "$99999999999999\r\n", "$-7\r\n", "$5\r\nab", "$3\r\nabcXY", "*99999\r\n", "?what\r\n", "\r\n", "",
+        ":notanumber\r\n", String(repeating: "+", count: 100_000),
+    ])
+    func hostileRedisReplyIsAnErrorNeverACrash(reply: String) throws {
+        let (backend, server) = try redisReply(reply)
+        _ = server
+        #expect(throws: BlobStoreError.self) { _ = try backend.blob(digest, maximumSize: 1 << 20) }
+    }
+
+    @Test func redisValueLargerThanAcceptedIsAnError() throws {
+        let (backend, server) = try redisReply("$100\r\n" + String(repeating: "a", count: 100) + "\r\n")
+        _ = server
+        #expect(throws: BlobStoreError.self) { _ = try backend.blob(digest, maximumSize: 10) }
+        #expect(try backend.blob(digest, maximumSize: 100) == Data(repeating: UInt8(ascii: "a"), count: 100))
+    }
+
+    @Test func redisNullBulkIsAMiss() throws {
+        let (backend, server) = try redisReply("$-1\r\n")
+        _ = server
+        #expect(try backend.blob(digest, maximumSize: 10) == nil)
+    }
+
+    @Test func redisErrorReplyIsAnError() throws {
+        let (backend, server) = try redisReply("-OOM command not allowed\r\n")
+        _ = server
+        #expect(throws: BlobStoreError.self) { try backend.putBlob(Data("x".utf8), digest: digest) }
+    }
+
+    @Test func httpChunkedResponseIsDecoded() throws {
+        let (backend, server) = try httpReply(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;ext=1\r\nde\r\n0\r\n\r\n")
+        _ = server
+        #expect(try backend.blob(digest, maximumSize: 100) == Data("abcde".utf8))
+    }
+
+    @Test func httpBodyWithoutLengthIsReadToTheEnd() throws {
+        let (backend, server) = try httpReply("HTTP/1.0 200 OK\r\n\r\nhello")
+        _ = server
+        #expect(try backend.blob(digest, maximumSize: 100) == Data("hello".utf8))
+    }
+
+    @Test(arguments: [
+        "garbage\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFF\r\n", "HTTP/1.1 500 Oops\r\n\r\n",
+        "HTTP/1.1 401 Unauthorized\r\n\r\n", "HTTP/1.1 200 OK\r\n" + String(repeating: "X-A: b\r\n", count: 300),
+        "HTTP/1.1 200 OK\r\nbad header\r\n\r\n",
+    ])
+    func hostileHTTPReplyIsAnErrorNeverACrash(reply: String) throws {
+        let (backend, server) = try httpReply(reply)
+        _ = server
+        #expect(throws: BlobStoreError.self) { _ = try backend.blob(digest, maximumSize: 1 << 20) }
+    }
+
+    @Test func httpStatusesMapToHitMissAndError() throws {
+        let (missing, first) = try httpReply("HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\nnope!")
+        _ = first
+        #expect(try missing.blob(digest, maximumSize: 1) == nil)
+        #expect(try missing.containsBlob(digest) == false)
+        let (created, second) = try httpReply("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
+        _ = second
+        try created.putBlob(Data("x".utf8), digest: digest)
+        let (forbidden, third) = try httpReply("HTTP/1.1 403 Forbidden\r\n\r\n")
+        _ = third
+        #expect {
+            try forbidden.putBlob(Data("x".utf8), digest: digest)
+        } throws: { error in
+            (error as? BlobStoreError)?.message.contains("Check the credentials") == true
+        }
+    }
+
+    // MARK: - Records
+
+    @Test func recordRoundTripsAndRejectsOtherVersionsAndGarbage() throws {
+        let record = RemoteRecord(
+            digest: digest, size: 5, created: Date(timeIntervalSince1970: 1_700_000_000.123),
+            expires: Date(timeIntervalSince1970: 1_800_000_000), metadata: Data([0, 1, 255]))
+        #expect(RemoteRecord.decode(record.encoded()) == record)
+        var text = String(decoding: record.encoded(), as: UTF8.self)
+        text = text.replacingOccurrences(of: "\"version\":1", with: "\"version\":2")
+        #expect(RemoteRecord.decode(Data(text.utf8)) == nil)
+        #expect(RemoteRecord.decode(Data("{}".utf8)) == nil)
+        #expect(RemoteRecord.decode(Data(String(repeating: "[", count: 100_000).utf8)) == nil)
+        let badDigest = #"{"version":1,"digest":"zz","size":1,"created":0,"metadata":""}"#
+        #expect(RemoteRecord.decode(Data(badDigest.utf8)) == nil)
+        #expect(record.isExpired(at: Date(timeIntervalSince1970: 1_900_000_000)))
+        #expect(!record.isExpired(at: Date(timeIntervalSince1970: 1_700_000_000)))
+    }
+
+    // MARK: - URLs and sharding
+
+    @Test func redisURLForms() throws {
+        let plain = try RemoteURL.redisServers("redis://127.0.0.1")
+        #expect(plain == [RedisServer(host: "127.0.0.1")])
+        let full = try RemoteURL.redisServers("redis://bob:p%40ss@cache.example:6380/2")
+        #expect(full == [RedisServer(host: "cache.example", port: 6380, user: "bob", password: "p@ss", database: 2)])
+        let passwordOnly = try RemoteURL.redisServers("redis://secret@h")
+        #expect(passwordOnly == [RedisServer(host: "h", password: "secret")])
+        let shards = try RemoteURL.redisServers("redis://a:1,b:2,[::1]:3")
+        #expect(shards.map(\.host) == ["a", "b", "::1"])
+        #expect(shards.map(\.port) == [1, 2, 3])
+        for bad in ["redis://", "redis://h:0", "redis://h:99999", "redis://h/x", "redis://a,,b", "redis://h:p"] {
+            #expect(throws: BlobStoreError.self, "\(bad)") { _ = try RemoteURL.redisServers(bad) }
+        }
+        #expect(throws: BlobStoreError.self) { _ = try RemoteURL.backend("ftp://h") }
+        #expect {
+            _ = try RemoteURL.backend("redis://user:hunter2@h:x")
+        } throws: { error in
+            !((error as? BlobStoreError)?.message.contains("hunter2") ?? true)
+        }
+    }
+
+    @Test func httpURLForms() throws {
+        let backend = try #require(
+            try RemoteURL.backend("https://u:p@cache.example/ci/", environment: [:]) as? HTTPCacheBackend)
+        #expect(backend.name == "https://cache.example/ci")
+        #expect(backend.authentication == .basic(user: "u", password: "p"))
+        let bearer = try #require(
+            try RemoteURL.backend("http://h:8080", environment: ["BLOBSTORE_REMOTE_TOKEN": "t0k"]) as? HTTPCacheBackend)
+        #expect(bearer.authentication == .bearer("t0k"))
+        #expect(HTTPAuthentication.bearer("t0k").headerValue == "Bearer t0k")
+        #expect(HTTPAuthentication.basic(user: "u", password: "p").headerValue == "Basic dTpw")
+    }
+
+    @Test func rendezvousHashingIsStableAndSpreads() {
+        let shards = ["redis://a:1", "redis://b:2", "redis://c:3"]
+        var counts = [0, 0, 0]
+        for index in 0..<3_000 {
+            let key = "blobstore:cas:\(index)"
+            let shard = RendezvousHashing.shard(for: key, among: shards)
+            #expect(shard == RendezvousHashing.shard(for: key, among: shards))
+            counts[shard] += 1
+            // Removing another shard never moves a key.
+            let others = shards.enumerated().filter { $0.offset != (shard + 1) % 3 }.map(\.element)
+            #expect(others[RendezvousHashing.shard(for: key, among: others)] == shards[shard])
+        }
+        #expect(counts.allSatisfy { $0 > 800 })
+    }
+}

@@ -1,0 +1,205 @@
+import BlobStore
+import Foundation
+import Glibc
+import Testing
+
+@testable import BlobStoreRemote
+
+/// A redis-server or nginx this test started on 127.0.0.1, with its own configuration, pidfile
+/// and data under a temporary directory; stopped and removed by ``stop()`` or on deinit.
+final class ServerProcess: @unchecked Sendable {
+    let process: Process
+    let port: UInt16
+    let directory: String
+
+    init(process: Process, port: UInt16, directory: String) {
+        self.process = process
+        self.port = port
+        self.directory = directory
+    }
+
+    deinit { stop() }
+
+    /// SIGKILL, as a crash or a lost machine: no goodbye to clients.
+    func kill() {
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    func stop() {
+        kill()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// Starts private servers for tests. The binaries must be installed (scripts/install-deps.sh
+/// installs them; CI runs it): a missing one fails the test, it is not skipped.
+enum TestServers {
+    static let redisBinary = "/usr/bin/redis-server"
+    static let nginxBinary = "/usr/sbin/nginx"
+
+    /// A redis-server with no persistence; `maxmemory` (e.g. `"2mb"`) with `allkeys-lru`.
+    static func startRedis(maxmemory: String? = nil, password: String? = nil) throws -> ServerProcess {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: redisBinary),
+            "redis-server is not installed: run scripts/install-deps.sh")
+        let directory = try makeDirectory("redis")
+        let port = freePort()
+        var arguments = [
+            "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            "--daemonize", "no", "--dir", directory, "--pidfile", directory + "/redis.pid",
+            "--logfile", directory + "/redis.log",
+        ]
+        if let maxmemory {
+            arguments += ["--maxmemory", maxmemory, "--maxmemory-policy", "allkeys-lru", "--maxmemory-samples", "10"]
+        }
+        if let password { arguments += ["--requirepass", password] }
+        return try launch(redisBinary, arguments, port: port, directory: directory)
+    }
+
+    /// An nginx serving `<directory>/root` with WebDAV PUT, as docs/remote.md configures it.
+    static func startNginx() throws -> ServerProcess {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: nginxBinary),
+            "nginx is not installed: run scripts/install-deps.sh")
+        let directory = try makeDirectory("nginx")
+        let port = freePort()
+        try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
+        let configuration = """
+            daemon off;
+            master_process off;
+            pid \(directory)/nginx.pid;
+            error_log \(directory)/error.log;
+            events { worker_connections 256; }
+            http {
+                access_log off;
+                client_body_temp_path \(directory)/body;
+                proxy_temp_path \(directory)/proxy;
+                fastcgi_temp_path \(directory)/fastcgi;
+                uwsgi_temp_path \(directory)/uwsgi;
+                scgi_temp_path \(directory)/scgi;
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(directory)/root;
+                    client_max_body_size 0;
+                    location / {
+                        dav_methods PUT DELETE;
+                        create_full_put_path on;
+                        dav_access user:rw;
+                    }
+                }
+            }
+
+            """
+        try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        return try launch(
+            nginxBinary, ["-p", directory, "-e", directory + "/error.log", "-c", directory + "/nginx.conf"], port: port,
+            directory: directory)
+    }
+
+    // MARK: - Helpers
+
+    private static func launch(_ binary: String, _ arguments: [String], port: UInt16, directory: String) throws
+        -> ServerProcess
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        let server = ServerProcess(process: process, port: port, directory: directory)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let fd = try? SocketSyscalls.connect(
+                host: "127.0.0.1", port: port, timeout: .milliseconds(100), server: "test")
+            {
+                SocketSyscalls.close(fd)
+                return server
+            }
+            try #require(process.isRunning, "\(binary) exited at once; see \(directory)")
+            usleep(20_000)
+        }
+        Issue.record("\(binary) did not listen on \(port) within 10 s")
+        throw BlobStoreError(.io, "server did not start")
+    }
+
+    /// A port the kernel just handed out and released: free unless someone takes it at once.
+    static func freePort() -> UInt16 {
+        let fd = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                _ = bind(fd, raw, length)
+                _ = getsockname(fd, raw, &length)
+            }
+        }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    private static func makeDirectory(_ name: String) throws -> String {
+        let path = NSTemporaryDirectory() + "blobstore-\(name)-" + UUID().uuidString
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return path
+    }
+}
+
+/// A fresh directory for stores, removed by `cleanup()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "blobstore-remote-tests-" + UUID().uuidString
+        try! FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    func child(_ name: String) -> String { path + "/" + name }
+
+    /// A new store at `child(name)` with durability `none` (speed; durability is not under test).
+    func store(_ name: String) throws -> BlobStore {
+        var configuration = BlobStore.Configuration()
+        configuration.durability = .none
+        return try BlobStore(at: child(name), configuration: configuration)
+    }
+
+    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Deterministic bytes that differ per `seed`.
+func sampleBytes(_ count: Int, seed: UInt8) -> Data {
+    // A 4 KiB pattern (built byte by byte: slow in debug builds), repeated.
+    let pattern = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &* 7) ^ seed })
+    var data = Data(capacity: count)
+    while data.count < count { data.append(pattern.prefix(count - data.count)) }
+    return data
+}
+
+/// A raw Redis connection, to look at or tamper with what the backend stored.
+func rawRedis(_ server: ServerProcess, password: String? = nil) throws -> RedisConnection {
+    try RedisConnection(
+        RedisServer(host: "127.0.0.1", port: server.port, password: password),
+        timeouts: RemoteTimeouts(connect: .seconds(1), operation: .seconds(5)))
+}
+
+extension RedisConnection {
+    /// Runs a command given as strings.
+    func run(_ arguments: String...) throws -> RESPValue {
+        try command(arguments.map { Data($0.utf8) }, maximumBulk: 1 << 30, timeout: .seconds(5))
+    }
+
+    func run(_ arguments: [Data]) throws -> RESPValue {
+        try command(arguments, maximumBulk: 1 << 30, timeout: .seconds(5))
+    }
+}
+
+/// Test timeouts: quick to give up, so a dead server costs well under a second.
+let testTimeouts = RemoteTimeouts(connect: .milliseconds(200), operation: .seconds(1))
