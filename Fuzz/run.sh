@@ -11,9 +11,13 @@ BUILD=.build/fuzz
 SWIFTC="${SWIFTC:-swiftc}"
 CLANG="${CLANG:-$(dirname "$(readlink -f "$(command -v "$SWIFTC")")")/clang}"
 # What every harness depends on, and the C module maps every Swift compile needs.
-LIBRARY_INPUTS=(Sources/BlobStore Sources/CCRC32C Sources/CLibCrypto Fuzz/run.sh)
+LIBRARY_INPUTS=(Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources/CLibCrypto Fuzz/run.sh)
 MODULE_MAPS=(-Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap
-    -Xcc "-fmodule-map-file=$BUILD/CCRC32C/module.modulemap")
+    -Xcc "-fmodule-map-file=$BUILD/CCRC32C/module.modulemap"
+    -Xcc "-fmodule-map-file=$BUILD/CSharedCounter/module.modulemap")
+# The libraries the CLI sources import besides BlobStore, each compiled as a module of its own
+# (build_library) for the CLI harnesses.
+CLI_LIBRARIES=(BlobStoreHTTP BlobStoreRemote)
 
 usage() {
     cat <<'EOF'
@@ -71,20 +75,21 @@ up_to_date() {
     [[ -f "$stamp" ]] && [[ -z "$(find "$@" -newer "$stamp" -print -quit)" ]]
 }
 
-# Snapshots Sources/BlobStore, Sources/CCRC32C and the directories given into $BUILD/src (the
-# sources may be edited while swiftc runs), compiles crc32c.c and writes the CCRC32C module map
-# (SwiftPM generates one; swiftc alone needs it).
+# Snapshots Sources/BlobStore, its C targets and the directories given into $BUILD/src (the
+# sources may be edited while swiftc runs), compiles crc32c.c and writes the C module maps
+# (SwiftPM generates them; swiftc alone needs them). CSharedCounter is header-only.
 snapshot() {
-    mkdir -p "$BUILD/CCRC32C"
-    cat >"$BUILD/CCRC32C/module.modulemap" <<EOF
-module CCRC32C {
-    header "$ROOT/$BUILD/src/CCRC32C/include/crc32c.h"
-    export *
-}
-EOF
+    local module header
+    for module in CCRC32C:crc32c.h CSharedCounter:shared_counter.h; do
+        header="${module#*:}"
+        module="${module%%:*}"
+        mkdir -p "$BUILD/$module"
+        printf 'module %s {\n    header "%s"\n    export *\n}\n' \
+            "$module" "$ROOT/$BUILD/src/$module/include/$header" >"$BUILD/$module/module.modulemap"
+    done
     rm -rf "$BUILD/src"
     mkdir -p "$BUILD/src"
-    cp -R Sources/BlobStore Sources/CCRC32C "$@" "$BUILD/src/"
+    cp -R Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter "$@" "$BUILD/src/"
     "$CLANG" -c -O2 -fsanitize=fuzzer-no-link,address -I"$BUILD/src/CCRC32C/include" \
         "$BUILD/src/CCRC32C/crc32c.c" -o "$BUILD/crc32c.o" >&2
 }
@@ -92,31 +97,38 @@ EOF
 # Prints the Swift sources of the snapshot's target $1, one a line.
 snapshot_sources() { find "$BUILD/src/$1" -name '*.swift' | sort; }
 
-# Compiles the snapshot's BlobStore into the module $BUILD/lib/BlobStore.{swiftmodule,o}, unless
-# it is up to date, for the harnesses that import it.
+# Compiles the snapshot's BlobStore, then each of CLI_LIBRARIES against it, into the modules
+# $BUILD/lib/<name>.{swiftmodule,o}, unless they are up to date, for the harnesses that import them.
 build_library() {
-    local stamp="$BUILD/lib/BlobStore.stamp"
-    if up_to_date "$stamp" "${LIBRARY_INPUTS[@]}"; then return; fi
-    echo "building $BUILD/lib/BlobStore.o" >&2
+    local stamp="$BUILD/lib/BlobStore.stamp" name
+    local -a inputs=("${LIBRARY_INPUTS[@]}")
+    for name in "${CLI_LIBRARIES[@]}"; do inputs+=("Sources/$name"); done
+    if up_to_date "$stamp" "${inputs[@]}"; then return; fi
     mkdir -p "$BUILD/lib"
     rm -f "$stamp"
     touch "$stamp.new"
     local -a library=()
-    mapfile -t library < <(snapshot_sources BlobStore)
-    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -wmo \
-        -module-name BlobStore -emit-module -emit-module-path "$BUILD/lib/BlobStore.swiftmodule" \
-        "${library[@]}" "${MODULE_MAPS[@]}" -c -o "$BUILD/lib/BlobStore.o" >&2 || return 1
+    for name in BlobStore "${CLI_LIBRARIES[@]}"; do
+        echo "building $BUILD/lib/$name.o" >&2
+        mapfile -t library < <(snapshot_sources "$name")
+        "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -wmo -I "$BUILD/lib" \
+            -module-name "$name" -emit-module -emit-module-path "$BUILD/lib/$name.swiftmodule" \
+            "${library[@]}" "${MODULE_MAPS[@]}" -c -o "$BUILD/lib/$name.o" >&2 || return 1
+    done
     mv "$stamp.new" "$stamp"
 }
 
 # Prints the path of the fuzzer binary for $1, building it when any input is newer.
 build() {
     local target="$1"
-    local module binary="$BUILD/$target-fuzzer"
+    local module name binary="$BUILD/$target-fuzzer"
     module="$(module_of "$target")"
     local -a inputs=("${LIBRARY_INPUTS[@]}" "Fuzz/${target}Fuzz.swift")
     [[ -d "Fuzz/Support/$module" ]] && inputs+=("Fuzz/Support/$module")
-    [[ "$module" == BlobStore ]] || inputs+=("Sources/$module")
+    if [[ "$module" != BlobStore ]]; then
+        inputs+=("Sources/$module")
+        for name in "${CLI_LIBRARIES[@]}"; do inputs+=("Sources/$name"); done
+    fi
 
     # The stamp is taken before compiling, so a source edited during the build is rebuilt next time.
     local stamp="$binary.stamp"
@@ -135,8 +147,13 @@ build() {
     if [[ "$module" == BlobStore ]]; then
         snapshot || return 1
     else
-        snapshot "Sources/$module" && build_library || return 1
+        local -a dependencies=("Sources/$module")
         library=(-I "$BUILD/lib" "$BUILD/lib/BlobStore.o")
+        for name in "${CLI_LIBRARIES[@]}"; do
+            dependencies+=("Sources/$name")
+            library+=("$BUILD/lib/$name.o")
+        done
+        snapshot "${dependencies[@]}" && build_library || return 1
     fi
     mapfile -t compiled < <(snapshot_sources "$module")
     if ! "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 \

@@ -1,79 +1,67 @@
 import BlobStore
+import BlobStoreHTTP
 import Dispatch
 import Foundation
 import Synchronization
 
-// The fuzz harnesses (Fuzz/run.sh) compile the CLI sources against BlobStore alone; there,
-// `fetch` reports that it is missing instead of breaking their build.
-#if canImport(BlobStoreHTTP)
-    import BlobStoreHTTP
-
-    #if canImport(FoundationNetworking)
-        import FoundationNetworking
-    #endif
-
-    extension Runner {
-        /// `fetch <url> [-o <file>] [--header 'Name: value']...`: answers through the store's HTTP
-        /// cache, writes the body, and prints `fresh hit`, `revalidated hit` or `miss` on standard
-        /// error. A stale response is always revalidated before it answers: this process does not
-        /// live to revalidate in the background.
-        func fetch(url: String, output file: String?, options: FetchOptions) throws -> Int32 {
-            guard let target = URL(string: url) else {
-                throw CommandFailure(ExitCode.usage, "'\(url)' is not a URL.")
-            }
-            var request = URLRequest(url: target)
-            for header in options.headers {
-                guard let colon = header.firstIndex(of: ":") else { continue }
-                let name = String(header[..<colon])
-                let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                request.addValue(value, forHTTPHeaderField: name)
-            }
-            var policy = HTTPCachePolicy()
-            policy.servesStaleWhileRevalidating = false
-            if let lifetime = options.minimumDiskLifetime {
-                policy.minimumDiskLifetime =
-                    Double(lifetime.components.seconds)
-                    + Double(lifetime.components.attoseconds) / 1e18
-            }
-            let prepared = request
-            return try withStore { store in
-                let cache = HTTPCache(store: CachedStore(disk: store), policy: policy)
-                let result = try Self.waitFor { try await cache.data(for: prepared) }
-                let destination = file == "-" ? nil : file
-                let handle = try destination.map(openForWriting) ?? self.output.handle
-                try handle.write(contentsOf: result.body)
-                if destination != nil { try handle.close() }
-                errors.report("\(result.outcome)\n")
-                return ExitCode.success
-            }
-        }
-
-        /// Runs `operation` on the concurrency pool and blocks this (non-pool) thread until it ends.
-        private static func waitFor<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
-            let outcome = Mutex<Result<T, any Error>?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                let result: Result<T, any Error>
-                do {
-                    result = .success(try await operation())
-                } catch {
-                    result = .failure(error)
-                }
-                outcome.withLock { $0 = result }
-                done.signal()
-            }
-            done.wait()
-            guard let result = outcome.withLock({ $0 }) else {
-                preconditionFailure("the task signalled without a result")
-            }
-            return try result.get()
-        }
-    }
-#else
-    extension Runner {
-        /// `fetch` in a build without BlobStoreHTTP.
-        func fetch(url: String, output file: String?, options: FetchOptions) throws -> Int32 {
-            throw CommandFailure(ExitCode.ioError, "This build of blobstore has no HTTP cache.")
-        }
-    }
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
 #endif
+
+extension Runner {
+    /// `fetch <url> [-o <file>] [--header 'Name: value']...`: answers through the store's HTTP
+    /// cache, writes the body, and prints `fresh hit`, `revalidated hit` or `miss` on standard
+    /// error. A stale response is always revalidated before it answers: this process does not
+    /// live to revalidate in the background.
+    func fetch(url: String, output file: String?, options: FetchOptions) throws -> Int32 {
+        guard let target = URL(string: url) else {
+            throw CommandFailure(ExitCode.usage, "'\(url)' is not a URL.")
+        }
+        var request = URLRequest(url: target)
+        for header in options.headers {
+            guard let colon = header.firstIndex(of: ":") else { continue }
+            let name = String(header[..<colon])
+            let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            request.addValue(value, forHTTPHeaderField: name)
+        }
+        var policy = HTTPCachePolicy()
+        policy.servesStaleWhileRevalidating = false
+        if let lifetime = options.minimumDiskLifetime {
+            policy.minimumDiskLifetime =
+                Double(lifetime.components.seconds)
+                + Double(lifetime.components.attoseconds) / 1e18
+        }
+        let prepared = request
+        return try withStore { store in
+            let cache = HTTPCache(store: CachedStore(disk: store), policy: policy)
+            let result = try Self.waitFor { try await cache.data(for: prepared) }
+            let destination = file == "-" ? nil : file
+            let handle = try destination.map(openForWriting) ?? self.output.handle
+            try handle.write(contentsOf: result.body)
+            if destination != nil { try handle.close() }
+            errors.report("\(result.outcome)\n")
+            return ExitCode.success
+        }
+    }
+
+    /// Runs `operation` on the concurrency pool and blocks this (non-pool) thread until it ends.
+    private static func waitFor<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await operation())
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        guard let result = outcome.withLock({ $0 }) else {
+            preconditionFailure("the task signalled without a result")
+        }
+        return try result.get()
+    }
+}
