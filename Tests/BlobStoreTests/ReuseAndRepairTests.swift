@@ -15,6 +15,38 @@ import Testing
         writeBytes(path, bytes)
     }
 
+    /// Content whose entries were all removed, put again before garbage collection: the put
+    /// tries to link, finds the name taken, checks the file and keeps it (same inode), leaving
+    /// nothing in tmp/ or quarantine/. The same with the file damaged: it is quarantined and
+    /// the fresh bytes take its place.
+    @Test(arguments: [false, true])
+    func putOfContentThatIsStillOnDiskAsGarbage(damaged: Bool) throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let value = Data("content that outlives its key")
+            let digest = try withStore(path) { store throws in
+                let digest = try store.put(value, for: "a")
+                #expect(try store.remove("a"))
+                return digest
+            }
+            let file = blobFile(path, digest)
+            if damaged { damage(file) }
+            var before = stat()
+            #expect(lstat(file, &before) == 0)
+            try withStore(path) { store throws in
+                #expect(try store.stats().distinctBlobs == 0)
+                try store.put(value, for: "b")
+                #expect(try store.value(for: "b") == value)
+            }
+            var after = stat()
+            #expect(lstat(file, &after) == 0)
+            #expect((after.st_ino == before.st_ino) == !damaged)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/tmp").isEmpty)
+            let quarantined = (try? FileManager.default.contentsOfDirectory(atPath: path + "/quarantine")) ?? []
+            #expect(quarantined.count == (damaged ? 1 : 0))
+        }
+    }
+
     @Test func putOfKnownContentOverADamagedBlobStoresFreshBytesAndHealsOlderKeys() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")

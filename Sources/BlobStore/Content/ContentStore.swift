@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// The blob files: `blobs/sha256/ab/<64 hex>`, read-only, each written once.
 ///
@@ -10,6 +11,10 @@ struct ContentStore: Sendable {
     let layout: StoreLayout
     let fileMode: mode_t
     let directoryMode: mode_t
+
+    /// The second half of temporary names: a counter from a random start, unique within the
+    /// process without a `getrandom(2)` per name; the first half is the process id.
+    private static let temporarySequence = Atomic<UInt64>(Syscalls.random64())
 
     /// Bytes read from a source stream per `read(2)`.
     static let chunkSize = 1 << 20
@@ -96,7 +101,8 @@ struct ContentStore: Sendable {
     /// outside the store.
     private func createTemporaryFile() throws -> (String, FileDescriptor) {
         try layout.checkFixedDirectory(layout.tmp)
-        let name = "\(Syscalls.processID)-" + String(Syscalls.random64(), radix: 16)
+        let sequence = Self.temporarySequence.add(1, ordering: .relaxed).oldValue
+        let name = "\(Syscalls.processID)-" + String(sequence, radix: 16)
         let path = layout.tmp + "/" + name
         let fd = try Syscalls.open(path, O_WRONLY | O_CREAT | O_EXCL, mode: fileMode)
         return (path, fd)
@@ -135,18 +141,19 @@ struct ContentStore: Sendable {
         return true
     }
 
-    /// Links a temporary blob to its final name and removes the temporary name. Call with the
-    /// store's lock held, after ``reusableBlob(_:size:verify:sync:)`` said no sound copy exists.
+    /// Links a temporary blob to its final name and removes the temporary name, unless a file is
+    /// at that name already. Call with the store's lock held.
     ///
     /// - Returns: The directories that gained an entry (the shard, and `blobs/sha256` when the
-    ///   shard was created), to be synced in durable modes.
-    func link(_ blob: TemporaryBlob) throws -> [String] {
+    ///   shard was created), to be synced in durable modes; `nil` when something is at the name
+    ///   (it is never replaced): the caller checks it with ``reusableBlob(_:size:verify:sync:)``,
+    ///   which quarantines it if unsound, and links again.
+    func link(_ blob: TemporaryBlob) throws -> [String]? {
         let shard = layout.shardDirectory(blob.digest.hex)
         var target = try layout.checkedBlobPath(blob.digest)
         var changed = [shard]
-        defer { _ = try? Syscalls.unlink(blob.path) }
         do {
-            if try Syscalls.link(blob.path, target) { return changed }
+            guard try Syscalls.link(blob.path, target) else { return nil }
         } catch let error as BlobStoreError where error.errno == ENOENT {
             guard try Syscalls.lstat(blob.path) != nil else {
                 throw BlobStoreError(
@@ -157,13 +164,9 @@ struct ContentStore: Sendable {
             if try Syscalls.mkdir(shard, mode: directoryMode) { changed.append(layout.blobsSHA256) }
             // Made here, or by another process meanwhile: checked either way before linking into it.
             target = try layout.checkedBlobPath(blob.digest)
-            if try Syscalls.link(blob.path, target) { return changed }
+            guard try Syscalls.link(blob.path, target) else { return nil }
         }
-        // Only a process that ignores the lock could have linked it since reusableBlob looked.
-        try quarantine(blob.digest)
-        guard try Syscalls.link(blob.path, target) else {
-            throw BlobStoreError(.io, "\(target) reappeared while being replaced; retry the put.", path: target)
-        }
+        _ = try? Syscalls.unlink(blob.path)
         return changed
     }
 

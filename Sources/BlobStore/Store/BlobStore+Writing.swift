@@ -215,20 +215,32 @@ extension BlobStore {
             try checkWritable(state)
             try exclusively {
                 try prepareAppend(&state)
-                let reused: Bool
-                do {
-                    reused = try content.reusableBlob(
-                        record.digest, size: record.size, verify: state.index.blobs[record.digest]?.isVerified != true,
-                        sync: configuration.durability == .always)
-                } catch {
-                    throw state.poisoningIfSync(error)
+                let reference = state.index.blobs[record.digest]
+                // Content no entry refers to is usually not on disk: try the link first, and look
+                // at what is there only if the name is taken (garbage not yet collected, damage).
+                var reused = false
+                if reference != nil || unlinked == nil {
+                    reused = try reusable(record, verify: reference?.isVerified != true, &state)
                 }
                 if !reused {
                     guard let blob = unlinked else { throw CommitRetry.blobVanished }
-                    let changed = try content.link(blob)
-                    (linked, unlinked) = (blob.descriptor, nil)
-                    TestHooks.reach(.putBlobLinked)
-                    try syncDirectories(changed, &state)
+                    var changed = try content.link(blob)
+                    if changed == nil {
+                        reused = try reusable(record, verify: true, &state)
+                        if !reused {
+                            // reusable quarantined what was there.
+                            changed = try content.link(blob)
+                            guard changed != nil else {
+                                throw BlobStoreError(
+                                    .io, "The blob \(record.digest) reappeared while being replaced; retry the put.")
+                            }
+                        }
+                    }
+                    if let changed {
+                        (linked, unlinked) = (blob.descriptor, nil)
+                        TestHooks.reach(.putBlobLinked)
+                        try syncDirectories(changed, &state)
+                    }
                 }
                 try state.append([.put(record)])
                 state.index.markVerified(record.digest)
@@ -237,6 +249,17 @@ extension BlobStore {
                 try finishWrite(&state, newBlob: handedOver)
                 maintainAfterWrite(&state, protecting: record.key)
             }
+        }
+    }
+
+    /// Whether a sound copy of `record`'s blob is in `blobs/` (``ContentStore/reusableBlob(_:size:verify:sync:)``);
+    /// a failed sync poisons the handle. Exclusive lock held.
+    private func reusable(_ record: JournalRecord.PutRecord, verify: Bool, _ state: inout StoreState) throws -> Bool {
+        do {
+            return try content.reusableBlob(
+                record.digest, size: record.size, verify: verify, sync: configuration.durability == .always)
+        } catch {
+            throw state.poisoningIfSync(error)
         }
     }
 
