@@ -336,6 +336,7 @@ extension BlobStore {
         defer { for fd in work.blobs { Syscalls.close(fd) } }
         let journal = state.journal
         try syncOrPoison(&state) {
+            for fd in work.blobs { Syscalls.startWriteback(fd) }
             for fd in work.blobs { try Syscalls.fdatasync(fd) }
             for directory in work.directories { try Syscalls.fsyncDirectory(directory) }
             if work.journal { try Syscalls.fdatasync(journal) }
