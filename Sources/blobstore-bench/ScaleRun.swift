@@ -9,7 +9,7 @@ import Synchronization
 struct ScaleRun {
     static let usage = """
         usage: blobstore-bench scale [--dir DIR] [--entries N] [--distinct D] [--stream-mib M]
-                                     [--only million,threads,stream]
+                                     [--only million,threads,stream] [--keep]
         """
 
     var directory = "/tmp/blobstore-bench"
@@ -18,6 +18,8 @@ struct ScaleRun {
     var distinct = 100_000
     var streamMiB = 2048
     var only: Set<String> = ["million", "threads", "stream"]
+    /// Keep the stores (their directory is printed) instead of deleting them at the end.
+    var keep = false
 
     init(arguments: [String]) throws {
         var rest = arguments[...]
@@ -35,6 +37,7 @@ struct ScaleRun {
             case "--entries": entries = try number(option)
             case "--distinct": distinct = try number(option)
             case "--stream-mib": streamMiB = try number(option)
+            case "--keep": keep = true
             case "--only":
                 guard let list = rest.popFirst() else { throw BenchError("--only needs a list") }
                 only = Set(list.split(separator: ",").map(String.init))
@@ -58,7 +61,13 @@ struct ScaleRun {
         if (try? chattr.run()) != nil { chattr.waitUntilExit() }
         let run = directory + "/run-\(getpid())-\(Int(Measure.now()))"
         try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(atPath: run) }
+        defer {
+            if keep {
+                FileHandle.standardError.write(Data("kept the stores in \(run)\n".utf8))
+            } else {
+                try? FileManager.default.removeItem(atPath: run)
+            }
+        }
         if only.contains("stream") { try Self.runChild(["scale-stream", run, String(streamMiB)], label: "stream") }
         if only.contains("million") { try million(in: run) }
         if only.contains("threads") { try threads(in: run) }

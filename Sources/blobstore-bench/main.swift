@@ -6,7 +6,7 @@
 // One peer of the shared benchmark (../shared/bench/CONTRACT.md): run it beside the others with
 // `../shared/bench/run_all.sh --swift '<abs path>/blobstore-bench --durability none'`.
 //
-//   blobstore-bench scale [--dir DIR] [--entries N] [--stream-mib M] [--only LIST]
+//   blobstore-bench scale [--dir DIR] [--entries N] [--distinct D] [--stream-mib M] [--only LIST] [--keep]
 //
 // BlobStore's own scale workloads (`ScaleRun`): a store of N entries (default 1,000,000) opened
 // from a journal and from a manifest, compacted and evicted, puts and gets on 1 and 2 threads, a

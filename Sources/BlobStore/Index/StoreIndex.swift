@@ -118,13 +118,15 @@ struct StoreIndex: Sendable {
 
     /// Puts `entry` under `key`, replacing (and releasing) what was there.
     private mutating func store(_ entry: IndexEntry, for key: StoreKey) {
-        if let position = positions[key].map(Int.init) {
-            let old = records[position].entry
-            records[position].entry = entry
+        precondition(records.count < UInt32.max, "the index holds at most 2^32 - 1 entries")
+        // One hash lookup for a new key (every key of a manifest); an overwrite puts the old
+        // position back.
+        if let position = positions.updateValue(UInt32(records.count), forKey: key) {
+            positions[key] = position
+            let old = records[Int(position)].entry
+            records[Int(position)].entry = entry
             release(old, key: key)
         } else {
-            precondition(records.count < UInt32.max, "the index holds at most 2^32 - 1 entries")
-            positions[key] = UInt32(records.count)
             records.append(Record(key: key, entry: entry))
         }
         retain(entry, key: key)
@@ -152,13 +154,12 @@ struct StoreIndex: Sendable {
     private mutating func retain(_ entry: IndexEntry, key: StoreKey) {
         logicalBytes &+= entry.size
         liveRecordBytes &+= Self.recordBytes(entry, key: key)
-        if blobs[entry.digest] == nil {
-            blobs[entry.digest] = BlobReference(referenceCount: 1, size: entry.size)
-            storedBytes &+= entry.size
-            if let size = garbage.removeValue(forKey: entry.digest) { garbageBytes &-= size }
-        } else {
-            blobs[entry.digest]!.referenceCount += 1
-        }
+        var isNew = false
+        blobs[entry.digest, default: { isNew = true; return BlobReference(referenceCount: 0, size: entry.size) }()]
+            .referenceCount += 1
+        guard isNew else { return }
+        storedBytes &+= entry.size
+        if !garbage.isEmpty, let size = garbage.removeValue(forKey: entry.digest) { garbageBytes &-= size }
     }
 
     private mutating func release(_ entry: IndexEntry, key: StoreKey) {
