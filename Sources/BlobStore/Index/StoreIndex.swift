@@ -155,8 +155,11 @@ struct StoreIndex: Sendable {
         logicalBytes &+= entry.size
         liveRecordBytes &+= Self.recordBytes(entry, key: key)
         var isNew = false
-        blobs[entry.digest, default: { isNew = true; return BlobReference(referenceCount: 0, size: entry.size) }()]
-            .referenceCount += 1
+        let added = { () -> BlobReference in
+            isNew = true
+            return BlobReference(referenceCount: 0, size: entry.size)
+        }
+        blobs[entry.digest, default: added()].referenceCount += 1
         guard isNew else { return }
         storedBytes &+= entry.size
         if !garbage.isEmpty, let size = garbage.removeValue(forKey: entry.digest) { garbageBytes &-= size }
