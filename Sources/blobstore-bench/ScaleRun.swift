@@ -220,18 +220,15 @@ struct ScaleRun {
         ])
     }
 
-    /// Writes `mebibytes` of pseudo-random bytes to `path`, 1 MiB at a time.
+    /// Writes `mebibytes` to `path`, 1 MiB at a time, each MiB distinct (``words(_:count:)``).
     private static func writeSource(_ path: String, mebibytes: Int) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
             throw BenchError("cannot create \(path)")
         }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? handle.close() }
-        var generator = SplitMix(seed: 2026)
-        var chunk = [UInt64](repeating: 0, count: 1 << 17)
-        for _ in 0..<mebibytes {
-            for i in chunk.indices { chunk[i] = generator.next() }
-            try chunk.withUnsafeBytes { try handle.write(contentsOf: $0) }
+        for mebibyte in 0..<mebibytes {
+            try words(mebibyte, count: 1 << 17).withUnsafeBytes { try handle.write(contentsOf: $0) }
         }
     }
 
@@ -244,9 +241,13 @@ struct ScaleRun {
 
     /// A distinct 4 KiB value for each `i`.
     static func pageValue(_ i: Int) -> Data {
-        var generator = SplitMix(seed: UInt64(bitPattern: Int64(i)))
-        var words = [UInt64](repeating: 0, count: 512)
-        for j in words.indices { words[j] = generator.next() }
-        return words.withUnsafeBytes { Data($0) }
+        words(i, count: 512).withUnsafeBytes { Data($0) }
+    }
+
+    /// `count` 64-bit words, word j holding `seed` in its high half and j in its low half: bytes
+    /// that differ for every seed. SHA-256 and the file system cost the same whatever the bytes
+    /// (nothing is compressed), so they need not look random.
+    static func words(_ seed: Int, count: Int) -> [UInt64] {
+        (0..<count).map { UInt64(truncatingIfNeeded: seed) << 32 | UInt64($0) }
     }
 }
