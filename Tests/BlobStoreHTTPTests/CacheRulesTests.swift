@@ -57,7 +57,49 @@ struct CacheControlTests {
         #expect(CacheControl("max-age=-1").maxAge == nil)
         #expect(CacheControl("max-age=abc").maxAge == nil)
         #expect(CacheControl("max-age").maxAge == nil)
-        #expect(CacheControl("max-age=99999999999999999999999").maxAge == Int(Int32.max))
+        #expect(CacheControl("max-age=99999999999999999999999").maxAge == 2_147_483_648)
+    }
+
+    @Test("Every delta-seconds is clamped to 2^31 (RFC 9111 §1.2.2)")
+    func deltaSecondsAreClampedTo2Pow31() {
+        let huge = "9223372036854775807"
+        let control = CacheControl("max-age=\(huge), s-maxage=\(huge), stale-while-revalidate=2147483649")
+        #expect(control.maxAge == 2_147_483_648)
+        #expect(control.sharedMaxAge == 2_147_483_648)
+        #expect(control.staleWhileRevalidate == 2_147_483_648)
+        #expect(CacheControl("max-age=2147483647").maxAge == 2_147_483_647)
+    }
+}
+
+@Suite("Absurd server values never trap")
+struct AbsurdServerValueTests {
+    @Test("Age near Int.max is served as 2^31")
+    func hugeAgeIsClampedWhenServed() {
+        for age in ["9223372036854775807", "99999999999999999999999", "2147483649"] {
+            let response = stored(["Cache-Control": "max-age=600", "Age": age, "ETag": "\"a\""])
+            #expect(response.servedHeaders(at: t0)["Age"] == "2147483648")
+            #expect(response.use(at: t0, requestHeaders: [:], policy: privateCache) == .revalidate)
+        }
+    }
+
+    @Test("A huge max-age or s-maxage is a lifetime of 2^31 seconds")
+    func hugeMaxAgeAndSharedMaxAge() {
+        let headers: HTTPHeaders = ["Cache-Control": "max-age=9223372036854775807, s-maxage=9223372036854775808"]
+        #expect(lifetime(headers).lifetime == 2_147_483_648)
+        #expect(lifetime(headers, policy: sharedCache).lifetime == 2_147_483_648)
+        #expect(stored(headers).servedHeaders(at: t0.addingTimeInterval(1))["Age"] == "1")
+    }
+
+    @Test("Date and Expires far in the past or future")
+    func farDates() {
+        let past = "Mon, 01 Jan 0001 00:00:00 GMT"
+        let future = "Fri, 31 Dec 9999 23:59:59 GMT"
+        let ancient = stored(["Date": past, "Expires": future])
+        #expect(ancient.freshness(privateCache).lifetime > 0)
+        #expect(ancient.servedHeaders(at: t0)["Age"] == "2147483648")
+        let fromTheFuture = stored(["Date": future, "Expires": past])
+        #expect(fromTheFuture.freshness(privateCache).lifetime == 0)
+        #expect(fromTheFuture.servedHeaders(at: t0)["Age"] == "0")
     }
 
     @Test func firstDuplicateWins() {

@@ -256,6 +256,17 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("An Age near Int.max does not crash a hit")
+    func hugeAgeIsServedClamped() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/huge-age?cc=max-age%3D600&etag=%22h%22&age=9223372036854775807"
+            _ = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(second.outcome == .revalidatedHit)
+            #expect(second.headers["Age"] == "2147483648")
+        }
+    }
+
     @Test("A server error is not stored")
     func serverErrorIsNotStored() async throws {
         try await withServerAndCache { server, cache in

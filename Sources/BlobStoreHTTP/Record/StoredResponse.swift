@@ -82,10 +82,13 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         return updated
     }
 
-    /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served.
+    /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served:
+    /// whole seconds, at most ``CacheControl/maximumSeconds`` (an absurd `Date` or `Age` from the
+    /// server never traps the conversion).
     public func servedHeaders(at now: Date) -> HTTPHeaders {
         var served = headers
-        served.set("Age", String(Int(age(at: now).rounded(.down))))
+        let age = min(max(0, age(at: now)), TimeInterval(CacheControl.maximumSeconds))
+        served.set("Age", String(Int(age.rounded(.down))))
         return served
     }
 }
