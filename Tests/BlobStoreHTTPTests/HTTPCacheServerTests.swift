@@ -267,6 +267,23 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("A followed redirect is served and not stored under the original URL")
+    func followedRedirectIsNotStored() async throws {
+        try await withServerAndCache { server, cache in
+            let destination = "/there?cc=max-age%3D600&body=moved"
+            let encoded = destination.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let target = "/redirect?status=302&location=\(encoded)"
+            let first = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(first.body == Data("moved".utf8))
+            #expect(first.outcome == .miss)
+            #expect(second.outcome == .miss)
+            #expect(try await server.counts(target).requests == 2)
+            #expect(try cache.storedResponse(for: server.url(target), requestHeaders: [:]) == nil)
+            #expect(try cache.store.disk.entries().isEmpty)
+        }
+    }
+
     @Test("A server error is not stored")
     func serverErrorIsNotStored() async throws {
         try await withServerAndCache { server, cache in

@@ -82,7 +82,7 @@ extension HTTPCache {
         }
         let fetched = try await fetch(conditional)
         guard fetched.response.status == 304 else {
-            try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
+            try await storeIfSameURL(fetched, requestHeaders: requestHeaders)
             return result(fetched.response, fetched.body, url: url, outcome: .miss)
         }
         var refreshed = stored
@@ -102,12 +102,22 @@ extension HTTPCache {
         -> HTTPCacheResult
     {
         let fetched = try await fetch(request)
-        try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
+        try await storeIfSameURL(fetched, requestHeaders: requestHeaders)
         return result(fetched.response, fetched.body, url: url, outcome: .miss)
     }
 
+    /// Stores a fetched response unless the session followed a redirect to get it: the final
+    /// response belongs to another URL and says nothing about how long the redirect holds.
+    private func storeIfSameURL(_ fetched: Fetched, requestHeaders: HTTPHeaders) async throws {
+        guard !fetched.redirected else { return }
+        try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
+    }
+
+    /// A response from the server; `redirected` when its URL is not the request's.
+    private typealias Fetched = (response: StoredResponse, body: Data, redirected: Bool)
+
     /// Sends `request` to the server and records when it was sent and answered.
-    private func fetch(_ request: URLRequest) async throws -> (response: StoredResponse, body: Data) {
+    private func fetch(_ request: URLRequest) async throws -> Fetched {
         let requestTime = Date()
         let data: Data
         let response: URLResponse
@@ -127,7 +137,8 @@ extension HTTPCache {
         let stored = StoredResponse(
             url: (request.url ?? http.url)?.absoluteString ?? "", status: http.statusCode,
             headers: HTTPHeaders(http.allHeaderFields), vary: nil, requestTime: requestTime, responseTime: Date())
-        return (stored, data)
+        let redirected = http.url.map { $0.absoluteString != request.url?.absoluteString } ?? false
+        return (stored, data, redirected)
     }
 
     private func result(_ response: StoredResponse, _ body: Data, url: URL, outcome: HTTPCacheOutcome)

@@ -9,6 +9,7 @@ Any path except /_count answers with headers chosen by the query:
 
   cc=<Cache-Control>   etag=<ETag>        lm=<Last-Modified>   expires=<Expires>
   vary=<Vary>          age=<Age>          status=<code>        body=<text>
+  location=<Location>  (with status=302: a redirect the client follows)
   size=<n>             (a body of n deterministic bytes instead of `body`)
   chunk=<n>            (send the body with Transfer-Encoding: chunked, n bytes a chunk)
 
@@ -71,7 +72,8 @@ class Handler(BaseHTTPRequestHandler):
 
         headers = []
         for name, header in [("cc", "Cache-Control"), ("etag", "ETag"), ("lm", "Last-Modified"),
-                             ("expires", "Expires"), ("vary", "Vary"), ("age", "Age")]:
+                             ("expires", "Expires"), ("vary", "Vary"), ("age", "Age"),
+                             ("location", "Location")]:
             if name in query:
                 headers.append((header, query[name]))
 
