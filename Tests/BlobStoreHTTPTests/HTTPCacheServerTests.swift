@@ -147,6 +147,27 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("A memory-only variant keeps the disk variants reachable")
+    func memoryOnlyVariantKeepsDiskVariants() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/vary-mixed?cc=max-age%3D600&vary=Accept&body=v"
+            let url = server.url(target)
+            let onDisk = try await cache.data(for: get(url, ["Accept": "a"]))
+            // Another variant of the same URL, fresh for a minute: memory only.
+            let brief = StoredResponse(
+                url: url.absoluteString, status: 200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept"],
+                vary: nil, requestTime: Date(), responseTime: Date())
+            #expect(try cache.store(brief, body: Data("b".utf8), requestHeaders: ["Accept": "b"]) == .memoryOnly)
+            // As the CLI does: a fresh CachedStore over the same disk, without a memory tier.
+            let diskOnly = HTTPCache(store: CachedStore(disk: cache.store.disk))
+            let again = try await diskOnly.data(for: get(url, ["Accept": "a"]))
+            #expect(onDisk.outcome == .miss)
+            #expect(again.outcome == .freshHit)
+            #expect(again.body == onDisk.body)
+            #expect(try await server.counts(target).requests == 1)
+        }
+    }
+
     @Test("A response fresh for less than the minimum disk lifetime stays in memory only")
     func shortMaxAgeStaysInMemory() async throws {
         try await withServerAndCache { server, cache in

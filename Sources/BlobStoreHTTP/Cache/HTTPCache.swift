@@ -118,9 +118,10 @@ public final class HTTPCache: Sendable {
         let metadata = try CacheRecord(response: record).encoded()
         do {
             if let vary = record.vary {
+                // On disk whatever this variant's placement: the other variants on disk need it.
                 try store.put(
                     Data(), for: Self.key(for: url), metadata: try CacheRecord(variants: vary.names).encoded(),
-                    placement: placement)
+                    placement: .memoryAndDisk)
                 try store.put(
                     body, for: Self.variantKey(for: url, vary), metadata: metadata, expires: expires,
                     placement: placement)
