@@ -305,6 +305,23 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("A gzip body decoded by URLSession is stored with headers that describe it")
+    func decodedBodyDropsContentEncoding() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/gzip?cc=max-age%3D600&size=5000&gzip=1"
+            let first = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            let stored = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
+            #expect(first.body == serverPattern(5000))
+            #expect(second.outcome == .freshHit)
+            #expect(second.body == serverPattern(5000))
+            for headers in [first.headers, second.headers, stored.response.headers] {
+                #expect(headers["Content-Encoding"] == nil)
+                #expect(headers["Content-Length"] == "5000")
+            }
+        }
+    }
+
     @Test("A server error is not stored")
     func serverErrorIsNotStored() async throws {
         try await withServerAndCache { server, cache in

@@ -134,11 +134,29 @@ extension HTTPCache {
                 .network,
                 "\(request.url?.absoluteString ?? "?") did not answer with an HTTP response. Use an http(s) URL.")
         }
+        var headers = HTTPHeaders(http.allHeaderFields)
+        if (request.httpMethod ?? "GET").uppercased() != "HEAD", http.statusCode != 304,
+            Self.wasDecoded(headers: headers, bodyCount: data.count)
+        {
+            // The headers must describe the body kept and served: the decoded one.
+            headers.set("Content-Encoding", nil)
+            headers.set("Content-Length", String(data.count))
+        }
         let stored = StoredResponse(
             url: (request.url ?? http.url)?.absoluteString ?? "", status: http.statusCode,
-            headers: HTTPHeaders(http.allHeaderFields), vary: nil, requestTime: requestTime, responseTime: Date())
+            headers: headers, vary: nil, requestTime: requestTime, responseTime: Date())
         let redirected = http.url.map { $0.absoluteString != request.url?.absoluteString } ?? false
         return (stored, data, redirected)
+    }
+
+    /// Whether `URLSession` decoded a body whose response has `headers`: it has a
+    /// `Content-Encoding` other than `identity`, and its `Content-Length` is not the body's size
+    /// or its codings are ones `URLSession` always decodes (`gzip`, `x-gzip`, `deflate`).
+    static func wasDecoded(headers: HTTPHeaders, bodyCount: Int) -> Bool {
+        let codings = headers.list("Content-Encoding").map { $0.lowercased() }.filter { $0 != "identity" }
+        guard !codings.isEmpty else { return false }
+        if let length = headers["Content-Length"].flatMap(Int.init), length != bodyCount { return true }
+        return codings.allSatisfy { ["gzip", "x-gzip", "deflate"].contains($0) }
     }
 
     private func result(_ response: StoredResponse, _ body: Data, url: URL, outcome: HTTPCacheOutcome)

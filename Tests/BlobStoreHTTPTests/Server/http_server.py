@@ -12,6 +12,7 @@ Any path except /_count answers with headers chosen by the query:
   location=<Location>  (with status=302: a redirect the client follows)
   size=<n>             (a body of n deterministic bytes instead of `body`)
   chunk=<n>            (send the body with Transfer-Encoding: chunked, n bytes a chunk)
+  gzip=1               (send the body gzip-compressed, with Content-Encoding: gzip)
 
 If-None-Match equal to `etag`, or If-Modified-Since equal to `lm`, answers 304 Not Modified.
 With `vary`, the body ends with the values of the named request headers, so variants differ.
@@ -22,6 +23,7 @@ GET /_count?path=<path and query> answers JSON {"requests": n, "notModified": m}
 requests that exact target received, and how many were answered 304.
 """
 
+import gzip
 import json
 import sys
 import threading
@@ -97,6 +99,9 @@ class Handler(BaseHTTPRequestHandler):
         if "vary" in query:
             for name in query["vary"].split(","):
                 body += b" " + name.strip().encode() + b"=" + (self.headers.get(name.strip()) or "-").encode()
+        if "gzip" in query:
+            body = gzip.compress(body)
+            headers.append(("Content-Encoding", "gzip"))
         status = int(query.get("status", "200"))
         if "chunk" in query:
             self.send_chunked(status, headers, body, int(query["chunk"]))
