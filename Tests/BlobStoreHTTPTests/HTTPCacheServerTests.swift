@@ -98,6 +98,21 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("A 304 with another ETag discards the stored response and refetches")
+    func notModifiedWithOtherETagRefetches() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/etag-mismatch?cc=max-age%3D0&etag=%22v1%22&etag304=%22v2%22&body=b"
+            _ = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(second.outcome == .miss)
+            #expect(second.body == Data("b".utf8))
+            #expect(second.headers["ETag"] == "\"v1\"")
+            let counts = try await server.counts(target)
+            #expect(counts.requests == 3)
+            #expect(counts.notModified == 1)
+        }
+    }
+
     @Test("Last-Modified alone revalidates with If-Modified-Since")
     func lastModifiedRevalidates() async throws {
         try await withServerAndCache { server, cache in

@@ -85,6 +85,11 @@ extension HTTPCache {
             try await storeIfSameURL(fetched, requestHeaders: requestHeaders)
             return result(fetched.response, fetched.body, url: url, outcome: .miss)
         }
+        guard stored.isValidated(by: fetched.response.headers) else {
+            // The 304 is about another representation (RFC 9111 §4.3.4): the stored one is wrong.
+            try await offload { try self.removeStored(stored, url: url) }
+            return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders)
+        }
         var refreshed = stored
         refreshed.headers = stored.updatingHeaders(with: fetched.response.headers)
         refreshed.requestTime = fetched.response.requestTime
@@ -92,7 +97,7 @@ extension HTTPCache {
         let record = refreshed
         try await offload {
             if case .notStored = try self.store(record, body: body, requestHeaders: requestHeaders) {
-                try self.invalidate(url)
+                try self.removeStored(record, url: url)
             }
         }
         return result(refreshed, body, url: url, outcome: .revalidatedHit)

@@ -142,6 +142,12 @@ public final class HTTPCache: Sendable {
         try store.remove(Self.key(for: url))
     }
 
+    /// Removes the entry that holds `response` for `url`: its variant's, or the URL's when it
+    /// has no `Vary`. The other variants stay.
+    func removeStored(_ response: StoredResponse, url: URL) throws {
+        try store.remove(response.vary.map { Self.variantKey(for: url, $0) } ?? Self.key(for: url))
+    }
+
     /// When an entry stops being useful: never for a response with a validator (it can always
     /// be revalidated), else at the end of its freshness and `stale-while-revalidate` window.
     private static func expiry(of response: StoredResponse, freshness: Freshness) -> Date? {

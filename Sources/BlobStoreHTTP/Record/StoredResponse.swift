@@ -71,6 +71,13 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         return hasValidator ? .revalidate : .unusable
     }
 
+    /// Whether a `304 Not Modified` with `notModified` headers is about this response
+    /// (RFC 9111 §4.3.4): it carries no `ETag`, or the stored one.
+    public func isValidated(by notModified: HTTPHeaders) -> Bool {
+        guard let etag = notModified["ETag"] else { return true }
+        return etag == headers["ETag"]
+    }
+
     /// The headers to keep after a `304 Not Modified` carrying `notModified` (RFC 9111 §3.2,
     /// §4.3.4): each field the 304 has replaces the stored fields of that name, except
     /// `Content-Length` and hop-by-hop fields.

@@ -13,6 +13,7 @@ Any path except /_count answers with headers chosen by the query:
   size=<n>             (a body of n deterministic bytes instead of `body`)
   chunk=<n>            (send the body with Transfer-Encoding: chunked, n bytes a chunk)
   gzip=1               (send the body gzip-compressed, with Content-Encoding: gzip)
+  cc304=<Cache-Control> etag304=<ETag>  (sent instead of `cc`, `etag` on a 304)
 
 If-None-Match equal to `etag`, or If-Modified-Since equal to `lm`, answers 304 Not Modified.
 With `vary`, the body ends with the values of the named request headers, so variants differ.
@@ -85,8 +86,9 @@ class Handler(BaseHTTPRequestHandler):
                 last_modified is not None and self.headers.get("If-Modified-Since") == last_modified):
             self.count(True)
             self.send_response(304)
+            overrides = {"Cache-Control": query.get("cc304"), "ETag": query.get("etag304")}
             for name, value in headers:
-                self.send_header(name, value)
+                self.send_header(name, overrides.get(name) or value)
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
