@@ -252,6 +252,15 @@ struct ResponseUseTests {
         #expect(strict.use(at: t0.addingTimeInterval(80), requestHeaders: [:], policy: privateCache) == .revalidate)
     }
 
+    @Test("s-maxage implies proxy-revalidate in a shared cache (RFC 9111 §5.2.2.10)")
+    func sharedMaxAgeImpliesProxyRevalidate() {
+        let control = "max-age=60, s-maxage=60, stale-while-revalidate=30"
+        let response = stored(["Cache-Control": control, "ETag": "\"a\""])
+        let later = t0.addingTimeInterval(80)
+        #expect(response.use(at: later, requestHeaders: [:], policy: sharedCache) == .revalidate)
+        #expect(response.use(at: later, requestHeaders: [:], policy: privateCache) == .staleWhileRevalidate)
+    }
+
     @Test func notModifiedReplacesHeadersButNotContentLength() {
         let response = stored(["Cache-Control": "max-age=0", "ETag": "\"a\"", "Content-Length": "5", "X-Old": "1"])
         let updated = response.updatingHeaders(with: [

@@ -62,7 +62,9 @@ public struct StoredResponse: Sendable, Equatable, Codable {
             response.noCache || request.noCache || pragmaNoCache
             || request.maxAge.map { age > TimeInterval($0) } == true
         if !mustAsk, lifetime > age { return .fresh }
-        let mustRevalidate = response.mustRevalidate || (policy.isShared && response.proxyRevalidate)
+        let mustRevalidate =
+            response.mustRevalidate
+            || (policy.isShared && (response.proxyRevalidate || response.sharedMaxAge != nil))
         if !mustAsk, !mustRevalidate, policy.servesStaleWhileRevalidating,
             let window = response.staleWhileRevalidate, age < lifetime + TimeInterval(window)
         {
