@@ -263,14 +263,37 @@ struct ResponseUseTests {
 
     @Test func notModifiedReplacesHeadersButNotContentLength() {
         let response = stored(["Cache-Control": "max-age=0", "ETag": "\"a\"", "Content-Length": "5", "X-Old": "1"])
-        let updated = response.updatingHeaders(with: [
-            "Cache-Control": "max-age=600", "Content-Length": "0", "Connection": "close", "X-New": "2",
-        ])
+        let updated = response.updatingHeaders(
+            with: [
+                "Cache-Control": "max-age=600", "Content-Length": "0", "Connection": "close", "X-New": "2",
+                "Content-Encoding": "gzip", "Content-Range": "bytes 0-0/1",
+            ], receivedAt: t0)
         #expect(updated["Cache-Control"] == "max-age=600")
         #expect(updated["Content-Length"] == "5")
         #expect(updated["X-Old"] == "1")
         #expect(updated["X-New"] == "2")
         #expect(updated["Connection"] == nil)
+        #expect(updated["Content-Encoding"] == nil)
+        #expect(updated["Content-Range"] == nil)
+    }
+
+    @Test("After a 304 without Date or Age the response is fresh for its max-age again")
+    func notModifiedRestartsTheAge() {
+        let response = StoredResponse(
+            url: "http://h/x", status: 200,
+            headers: ["Cache-Control": "max-age=600", "ETag": "\"a\"", "Date": date(-2000), "Age": "500"],
+            vary: nil, requestTime: t0.addingTimeInterval(-2000), responseTime: t0.addingTimeInterval(-2000))
+        #expect(response.use(at: t0, requestHeaders: [:], policy: privateCache) == .revalidate)
+        var refreshed = response
+        refreshed.headers = response.updatingHeaders(with: ["ETag": "\"a\""], receivedAt: t0)
+        refreshed.requestTime = t0
+        refreshed.responseTime = t0
+        #expect(refreshed.headers["Age"] == nil)
+        #expect(refreshed.headers["Date"] == date(0))
+        #expect(refreshed.use(at: t0.addingTimeInterval(590), requestHeaders: [:], policy: privateCache) == .fresh)
+        let withDate = response.updatingHeaders(with: ["Date": date(-1), "Age": "3"], receivedAt: t0)
+        #expect(withDate["Date"] == date(-1))
+        #expect(withDate["Age"] == "3")
     }
 
     @Test func hopByHopHeadersAreNotStored() {

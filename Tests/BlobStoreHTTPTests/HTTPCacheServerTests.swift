@@ -85,16 +85,23 @@ struct HTTPCacheServerTests {
         var policy = HTTPCachePolicy()
         policy.minimumDiskLifetime = 0
         try await withServerAndCache(memoryBytes: 0, policy: policy) { server, cache in
-            let target = "/refresh?cc=no-cache&etag=%22a%22&body=body"
+            // The 200 says no-cache; the 304 says max-age=600.
+            let target = "/refresh?cc=no-cache&etag=%22a%22&body=body&cc304=max-age%3D600"
             _ = try await cache.data(for: get(server.url(target)))
             let before = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
             let again = try await cache.data(for: get(server.url(target)))
             let after = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
+            let third = try await cache.data(for: get(server.url(target)))
             #expect(again.outcome == .revalidatedHit)
             #expect(again.body == Data("body".utf8))
             #expect(after.response.responseTime > before.response.responseTime)
+            #expect(after.response.headers["Cache-Control"] == "max-age=600")
             #expect(after.body == before.body)
-            #expect(try await server.counts(target).notModified == 1)
+            #expect(third.outcome == .freshHit)
+            #expect(third.body == Data("body".utf8))
+            let counts = try await server.counts(target)
+            #expect(counts.requests == 2)
+            #expect(counts.notModified == 1)
         }
     }
 

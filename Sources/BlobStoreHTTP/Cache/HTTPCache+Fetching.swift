@@ -91,7 +91,8 @@ extension HTTPCache {
             return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders)
         }
         var refreshed = stored
-        refreshed.headers = stored.updatingHeaders(with: fetched.response.headers)
+        refreshed.headers = stored.updatingHeaders(
+            with: fetched.response.headers, receivedAt: fetched.response.responseTime)
         refreshed.requestTime = fetched.response.requestTime
         refreshed.responseTime = fetched.response.responseTime
         let record = refreshed

@@ -81,13 +81,18 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     }
 
     /// The headers to keep after a `304 Not Modified` carrying `notModified` (RFC 9111 §3.2,
-    /// §4.3.4): each field the 304 has replaces the stored fields of that name, except
-    /// `Content-Length` and hop-by-hop fields.
-    public func updatingHeaders(with notModified: HTTPHeaders) -> HTTPHeaders {
+    /// §4.3.4), received at `responseTime`: each field the 304 has replaces the stored fields of
+    /// that name, except hop-by-hop fields and those that describe the stored body
+    /// (`Content-Length`, `Content-Encoding`, `Content-Range`). The stored `Age` is dropped when
+    /// the 304 has none, and `Date` is the 304's or `responseTime`, so the age restarts.
+    public func updatingHeaders(with notModified: HTTPHeaders, receivedAt responseTime: Date) -> HTTPHeaders {
+        let excluded: Set<String> = ["content-length", "content-encoding", "content-range", "transfer-encoding"]
         var updated = headers
-        for name in Set(Self.endToEnd(notModified).fields.map { $0.name.lowercased() }) where name != "content-length" {
+        for name in Set(Self.endToEnd(notModified).fields.map { $0.name.lowercased() }) where !excluded.contains(name) {
             updated.set(name, notModified[name])
         }
+        if !notModified.contains("Age") { updated.set("Age", nil) }
+        if !notModified.contains("Date") { updated.set("Date", HTTPDate.format(responseTime)) }
         return updated
     }
 
