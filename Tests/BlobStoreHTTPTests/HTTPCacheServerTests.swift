@@ -279,6 +279,26 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("A burst of stale hits sends one background revalidation")
+    func staleHitsShareOneRevalidation() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/swr-burst?cc=max-age%3D0,stale-while-revalidate%3D600&etag=%22s%22&delay=0.5"
+            _ = try await cache.data(for: get(server.url(target)))
+            for _ in 0..<5 {
+                #expect(try await cache.data(for: get(server.url(target))).outcome == .staleHit)
+            }
+            var notModified = 0
+            for _ in 0..<150 where notModified == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+                notModified = try await server.counts(target).notModified
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let counts = try await server.counts(target)
+            #expect(counts.notModified == 1)
+            #expect(counts.requests == 2)
+        }
+    }
+
     @Test("A body larger than the store's capacity is served and not stored")
     func bodyLargerThanCapacity() async throws {
         let directory = try TemporaryDirectory()

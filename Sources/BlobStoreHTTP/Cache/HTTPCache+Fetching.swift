@@ -47,9 +47,13 @@ extension HTTPCache {
         case .fresh:
             return result(stored, body, url: url, outcome: .freshHit)
         case .staleWhileRevalidate:
-            Task { [self] in
-                _ = try? await revalidate(
-                    stored, body: body, request: request, url: url, requestHeaders: requestHeaders)
+            let key = Self.entryKey(for: stored, url: url)
+            if revalidating.withLock({ $0.insert(key).inserted }) {
+                Task { [self] in
+                    defer { revalidating.withLock { _ = $0.remove(key) } }
+                    _ = try? await revalidate(
+                        stored, body: body, request: request, url: url, requestHeaders: requestHeaders)
+                }
             }
             return result(stored, body, url: url, outcome: .staleHit)
         case .revalidate:

@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -29,6 +30,9 @@ public final class HTTPCache: Sendable {
     /// The session that sends requests to servers: ephemeral, with no `URLCache` and no
     /// protocol of this library, so a request never comes back to the cache.
     let session: URLSession
+    /// The entries being revalidated in the background, so that a burst of stale hits sends
+    /// one conditional request.
+    let revalidating = Mutex<Set<StoreKey>>([])
 
     /// A cache keeping responses in `store` under `policy`.
     ///
@@ -142,10 +146,15 @@ public final class HTTPCache: Sendable {
         try store.remove(Self.key(for: url))
     }
 
-    /// Removes the entry that holds `response` for `url`: its variant's, or the URL's when it
-    /// has no `Vary`. The other variants stay.
+    /// The key of the entry that holds `response` for `url`: its variant's, or the URL's when it
+    /// has no `Vary`.
+    static func entryKey(for response: StoredResponse, url: URL) -> StoreKey {
+        response.vary.map { variantKey(for: url, $0) } ?? key(for: url)
+    }
+
+    /// Removes the entry that holds `response` for `url`; the other variants stay.
     func removeStored(_ response: StoredResponse, url: URL) throws {
-        try store.remove(response.vary.map { Self.variantKey(for: url, $0) } ?? Self.key(for: url))
+        try store.remove(Self.entryKey(for: response, url: url))
     }
 
     /// When an entry stops being useful: never for a response with a validator (it can always

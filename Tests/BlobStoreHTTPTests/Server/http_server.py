@@ -14,6 +14,7 @@ Any path except /_count answers with headers chosen by the query:
   chunk=<n>            (send the body with Transfer-Encoding: chunked, n bytes a chunk)
   gzip=1               (send the body gzip-compressed, with Content-Encoding: gzip)
   cc304=<Cache-Control> etag304=<ETag>  (sent instead of `cc`, `etag` on a 304)
+  delay=<seconds>      (wait that long before answering)
 
 If-None-Match equal to `etag`, or If-Modified-Since equal to `lm`, answers 304 Not Modified.
 With `vary`, the body ends with the values of the named request headers, so variants differ.
@@ -28,6 +29,7 @@ import gzip
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -80,6 +82,8 @@ class Handler(BaseHTTPRequestHandler):
             if name in query:
                 headers.append((header, query[name]))
 
+        if "delay" in query:
+            time.sleep(float(query["delay"]))
         etag = query.get("etag")
         last_modified = query.get("lm")
         if (etag is not None and self.headers.get("If-None-Match") == etag) or (
