@@ -41,6 +41,21 @@ struct URLProtocolTests {
         }
     }
 
+    @Test("HTTPCache leaves the caller's session configuration unchanged")
+    func sessionConfigurationIsCopied() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let disk = try BlobStore(at: directory.child("store"))
+        defer { try? disk.close() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [BlobStoreURLProtocol.self]
+        configuration.requestCachePolicy = .returnCacheDataElseLoad
+        let cache = HTTPCache(store: CachedStore(disk: disk), sessionConfiguration: configuration)
+        #expect(configuration.protocolClasses?.count == 1)
+        #expect(configuration.requestCachePolicy == .returnCacheDataElseLoad)
+        #expect(cache.policy == HTTPCachePolicy())
+    }
+
     @Test("A POST is left to the session and reaches the server with its body")
     func postThroughProtocol() async throws {
         let directory = try TemporaryDirectory()

@@ -40,20 +40,28 @@ public final class HTTPCache: Sendable {
     ///   - store: The disk store and, optionally, the memory tier.
     ///   - policy: Shared or private, minimum disk lifetime and heuristics.
     ///   - sessionConfiguration: The configuration for requests to servers (timeouts, proxies).
-    ///     Its `urlCache` and `protocolClasses` are replaced. Default: ephemeral.
+    ///     The cache uses a copy without `urlCache` and without ``BlobStoreURLProtocol``; the
+    ///     caller's configuration is left as it is. Default: ephemeral.
     public init(
         store: CachedStore, policy: HTTPCachePolicy = HTTPCachePolicy(),
         sessionConfiguration: URLSessionConfiguration = .ephemeral
     ) {
         self.store = store
         self.policy = policy
-        let configuration = sessionConfiguration
+        guard let configuration = sessionConfiguration.copy() as? URLSessionConfiguration else {
+            preconditionFailure("URLSessionConfiguration.copy() returns a URLSessionConfiguration")
+        }
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.protocolClasses = (configuration.protocolClasses ?? []).filter {
             $0 != BlobStoreURLProtocol.self
         }
         self.session = URLSession(configuration: configuration)
+    }
+
+    /// Lets the requests under way finish, then releases the session.
+    deinit {
+        session.finishTasksAndInvalidate()
     }
 
     // MARK: - Keys
