@@ -41,6 +41,30 @@ struct URLProtocolTests {
         }
     }
 
+    @Test("A failure reaches the session as a URLError, and only the latest outcomes are kept")
+    func failuresAreURLErrorsAndOutcomesAreBounded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let disk = try BlobStore(at: directory.child("store"))
+        defer { try? disk.close() }
+        BlobStoreURLProtocol.register(HTTPCache(store: CachedStore(disk: disk)))
+        defer { BlobStoreURLProtocol.register(nil) }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [BlobStoreURLProtocol.self] + (configuration.protocolClasses ?? [])
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+
+        await #expect(throws: URLError.self) {
+            _ = try await session.data(from: try #require(URL(string: "http://127.0.0.1:1/refused")))
+        }
+        try await withServer { server in
+            let urls = (0...BlobStoreURLProtocol.rememberedOutcomes).map { server.url("/many-\($0)?body=x") }
+            for url in urls { _ = try await session.data(from: url) }
+            #expect(BlobStoreURLProtocol.lastOutcome(for: urls[0]) == nil)
+            #expect(BlobStoreURLProtocol.lastOutcome(for: urls[urls.count - 1]) == .miss)
+        }
+    }
+
     @Test("HTTPCache leaves the caller's session configuration unchanged")
     func sessionConfigurationIsCopied() throws {
         let directory = try TemporaryDirectory()
