@@ -216,6 +216,10 @@ struct StorabilityTests {
     @Test func uselessResponsesAreNotStored() {
         #expect(decide([:]) == .notStored("the response is stale at once and has no validator"))
         #expect(decide(["ETag": "\"a\""]) == .memoryOnly)
+        #expect(
+            decide(["Cache-Control": "no-cache, max-age=600"])
+                == .notStored("the response says no-cache and has no validator"))
+        #expect(decide(["Cache-Control": "no-cache, max-age=600", "ETag": "\"a\""]) == .memoryAndDisk)
     }
 }
 

@@ -364,6 +364,27 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("A variant too large for the store leaves the other variants")
+    func tooLargeVariantKeepsOthers() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = BlobStore.Configuration(durability: .none)
+        configuration.limits = EvictionLimits(capacity: 4096)
+        let disk = try BlobStore(at: directory.child("store"), configuration: configuration)
+        defer { try? disk.close() }
+        let cache = HTTPCache(store: CachedStore(disk: disk))
+        try await withServer { server in
+            let url = server.url("/vary-large?cc=max-age%3D600&vary=Accept&body=small")
+            _ = try await cache.data(for: get(url, ["Accept": "a"]))
+            let large = StoredResponse(
+                url: url.absoluteString, status: 200, headers: ["Cache-Control": "max-age=600", "Vary": "Accept"],
+                vary: nil, requestTime: Date(), responseTime: Date())
+            let decision = try cache.store(large, body: Data(count: 10_000), requestHeaders: ["Accept": "b"])
+            #expect(decision != .memoryAndDisk)
+            #expect(try await cache.data(for: get(url, ["Accept": "a"])).outcome == .freshHit)
+        }
+    }
+
     @Test("A server error is not stored")
     func serverErrorIsNotStored() async throws {
         try await withServerAndCache { server, cache in

@@ -142,7 +142,7 @@ public final class HTTPCache: Sendable {
             }
         } catch let error as BlobStoreError where error.code == .tooLarge {
             // Larger than the store's capacity: served, not kept. Other failures are the store's.
-            _ = try? store.remove(Self.key(for: url))
+            _ = try? store.remove(Self.entryKey(for: record, url: url))
             return .notStored("the response is too large for the store: \(error.message)")
         }
         return decision
