@@ -1,6 +1,7 @@
 import BlobStore
 import BlobStoreHTTP
 import Foundation
+import HTTPTestServer
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -146,6 +147,17 @@ struct HTTPCacheServerTests {
             #expect(try cache.store.disk.entries().isEmpty)
             #expect(try cache.store.disk.stats().distinctBlobs == 0)
             #expect(cache.store.memory?.count == 0)
+            for directory in ["blobs", "tmp"] {
+                let files = FileManager.default.enumerator(atPath: cache.store.disk.path + "/" + directory)?
+                    .compactMap { $0 as? String }
+                    .filter { name in
+                        var isDirectory: ObjCBool = false
+                        let path = cache.store.disk.path + "/" + directory + "/" + name
+                        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                            && !isDirectory.boolValue
+                    }
+                #expect(files ?? [] == [], "\(directory)/ holds files")
+            }
         }
     }
 
@@ -380,7 +392,11 @@ struct HTTPCacheServerTests {
                 url: url.absoluteString, status: 200, headers: ["Cache-Control": "max-age=600", "Vary": "Accept"],
                 vary: nil, requestTime: Date(), responseTime: Date())
             let decision = try cache.store(large, body: Data(count: 10_000), requestHeaders: ["Accept": "b"])
-            #expect(decision != .memoryAndDisk)
+            guard case .notStored(let reason) = decision else {
+                Issue.record("stored: \(decision)")
+                return
+            }
+            #expect(reason.hasPrefix("the response is too large for the store"))
             #expect(try await cache.data(for: get(url, ["Accept": "a"])).outcome == .freshHit)
         }
     }

@@ -1,6 +1,7 @@
 import BlobStore
 import BlobStoreHTTP
 import Foundation
+import HTTPTestServer
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -113,11 +114,16 @@ struct URLProtocolTests {
         defer { directory.remove() }
         BlobStoreURLProtocol.register(nil)
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/")))
+        var head = request
+        head.httpMethod = "HEAD"
         #expect(!BlobStoreURLProtocol.canInit(with: request))
-        BlobStoreURLProtocol.register(
-            HTTPCache(store: CachedStore(disk: try BlobStore(at: directory.child("store")))))
+        #expect(!BlobStoreURLProtocol.canInit(with: head))
+        let disk = try BlobStore(at: directory.child("store"))
+        defer { try? disk.close() }
+        BlobStoreURLProtocol.register(HTTPCache(store: CachedStore(disk: disk)))
         defer { BlobStoreURLProtocol.register(nil) }
         #expect(BlobStoreURLProtocol.canInit(with: request))
+        #expect(BlobStoreURLProtocol.canInit(with: head))
         var post = request
         post.httpMethod = "POST"
         #expect(!BlobStoreURLProtocol.canInit(with: post))

@@ -47,14 +47,15 @@ struct CachedStoreTests {
                     onDisk[key] = memoryOnlyPut ? nil : item
                     memoryOnly[key] = memoryOnlyPut ? item : nil
                 case 3..<9:
-                    let tierBefore = model.contains(key)
+                    let inMemoryBefore = cache.memory?.contains(key) == true
+                    #expect(inMemoryBefore == model.contains(key), "step \(step)")
                     let entry = try cache.entry(for: key)
                     let object = try cache.object(Item.self, for: key)
                     if model.use(key) {
                         #expect(entry?.tier == .memory, "step \(step)")
                         #expect(object == (memoryOnly[key] ?? onDisk[key]))
                     } else if let item = onDisk[key] {
-                        #expect(!tierBefore)
+                        #expect(!inMemoryBefore, "step \(step)")
                         #expect(entry?.tier == .disk, "step \(step)")
                         #expect(object == item)
                         _ = model.insert(key, cost: try encoder.encode(item).count + key.bytes.count)
