@@ -113,7 +113,9 @@ struct FetchCLITests {
             full.command
                 == .fetch(
                     url: url, output: "f",
-                    options: FetchOptions(headers: ["A: 1", "B:2"], minimumDiskLifetime: .seconds(60))))
+                    options: FetchOptions(
+                        headers: [.init(name: "A", value: "1"), .init(name: "B", value: "2")],
+                        minimumDiskLifetime: .seconds(60))))
         for bad in [["fetch"], ["fetch", "ftp://h/"], ["fetch", "h/x"], ["fetch", url, "--header", "nocolon"]] {
             #expect(throws: CommandLineError.self) { try ArgumentParser.parse(bad) }
         }

@@ -49,7 +49,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     }
 
     /// Whether the response carries a validator for a conditional request.
-    public var hasValidator: Bool { headers.contains("ETag") || headers.contains("Last-Modified") }
+    public var hasValidator: Bool { headers.hasValidator }
 
     /// How the response may be used at `now` for a request with `requestHeaders` (RFC 9111 §4).
     public func use(at now: Date, requestHeaders: HTTPHeaders, policy: HTTPCachePolicy) -> ResponseUse {
@@ -105,16 +105,4 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         served.set("Age", String(Int(age.rounded(.down))))
         return served
     }
-}
-
-/// How a stored response may answer a request.
-public enum ResponseUse: Sendable, Equatable {
-    /// It is fresh: serve it without contacting the server.
-    case fresh
-    /// It is stale within its `stale-while-revalidate` window: serve it, revalidate meanwhile.
-    case staleWhileRevalidate
-    /// It is stale (or `no-cache`) and has a validator: send a conditional request.
-    case revalidate
-    /// It cannot be used: fetch anew.
-    case unusable
 }

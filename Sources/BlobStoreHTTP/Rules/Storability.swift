@@ -62,7 +62,7 @@ public enum Storability: Sendable, Equatable {
         guard explicit || Freshness.heuristicallyCacheableStatuses.contains(status) else {
             return .notStored("the status \(status) needs explicit freshness")
         }
-        let hasValidator = responseHeaders.contains("ETag") || responseHeaders.contains("Last-Modified")
+        let hasValidator = responseHeaders.hasValidator
         let window = TimeInterval(response.staleWhileRevalidate ?? 0)
         guard freshness.lifetime > 0 || window > 0 || hasValidator else {
             return .notStored("the response is stale at once and has no validator")
