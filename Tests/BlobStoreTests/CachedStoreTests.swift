@@ -162,6 +162,20 @@ struct CachedStoreTests {
         }
     }
 
+    @Test("An OpenStep property list is refused with unencodable, and nothing is stored")
+    func openStepIsRefused() throws {
+        try withCachedStore(coding: .propertyList(.openStep)) { cache in
+            do {
+                try cache.put(object: Item(id: 1, name: "n", tags: []), for: "k")
+                Issue.record("an OpenStep property list was written")
+            } catch let error as BlobStoreError {
+                #expect(error.code == .unencodable)
+            }
+            let entry = try cache.entry(for: "k")
+            #expect(entry == nil)
+        }
+    }
+
     @Test("touch records nothing for an absent key")
     func touchAbsentKey() throws {
         try withTemporaryDirectory { directory in
