@@ -18,8 +18,9 @@ extension HTTPCache {
     /// - A stale one with `ETag` or `Last-Modified` is revalidated with `If-None-Match` /
     ///   `If-Modified-Since`; a `304` refreshes its headers and its body answers
     ///   (``HTTPCacheOutcome/revalidatedHit``).
-    /// - Otherwise the server's response answers (``HTTPCacheOutcome/miss``). A successful
-    ///   unsafe request (`POST`, `PUT`, `DELETE`, …) removes what is stored for its URL.
+    /// - Otherwise the server's response answers (``HTTPCacheOutcome/miss``); one reached through
+    ///   a redirect is not stored. A successful unsafe request (`POST`, `PUT`, `DELETE`, …)
+    ///   removes what is stored for its URL.
     ///
     /// A request that carries its own `If-None-Match` or `If-Modified-Since` goes to the server.
     ///
