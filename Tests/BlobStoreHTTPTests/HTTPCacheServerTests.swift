@@ -294,20 +294,23 @@ struct HTTPCacheServerTests {
     @Test("A burst of stale hits sends one background revalidation")
     func staleHitsShareOneRevalidation() async throws {
         try await withServerAndCache { server, cache in
-            let target = "/swr-burst?cc=max-age%3D0,stale-while-revalidate%3D600&etag=%22s%22&delay=0.5"
+            // The server holds the 304 until released: while it does, no second request may come.
+            let target = "/swr-burst?cc=max-age%3D0,stale-while-revalidate%3D600&etag=%22s%22&gate=1"
             _ = try await cache.data(for: get(server.url(target)))
             for _ in 0..<5 {
                 #expect(try await cache.data(for: get(server.url(target))).outcome == .staleHit)
             }
             var notModified = 0
-            for _ in 0..<150 where notModified == 0 {
+            for _ in 0..<500 where notModified == 0 {
                 try await Task.sleep(for: .milliseconds(20))
                 notModified = try await server.counts(target).notModified
             }
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .milliseconds(200))
             let counts = try await server.counts(target)
             #expect(counts.notModified == 1)
             #expect(counts.requests == 2)
+            try await server.release()
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 

@@ -58,6 +58,11 @@ public final class TestServer: Sendable {
         return (object?["requests"] ?? -1, object?["notModified"] ?? -1)
     }
 
+    /// Lets every 304 held by `gate=1` (now and later) be sent.
+    public func release() async throws {
+        _ = try await session.data(from: url("/_release"))
+    }
+
     /// Stops the server, waits for it to exit, and releases the counting session.
     public func stop() {
         session.finishTasksAndInvalidate()

@@ -5,7 +5,7 @@ Listens on 127.0.0.1, on the port given as the first argument (0 or none: any fr
 prints the port on standard output, and exits when standard input closes (so it never outlives
 the test that started it).
 
-Any path except /_count answers with headers chosen by the query:
+Any path except /_count and /_release answers with headers chosen by the query:
 
   cc=<Cache-Control>   etag=<ETag>        lm=<Last-Modified>   expires=<Expires>
   vary=<Vary>          age=<Age>          status=<code>        body=<text>
@@ -14,7 +14,7 @@ Any path except /_count answers with headers chosen by the query:
   chunk=<n>            (send the body with Transfer-Encoding: chunked, n bytes a chunk)
   gzip=1               (send the body gzip-compressed, with Content-Encoding: gzip)
   cc304=<Cache-Control> etag304=<ETag>  (sent instead of `cc`, `etag` on a 304)
-  delay=<seconds>      (wait that long before answering)
+  gate=1               (hold a 304, counted, until GET /_release)
 
 If-None-Match equal to `etag`, or If-Modified-Since equal to `lm`, answers 304 Not Modified.
 With `vary`, the body ends with the values of the named request headers, so variants differ.
@@ -29,13 +29,13 @@ import gzip
 import json
 import sys
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 counts = {}
 not_modified = {}
 lock = threading.Lock()
+released = threading.Event()
 
 
 def pattern(size):
@@ -74,6 +74,10 @@ class Handler(BaseHTTPRequestHandler):
                 answer = {"requests": counts.get(target, 0), "notModified": not_modified.get(target, 0)}
             self.send_body(200, [("Content-Type", "application/json")], json.dumps(answer).encode())
             return
+        if parts.path == "/_release":
+            released.set()
+            self.send_body(200, [], b"released")
+            return
 
         headers = []
         for name, header in [("cc", "Cache-Control"), ("etag", "ETag"), ("lm", "Last-Modified"),
@@ -82,13 +86,13 @@ class Handler(BaseHTTPRequestHandler):
             if name in query:
                 headers.append((header, query[name]))
 
-        if "delay" in query:
-            time.sleep(float(query["delay"]))
         etag = query.get("etag")
         last_modified = query.get("lm")
         if (etag is not None and self.headers.get("If-None-Match") == etag) or (
                 last_modified is not None and self.headers.get("If-Modified-Since") == last_modified):
             self.count(True)
+            if "gate" in query:
+                released.wait(30)
             self.send_response(304)
             overrides = {"Cache-Control": query.get("cc304"), "ETag": query.get("etag304")}
             for name, value in headers:
