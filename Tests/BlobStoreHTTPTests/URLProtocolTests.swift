@@ -66,6 +66,35 @@ struct URLProtocolTests {
         }
     }
 
+    @Test("After stopLoading the client hears nothing")
+    func stoppedProtocolIsSilent() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let disk = try BlobStore(at: directory.child("store"))
+        defer { try? disk.close() }
+        BlobStoreURLProtocol.register(HTTPCache(store: CachedStore(disk: disk)))
+        defer { BlobStoreURLProtocol.register(nil) }
+        try await withServer { server in
+            // A conditional request goes to the server, which holds its 304 until released.
+            let target = "/held?etag=%22h%22&gate=1"
+            var request = URLRequest(url: server.url(target))
+            request.setValue("\"h\"", forHTTPHeaderField: "If-None-Match")
+            let client = RecordingClient()
+            let loader = BlobStoreURLProtocol(request: request, cachedResponse: nil, client: client)
+            loader.startLoading()
+            var arrived = 0
+            for _ in 0..<500 where arrived == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+                arrived = try await server.counts(target).notModified
+            }
+            loader.stopLoading()
+            try await server.release()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(arrived == 1)
+            #expect(client.calls == [])
+        }
+    }
+
     @Test("HTTPCache leaves the caller's session configuration unchanged")
     func sessionConfigurationIsCopied() throws {
         let directory = try TemporaryDirectory()
