@@ -187,11 +187,15 @@ struct HTTPCacheServerTests {
             let target = "/vary-mixed?cc=max-age%3D600&vary=Accept&body=v"
             let url = server.url(target)
             let onDisk = try await cache.data(for: get(url, ["Accept": "a"]))
+            let namesBefore = try #require(try cache.store.disk.info(for: HTTPCache.key(for: url)))
+            try await Task.sleep(for: .milliseconds(20))  // a rewrite would have a later creation time
             // Another variant of the same URL, fresh for a minute: memory only.
             let brief = StoredResponse(
                 url: url.absoluteString, status: 200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept"],
                 vary: nil, requestTime: Date(), responseTime: Date())
             #expect(try cache.store(brief, body: Data("b".utf8), requestHeaders: ["Accept": "b"]) == .memoryOnly)
+            // The names record is unchanged, so it was not written again.
+            #expect(try cache.store.disk.info(for: HTTPCache.key(for: url))?.created == namesBefore.created)
             // As the CLI does: a fresh CachedStore over the same disk, without a memory tier.
             let diskOnly = HTTPCache(store: CachedStore(disk: cache.store.disk))
             let again = try await diskOnly.data(for: get(url, ["Accept": "a"]))

@@ -131,9 +131,11 @@ public final class HTTPCache: Sendable {
         do {
             if let vary = record.vary {
                 // On disk whatever this variant's placement: the other variants on disk need it.
-                try store.put(
-                    Data(), for: Self.key(for: url), metadata: try CacheRecord(variants: vary.names).encoded(),
-                    placement: .memoryAndDisk)
+                // Written only when it changes, so a memory-only variant costs no disk write.
+                let names = try CacheRecord(variants: vary.names).encoded()
+                if try store.disk.info(for: Self.key(for: url))?.metadata != names {
+                    try store.put(Data(), for: Self.key(for: url), metadata: names, placement: .memoryAndDisk)
+                }
                 try store.put(
                     body, for: Self.variantKey(for: url, vary), metadata: metadata, expires: expires,
                     placement: placement)
