@@ -26,14 +26,12 @@ let package = Package(
         .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(name: "BlobStoreRemoteTests", dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI"]),
-        .testTarget(
-            name: "BlobStoreHTTPTests",
-            dependencies: ["BlobStoreHTTP", "BlobStore"],
-            exclude: ["Server"]
-        ),
+        // The Python HTTP server the HTTP cache and CLI tests talk to, and its Swift wrapper.
+        .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer", exclude: ["http_server.py"]),
+        .testTarget(name: "BlobStoreHTTPTests", dependencies: ["BlobStoreHTTP", "BlobStore", "HTTPTestServer"]),
         .testTarget(
             name: "BlobStoreCLITests",
-            dependencies: ["BlobStoreCLI", "blobstore", "blobstore-torture", "BlobStore"]
+            dependencies: ["BlobStoreCLI", "blobstore", "blobstore-torture", "BlobStore", "HTTPTestServer"]
         ),
     ],
     swiftLanguageModes: [.v6]

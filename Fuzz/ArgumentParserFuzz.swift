@@ -77,7 +77,14 @@ private func checkAccepted(_ invocation: Invocation, _ arguments: [String], _ li
     case .get(let key, let output): texts += [key, output]
     case .has(let key), .remove(let key): texts.append(key)
     case .demo(let directory): texts.append(directory)
-    case .fetch(let url, let output, let fetch): texts += [url, output] + fetch.headers
+    case .fetch(let url, let output, let fetch):
+        texts += [url, output]
+        for field in fetch.headers {
+            let prefix = Array((field.name + ":").utf8)
+            check(
+                givens.contains { $0.starts(with: prefix) },
+                "\(line): the header \(quoted(field.name)) is not one of the arguments as given")
+        }
     default: break
     }
     for case let text? in texts {

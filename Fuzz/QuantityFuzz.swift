@@ -211,9 +211,9 @@ private func checkDurationRoundTrips(_ nanoseconds: Int64) {
         "QuantityFormat.duration(\(duration)) is \(quoted(shown)), which reads as \(total)ns")
     check(QuantityFormat.duration(.nanoseconds(-1 - nanoseconds)) == "0ms", "a negative duration shows")
     check(QuantityFormat.exactSeconds(.nanoseconds(-1 - nanoseconds)) == "0", "a negative duration shows")
-    let seconds = QuantityFormat.seconds(duration)
+    let seconds = duration.seconds
     let difference = abs(seconds - Double(nanoseconds) / 1e9)
-    check(difference <= 1e-9 + seconds * 1e-15, "QuantityFormat.seconds(\(duration)) is \(seconds)")
+    check(difference <= 1e-9 + seconds * 1e-15, "Duration.seconds of \(duration) is \(seconds)")
 }
 
 /// Any Double, NaN and infinities included, shows as some duration.

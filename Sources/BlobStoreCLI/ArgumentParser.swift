@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreHTTP
 import Foundation
 
 /// Turns the command line (without the program name) into an ``Invocation``. Pure: no I/O.
@@ -26,7 +27,7 @@ public enum ArgumentParser {
         var positionals: [String] = []
         var json = false
         var output: String?
-        var headers: [String] = []
+        var headers: [HTTPHeaders.Field] = []
         var minimumDiskLifetime: Duration?
         var repair = false
         var collect = GarbageCollectionOptions()
@@ -190,12 +191,12 @@ public enum ArgumentParser {
                 if let lifetime { minimumDiskLifetime = lifetime.value }
             case "--header" where subcommand == .fetch:
                 if let header = value("--header '<name>: <value>'") {
-                    if let problem = headerProblem(header) {
-                        fail(
-                            "The value \(shown(header)) is invalid for '--header': \(problem). Use 'Name: value', "
-                                + "e.g. 'Accept-Encoding: gzip'")
+                    if let field = headerField(header) {
+                        headers.append(field)
                     } else {
-                        headers.append(header)
+                        fail(
+                            "The value \(shown(header)) is invalid for '--header': \(headerProblem(header) ?? "?"). "
+                                + "Use 'Name: value', e.g. 'Accept-Encoding: gzip'")
                     }
                 }
             default:
@@ -301,6 +302,14 @@ public enum ArgumentParser {
                     + "such as 'https://example.com/file'", subcommand: .fetch)
         }
         return text
+    }
+
+    /// `header` (`Name: value`) as a request header field, its value without surrounding
+    /// whitespace; `nil` when ``headerProblem(_:)`` finds one.
+    static func headerField(_ header: String) -> HTTPHeaders.Field? {
+        guard headerProblem(header) == nil, let colon = header.firstIndex(of: ":") else { return nil }
+        let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return HTTPHeaders.Field(name: String(header[..<colon]), value: value)
     }
 
     /// Why `header` is not a `Name: value` request header, or `nil` when it is one.

@@ -132,7 +132,7 @@ final class ProgressDisplay: Sendable {
         } else if progress.bytes > 0 {
             parts.append(QuantityFormat.bytes(progress.bytes))
         }
-        let seconds = QuantityFormat.seconds(elapsed)
+        let seconds = elapsed.seconds
         if seconds > 0 {
             if progress.bytes > 0 {
                 let rate = Double(progress.bytes) / seconds

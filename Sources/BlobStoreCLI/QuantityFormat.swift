@@ -52,11 +52,6 @@ enum QuantityFormat {
         return duration(.seconds(Int64(min(seconds, 9e18))))
     }
 
-    /// `duration` in seconds, with its fraction.
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     /// `duration` in seconds, to the nanosecond, without trailing zeros: `604800`, `0.25`.
     /// Negative durations show as `0`.
     static func exactSeconds(_ duration: Duration) -> String {

@@ -38,10 +38,11 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .fetch:
             "Follows RFC 9111: a fresh stored response answers without a request; a stale one with "
                 + "an ETag or Last-Modified is revalidated with a conditional request, and a 304 keeps the "
-                + "stored body; otherwise the response is fetched and stored unless the server forbids it "
-                + "(no-store, an uncacheable status). Responses fresh for less than 5 minutes (see "
-                + "--min-disk-lifetime) are not stored, as this process ends at once and keeps nothing in "
-                + "memory. Prints on standard error one line: 'fresh hit', "
+                + "stored body; otherwise the response is fetched and stored unless it cannot be "
+                + "(no-store, Vary: *, an uncacheable status, a redirect, stale at once without a "
+                + "validator). A response fresh for less than 5 minutes (see --min-disk-lifetime) is not "
+                + "stored, as this process keeps nothing in memory, and it removes the entry stored for "
+                + "the URL. Prints on standard error one line: 'fresh hit', "
                 + "'revalidated hit' or 'miss'. Exits 0 whatever the HTTP status, and 74 when the request "
                 + "fails. See docs/http.md."
         case .has:

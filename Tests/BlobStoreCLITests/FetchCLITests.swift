@@ -1,90 +1,49 @@
 import BlobStoreCLI
 import Foundation
+import HTTPTestServer
 import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-/// The BlobStoreHTTP tests' Python server, started on a free port; it exits when its standard
-/// input closes.
-private final class CountingServer {
-    let port: Int
-    private let process = Process()
-    private let input = Pipe()
-
-    init() throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("BlobStoreHTTPTests/Server/http_server.py")
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")),
-            let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty
-        {
-            line.append(byte)
-        }
-        port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        if port == 0 { stop() }
-        try #require(port != 0, "the test server did not start (is python3 installed?)")
-    }
-
-    func url(_ target: String) -> String { "http://127.0.0.1:\(port)\(target)" }
-
-    /// How many requests `target` received.
-    func requests(_ target: String) async throws -> Int {
-        var components = URLComponents(string: url("/_count"))!
-        components.queryItems = [URLQueryItem(name: "path", value: target)]
-        let (data, _) = try await URLSession(configuration: .ephemeral).data(from: components.url!)
-        return (try JSONSerialization.jsonObject(with: data) as? [String: Int])?["requests"] ?? -1
-    }
-
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-    }
-}
-
 @Suite("blobstore fetch")
 struct FetchCLITests {
     @Test("Fetching a max-age=600 URL twice makes one request: miss, then fresh hit")
     func maxAgeTwiceIsOneRequest() async throws {
-        let server = try CountingServer()
+        let server = try TestServer()
         defer { server.stop() }
         try await withTemporaryDirectoryAsync { scratch in
             let target = "/x?cc=max-age%3D600&body=cached"
             let store = scratch.path("store")
-            let first = try blobstore(["fetch", "--store", store, server.url(target)], in: scratch)
-            let second = try blobstore(["fetch", "--store", store, server.url(target)], in: scratch)
+            let first = try blobstore(["fetch", "--store", store, server.url(target).absoluteString], in: scratch)
+            let second = try blobstore(["fetch", "--store", store, server.url(target).absoluteString], in: scratch)
             #expect(first.status == 0)
             #expect(first.stdout == "cached")
             #expect(first.stderr == "miss\n")
             #expect(second.status == 0)
             #expect(second.stdout == "cached")
             #expect(second.stderr == "fresh hit\n")
-            #expect(try await server.requests(target) == 1)
+            #expect(try await server.counts(target).requests == 1)
         }
     }
 
     @Test("Fetching a no-store URL twice makes two requests")
     func noStoreTwiceIsTwoRequests() async throws {
-        let server = try CountingServer()
+        let server = try TestServer()
         defer { server.stop() }
         try await withTemporaryDirectoryAsync { scratch in
             let target = "/n?cc=no-store"
             let store = scratch.path("store")
             let output = scratch.path("body")
             for _ in 0..<2 {
-                let run = try blobstore(["fetch", "--store", store, server.url(target), "-o", output], in: scratch)
+                let run = try blobstore(
+                    ["fetch", "--store", store, server.url(target).absoluteString, "-o", output], in: scratch)
                 #expect(run.status == 0)
                 #expect(run.stderr == "miss\n")
                 #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == Data("hello".utf8))
             }
-            #expect(try await server.requests(target) == 2)
+            #expect(try await server.counts(target).requests == 2)
             let list = try blobstore(["ls", "--store", store], in: scratch)
             #expect(list.stdout.isEmpty)
         }
@@ -92,32 +51,36 @@ struct FetchCLITests {
 
     @Test("A stale response with an ETag is revalidated: revalidated hit")
     func revalidatedHit() async throws {
-        let server = try CountingServer()
+        let server = try TestServer()
         defer { server.stop() }
         try await withTemporaryDirectoryAsync { scratch in
             let target = "/e?cc=no-cache&etag=%22e1%22&body=same"
             let arguments = [
-                "fetch", "--store", scratch.path("store"), "--min-disk-lifetime", "0s", server.url(target),
+                "fetch", "--store", scratch.path("store"), "--min-disk-lifetime", "0s",
+                server.url(target).absoluteString,
             ]
             let first = try blobstore(arguments, in: scratch)
             let second = try blobstore(arguments, in: scratch)
             #expect(first.stderr == "miss\n")
             #expect(second.stderr == "revalidated hit\n")
             #expect(second.stdout == "same")
-            #expect(try await server.requests(target) == 2)
+            #expect(try await server.counts(target).requests == 2)
         }
     }
 
     @Test("Headers select the Vary variant")
     func headersSelectVariant() async throws {
-        let server = try CountingServer()
+        let server = try TestServer()
         defer { server.stop() }
         try await withTemporaryDirectoryAsync { scratch in
             let target = "/v?cc=max-age%3D600&vary=Accept-Language&body=v"
             let store = scratch.path("store")
             func fetch(_ language: String) throws -> Execution {
                 try blobstore(
-                    ["fetch", "--store", store, "--header", "Accept-Language: \(language)", server.url(target)],
+                    [
+                        "fetch", "--store", store, "--header", "Accept-Language: \(language)",
+                        server.url(target).absoluteString,
+                    ],
                     in: scratch)
             }
             #expect(try fetch("de").stdout == "v Accept-Language=de")
@@ -125,7 +88,7 @@ struct FetchCLITests {
             let again = try fetch("de")
             #expect(again.stdout == "v Accept-Language=de")
             #expect(again.stderr == "fresh hit\n")
-            #expect(try await server.requests(target) == 2)
+            #expect(try await server.counts(target).requests == 2)
         }
     }
 
@@ -150,7 +113,9 @@ struct FetchCLITests {
             full.command
                 == .fetch(
                     url: url, output: "f",
-                    options: FetchOptions(headers: ["A: 1", "B:2"], minimumDiskLifetime: .seconds(60))))
+                    options: FetchOptions(
+                        headers: [.init(name: "A", value: "1"), .init(name: "B", value: "2")],
+                        minimumDiskLifetime: .seconds(60))))
         for bad in [["fetch"], ["fetch", "ftp://h/"], ["fetch", "h/x"], ["fetch", url, "--header", "nocolon"]] {
             #expect(throws: CommandLineError.self) { try ArgumentParser.parse(bad) }
         }

@@ -198,6 +198,6 @@ import Testing
         #expect(QuantityFormat.exactSeconds(.milliseconds(250)) == "0.25")
         #expect(QuantityFormat.exactSeconds(.nanoseconds(1_000_000_001)) == "1.000000001")
         #expect(QuantityFormat.exactSeconds(.seconds(-1)) == "0")
-        #expect(QuantityFormat.seconds(.milliseconds(1500)) == 1.5)
+        #expect(Duration.milliseconds(1500).seconds == 1.5)
     }
 }

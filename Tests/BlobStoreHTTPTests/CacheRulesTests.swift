@@ -57,7 +57,49 @@ struct CacheControlTests {
         #expect(CacheControl("max-age=-1").maxAge == nil)
         #expect(CacheControl("max-age=abc").maxAge == nil)
         #expect(CacheControl("max-age").maxAge == nil)
-        #expect(CacheControl("max-age=99999999999999999999999").maxAge == Int(Int32.max))
+        #expect(CacheControl("max-age=99999999999999999999999").maxAge == 2_147_483_648)
+    }
+
+    @Test("Every delta-seconds is clamped to 2^31 (RFC 9111 §1.2.2)")
+    func deltaSecondsAreClampedTo2Pow31() {
+        let huge = "9223372036854775807"
+        let control = CacheControl("max-age=\(huge), s-maxage=\(huge), stale-while-revalidate=2147483649")
+        #expect(control.maxAge == 2_147_483_648)
+        #expect(control.sharedMaxAge == 2_147_483_648)
+        #expect(control.staleWhileRevalidate == 2_147_483_648)
+        #expect(CacheControl("max-age=2147483647").maxAge == 2_147_483_647)
+    }
+}
+
+@Suite("Absurd server values never trap")
+struct AbsurdServerValueTests {
+    @Test("Age near Int.max is served as 2^31")
+    func hugeAgeIsClampedWhenServed() {
+        for age in ["9223372036854775807", "99999999999999999999999", "2147483649"] {
+            let response = stored(["Cache-Control": "max-age=600", "Age": age, "ETag": "\"a\""])
+            #expect(response.servedHeaders(at: t0)["Age"] == "2147483648")
+            #expect(response.use(at: t0, requestHeaders: [:], policy: privateCache) == .revalidate)
+        }
+    }
+
+    @Test("A huge max-age or s-maxage is a lifetime of 2^31 seconds")
+    func hugeMaxAgeAndSharedMaxAge() {
+        let headers: HTTPHeaders = ["Cache-Control": "max-age=9223372036854775807, s-maxage=9223372036854775808"]
+        #expect(lifetime(headers).lifetime == 2_147_483_648)
+        #expect(lifetime(headers, policy: sharedCache).lifetime == 2_147_483_648)
+        #expect(stored(headers).servedHeaders(at: t0.addingTimeInterval(1))["Age"] == "1")
+    }
+
+    @Test("Date and Expires far in the past or future")
+    func farDates() {
+        let past = "Mon, 01 Jan 0001 00:00:00 GMT"
+        let future = "Fri, 31 Dec 9999 23:59:59 GMT"
+        let ancient = stored(["Date": past, "Expires": future])
+        #expect(ancient.freshness(privateCache).lifetime > 0)
+        #expect(ancient.servedHeaders(at: t0)["Age"] == "2147483648")
+        let fromTheFuture = stored(["Date": future, "Expires": past])
+        #expect(fromTheFuture.freshness(privateCache).lifetime == 0)
+        #expect(fromTheFuture.servedHeaders(at: t0)["Age"] == "0")
     }
 
     @Test func firstDuplicateWins() {
@@ -144,26 +186,30 @@ struct StorabilityTests {
 
     @Test func privateOnlyInAPrivateCache() {
         #expect(decide(["Cache-Control": "private, max-age=600"]) == .memoryAndDisk)
-        #expect(decide(["Cache-Control": "private, max-age=600"], policy: sharedCache) != .memoryAndDisk)
+        #expect(
+            decide(["Cache-Control": "private, max-age=600"], policy: sharedCache)
+                == .notStored("the response is private and this cache is shared"))
     }
 
     @Test func authorizationInASharedCacheNeedsPermission() {
         let request: HTTPHeaders = ["Authorization": "Bearer x"]
         #expect(decide(["Cache-Control": "max-age=600"], request: request) == .memoryAndDisk)
-        #expect(decide(["Cache-Control": "max-age=600"], request: request, policy: sharedCache) != .memoryAndDisk)
+        #expect(
+            decide(["Cache-Control": "max-age=600"], request: request, policy: sharedCache)
+                == .notStored("the request has Authorization and the response does not allow a shared cache"))
         for allowing in ["public, max-age=600", "must-revalidate, max-age=600", "s-maxage=600"] {
             #expect(decide(["Cache-Control": allowing], request: request, policy: sharedCache) == .memoryAndDisk)
         }
     }
 
     @Test func onlyCacheableMethodsAndStatuses() {
-        #expect(decide(["Cache-Control": "max-age=600"], method: "POST") != .memoryAndDisk)
-        #expect(decide(["Cache-Control": "max-age=600"], method: "HEAD") != .memoryAndDisk)
-        #expect(decide(["Cache-Control": "max-age=600"], status: 500) != .memoryAndDisk)
-        #expect(decide(["Cache-Control": "max-age=600"], status: 206) != .memoryAndDisk)
+        #expect(decide(["Cache-Control": "max-age=600"], method: "POST") == .notStored("the method is POST"))
+        #expect(decide(["Cache-Control": "max-age=600"], method: "HEAD") == .notStored("the method is HEAD"))
+        #expect(decide(["Cache-Control": "max-age=600"], status: 500) == .notStored("the status 500 is not cacheable"))
+        #expect(decide(["Cache-Control": "max-age=600"], status: 206) == .notStored("the status 206 is not cacheable"))
         #expect(decide(["Cache-Control": "max-age=600"], status: 404) == .memoryAndDisk)
         #expect(decide(["Cache-Control": "max-age=600"], status: 302) == .memoryAndDisk)
-        #expect(decide(["ETag": "\"a\""], status: 302) != .memoryAndDisk)
+        #expect(decide(["ETag": "\"a\""], status: 302) == .notStored("the status 302 needs explicit freshness"))
     }
 
     @Test func varyStarIsNeverStoredButNamedVaryIs() {
@@ -174,6 +220,10 @@ struct StorabilityTests {
     @Test func uselessResponsesAreNotStored() {
         #expect(decide([:]) == .notStored("the response is stale at once and has no validator"))
         #expect(decide(["ETag": "\"a\""]) == .memoryOnly)
+        #expect(
+            decide(["Cache-Control": "no-cache, max-age=600"])
+                == .notStored("the response says no-cache and has no validator"))
+        #expect(decide(["Cache-Control": "no-cache, max-age=600", "ETag": "\"a\""]) == .memoryAndDisk)
     }
 }
 
@@ -210,16 +260,48 @@ struct ResponseUseTests {
         #expect(strict.use(at: t0.addingTimeInterval(80), requestHeaders: [:], policy: privateCache) == .revalidate)
     }
 
+    @Test("s-maxage implies proxy-revalidate in a shared cache (RFC 9111 §5.2.2.10)")
+    func sharedMaxAgeImpliesProxyRevalidate() {
+        let control = "max-age=60, s-maxage=60, stale-while-revalidate=30"
+        let response = stored(["Cache-Control": control, "ETag": "\"a\""])
+        let later = t0.addingTimeInterval(80)
+        #expect(response.use(at: later, requestHeaders: [:], policy: sharedCache) == .revalidate)
+        #expect(response.use(at: later, requestHeaders: [:], policy: privateCache) == .staleWhileRevalidate)
+    }
+
     @Test func notModifiedReplacesHeadersButNotContentLength() {
         let response = stored(["Cache-Control": "max-age=0", "ETag": "\"a\"", "Content-Length": "5", "X-Old": "1"])
-        let updated = response.updatingHeaders(with: [
-            "Cache-Control": "max-age=600", "Content-Length": "0", "Connection": "close", "X-New": "2",
-        ])
+        let updated = response.updatingHeaders(
+            with: [
+                "Cache-Control": "max-age=600", "Content-Length": "0", "Connection": "close", "X-New": "2",
+                "Content-Encoding": "gzip", "Content-Range": "bytes 0-0/1",
+            ], receivedAt: t0)
         #expect(updated["Cache-Control"] == "max-age=600")
         #expect(updated["Content-Length"] == "5")
         #expect(updated["X-Old"] == "1")
         #expect(updated["X-New"] == "2")
         #expect(updated["Connection"] == nil)
+        #expect(updated["Content-Encoding"] == nil)
+        #expect(updated["Content-Range"] == nil)
+    }
+
+    @Test("After a 304 without Date or Age the response is fresh for its max-age again")
+    func notModifiedRestartsTheAge() {
+        let response = StoredResponse(
+            url: "http://h/x", status: 200,
+            headers: ["Cache-Control": "max-age=600", "ETag": "\"a\"", "Date": date(-2000), "Age": "500"],
+            vary: nil, requestTime: t0.addingTimeInterval(-2000), responseTime: t0.addingTimeInterval(-2000))
+        #expect(response.use(at: t0, requestHeaders: [:], policy: privateCache) == .revalidate)
+        var refreshed = response
+        refreshed.headers = response.updatingHeaders(with: ["ETag": "\"a\""], receivedAt: t0)
+        refreshed.requestTime = t0
+        refreshed.responseTime = t0
+        #expect(refreshed.headers["Age"] == nil)
+        #expect(refreshed.headers["Date"] == date(0))
+        #expect(refreshed.use(at: t0.addingTimeInterval(590), requestHeaders: [:], policy: privateCache) == .fresh)
+        let withDate = response.updatingHeaders(with: ["Date": date(-1), "Age": "3"], receivedAt: t0)
+        #expect(withDate["Date"] == date(-1))
+        #expect(withDate["Age"] == "3")
     }
 
     @Test func hopByHopHeadersAreNotStored() {

@@ -1,6 +1,7 @@
 import BlobStore
 import BlobStoreHTTP
 import Foundation
+import HTTPTestServer
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -85,16 +86,38 @@ struct HTTPCacheServerTests {
         var policy = HTTPCachePolicy()
         policy.minimumDiskLifetime = 0
         try await withServerAndCache(memoryBytes: 0, policy: policy) { server, cache in
-            let target = "/refresh?cc=no-cache&etag=%22a%22&body=body"
+            // The 200 says no-cache; the 304 says max-age=600.
+            let target = "/refresh?cc=no-cache&etag=%22a%22&body=body&cc304=max-age%3D600"
             _ = try await cache.data(for: get(server.url(target)))
             let before = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
             let again = try await cache.data(for: get(server.url(target)))
             let after = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
+            let third = try await cache.data(for: get(server.url(target)))
             #expect(again.outcome == .revalidatedHit)
             #expect(again.body == Data("body".utf8))
             #expect(after.response.responseTime > before.response.responseTime)
+            #expect(after.response.headers["Cache-Control"] == "max-age=600")
             #expect(after.body == before.body)
-            #expect(try await server.counts(target).notModified == 1)
+            #expect(third.outcome == .freshHit)
+            #expect(third.body == Data("body".utf8))
+            let counts = try await server.counts(target)
+            #expect(counts.requests == 2)
+            #expect(counts.notModified == 1)
+        }
+    }
+
+    @Test("A 304 with another ETag discards the stored response and refetches")
+    func notModifiedWithOtherETagRefetches() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/etag-mismatch?cc=max-age%3D0&etag=%22v1%22&etag304=%22v2%22&body=b"
+            _ = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(second.outcome == .miss)
+            #expect(second.body == Data("b".utf8))
+            #expect(second.headers["ETag"] == "\"v1\"")
+            let counts = try await server.counts(target)
+            #expect(counts.requests == 3)
+            #expect(counts.notModified == 1)
         }
     }
 
@@ -124,6 +147,17 @@ struct HTTPCacheServerTests {
             #expect(try cache.store.disk.entries().isEmpty)
             #expect(try cache.store.disk.stats().distinctBlobs == 0)
             #expect(cache.store.memory?.count == 0)
+            for directory in ["blobs", "tmp"] {
+                let files = FileManager.default.enumerator(atPath: cache.store.disk.path + "/" + directory)?
+                    .compactMap { $0 as? String }
+                    .filter { name in
+                        var isDirectory: ObjCBool = false
+                        let path = cache.store.disk.path + "/" + directory + "/" + name
+                        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                            && !isDirectory.boolValue
+                    }
+                #expect(files ?? [] == [], "\(directory)/ holds files")
+            }
         }
     }
 
@@ -144,6 +178,31 @@ struct HTTPCacheServerTests {
             #expect(try await server.counts(target).requests == 2)
             // The URL's entry names the Vary headers; one entry per variant holds a response.
             #expect(try cache.store.disk.entries().count == 3)
+        }
+    }
+
+    @Test("A memory-only variant keeps the disk variants reachable")
+    func memoryOnlyVariantKeepsDiskVariants() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/vary-mixed?cc=max-age%3D600&vary=Accept&body=v"
+            let url = server.url(target)
+            let onDisk = try await cache.data(for: get(url, ["Accept": "a"]))
+            let namesBefore = try #require(try cache.store.disk.info(for: HTTPCache.key(for: url)))
+            try await Task.sleep(for: .milliseconds(20))  // a rewrite would have a later creation time
+            // Another variant of the same URL, fresh for a minute: memory only.
+            let brief = StoredResponse(
+                url: url.absoluteString, status: 200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept"],
+                vary: nil, requestTime: Date(), responseTime: Date())
+            #expect(try cache.store(brief, body: Data("b".utf8), requestHeaders: ["Accept": "b"]) == .memoryOnly)
+            // The names record is unchanged, so it was not written again.
+            #expect(try cache.store.disk.info(for: HTTPCache.key(for: url))?.created == namesBefore.created)
+            // As the CLI does: a fresh CachedStore over the same disk, without a memory tier.
+            let diskOnly = HTTPCache(store: CachedStore(disk: cache.store.disk))
+            let again = try await diskOnly.data(for: get(url, ["Accept": "a"]))
+            #expect(onDisk.outcome == .miss)
+            #expect(again.outcome == .freshHit)
+            #expect(again.body == onDisk.body)
+            #expect(try await server.counts(target).requests == 1)
         }
     }
 
@@ -236,6 +295,29 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("A burst of stale hits sends one background revalidation")
+    func staleHitsShareOneRevalidation() async throws {
+        try await withServerAndCache { server, cache in
+            // The server holds the 304 until released: while it does, no second request may come.
+            let target = "/swr-burst?cc=max-age%3D0,stale-while-revalidate%3D600&etag=%22s%22&gate=1"
+            _ = try await cache.data(for: get(server.url(target)))
+            for _ in 0..<5 {
+                #expect(try await cache.data(for: get(server.url(target))).outcome == .staleHit)
+            }
+            var notModified = 0
+            for _ in 0..<500 where notModified == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+                notModified = try await server.counts(target).notModified
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let counts = try await server.counts(target)
+            #expect(counts.notModified == 1)
+            #expect(counts.requests == 2)
+            try await server.release()
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
     @Test("A body larger than the store's capacity is served and not stored")
     func bodyLargerThanCapacity() async throws {
         let directory = try TemporaryDirectory()
@@ -253,6 +335,76 @@ struct HTTPCacheServerTests {
             #expect(second.outcome == .miss)
             #expect(try disk.entries().isEmpty)
             #expect(try await server.counts(target).requests == 2)
+        }
+    }
+
+    @Test("An Age near Int.max does not crash a hit")
+    func hugeAgeIsServedClamped() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/huge-age?cc=max-age%3D600&etag=%22h%22&age=9223372036854775807"
+            _ = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(second.outcome == .revalidatedHit)
+            #expect(second.headers["Age"] == "2147483648")
+        }
+    }
+
+    @Test("A followed redirect is served and not stored under the original URL")
+    func followedRedirectIsNotStored() async throws {
+        try await withServerAndCache { server, cache in
+            let destination = "/there?cc=max-age%3D600&body=moved"
+            let encoded = destination.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let target = "/redirect?status=302&location=\(encoded)"
+            let first = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            #expect(first.body == Data("moved".utf8))
+            #expect(first.outcome == .miss)
+            #expect(second.outcome == .miss)
+            #expect(try await server.counts(target).requests == 2)
+            #expect(try cache.storedResponse(for: server.url(target), requestHeaders: [:]) == nil)
+            #expect(try cache.store.disk.entries().isEmpty)
+        }
+    }
+
+    @Test("A gzip body decoded by URLSession is stored with headers that describe it")
+    func decodedBodyDropsContentEncoding() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/gzip?cc=max-age%3D600&size=5000&gzip=1"
+            let first = try await cache.data(for: get(server.url(target)))
+            let second = try await cache.data(for: get(server.url(target)))
+            let stored = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
+            #expect(first.body == serverPattern(5000))
+            #expect(second.outcome == .freshHit)
+            #expect(second.body == serverPattern(5000))
+            for headers in [first.headers, second.headers, stored.response.headers] {
+                #expect(headers["Content-Encoding"] == nil)
+                #expect(headers["Content-Length"] == "5000")
+            }
+        }
+    }
+
+    @Test("A variant too large for the store leaves the other variants")
+    func tooLargeVariantKeepsOthers() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = BlobStore.Configuration(durability: .none)
+        configuration.limits = EvictionLimits(capacity: 4096)
+        let disk = try BlobStore(at: directory.child("store"), configuration: configuration)
+        defer { try? disk.close() }
+        let cache = HTTPCache(store: CachedStore(disk: disk))
+        try await withServer { server in
+            let url = server.url("/vary-large?cc=max-age%3D600&vary=Accept&body=small")
+            _ = try await cache.data(for: get(url, ["Accept": "a"]))
+            let large = StoredResponse(
+                url: url.absoluteString, status: 200, headers: ["Cache-Control": "max-age=600", "Vary": "Accept"],
+                vary: nil, requestTime: Date(), responseTime: Date())
+            let decision = try cache.store(large, body: Data(count: 10_000), requestHeaders: ["Accept": "b"])
+            guard case .notStored(let reason) = decision else {
+                Issue.record("stored: \(decision)")
+                return
+            }
+            #expect(reason.hasPrefix("the response is too large for the store"))
+            #expect(try await cache.data(for: get(url, ["Accept": "a"])).outcome == .freshHit)
         }
     }
 

@@ -1,6 +1,7 @@
 import BlobStore
 import BlobStoreHTTP
 import Foundation
+import HTTPTestServer
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -41,6 +42,74 @@ struct URLProtocolTests {
         }
     }
 
+    @Test("A failure reaches the session as a URLError, and only the latest outcomes are kept")
+    func failuresAreURLErrorsAndOutcomesAreBounded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let disk = try BlobStore(at: directory.child("store"))
+        defer { try? disk.close() }
+        BlobStoreURLProtocol.register(HTTPCache(store: CachedStore(disk: disk)))
+        defer { BlobStoreURLProtocol.register(nil) }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [BlobStoreURLProtocol.self] + (configuration.protocolClasses ?? [])
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+
+        await #expect(throws: URLError.self) {
+            _ = try await session.data(from: try #require(URL(string: "http://127.0.0.1:1/refused")))
+        }
+        try await withServer { server in
+            let urls = (0...BlobStoreURLProtocol.rememberedOutcomes).map { server.url("/many-\($0)?body=x") }
+            for url in urls { _ = try await session.data(from: url) }
+            #expect(BlobStoreURLProtocol.lastOutcome(for: urls[0]) == nil)
+            #expect(BlobStoreURLProtocol.lastOutcome(for: urls[urls.count - 1]) == .miss)
+        }
+    }
+
+    @Test("After stopLoading the client hears nothing")
+    func stoppedProtocolIsSilent() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let disk = try BlobStore(at: directory.child("store"))
+        defer { try? disk.close() }
+        BlobStoreURLProtocol.register(HTTPCache(store: CachedStore(disk: disk)))
+        defer { BlobStoreURLProtocol.register(nil) }
+        try await withServer { server in
+            // A conditional request goes to the server, which holds its 304 until released.
+            let target = "/held?etag=%22h%22&gate=1"
+            var request = URLRequest(url: server.url(target))
+            request.setValue("\"h\"", forHTTPHeaderField: "If-None-Match")
+            let client = RecordingClient()
+            let loader = BlobStoreURLProtocol(request: request, cachedResponse: nil, client: client)
+            loader.startLoading()
+            var arrived = 0
+            for _ in 0..<500 where arrived == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+                arrived = try await server.counts(target).notModified
+            }
+            loader.stopLoading()
+            try await server.release()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(arrived == 1)
+            #expect(client.calls == [])
+        }
+    }
+
+    @Test("HTTPCache leaves the caller's session configuration unchanged")
+    func sessionConfigurationIsCopied() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let disk = try BlobStore(at: directory.child("store"))
+        defer { try? disk.close() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [BlobStoreURLProtocol.self]
+        configuration.requestCachePolicy = .returnCacheDataElseLoad
+        let cache = HTTPCache(store: CachedStore(disk: disk), sessionConfiguration: configuration)
+        #expect(configuration.protocolClasses?.count == 1)
+        #expect(configuration.requestCachePolicy == .returnCacheDataElseLoad)
+        #expect(cache.policy == HTTPCachePolicy())
+    }
+
     @Test("A POST is left to the session and reaches the server with its body")
     func postThroughProtocol() async throws {
         let directory = try TemporaryDirectory()
@@ -74,11 +143,16 @@ struct URLProtocolTests {
         defer { directory.remove() }
         BlobStoreURLProtocol.register(nil)
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/")))
+        var head = request
+        head.httpMethod = "HEAD"
         #expect(!BlobStoreURLProtocol.canInit(with: request))
-        BlobStoreURLProtocol.register(
-            HTTPCache(store: CachedStore(disk: try BlobStore(at: directory.child("store")))))
+        #expect(!BlobStoreURLProtocol.canInit(with: head))
+        let disk = try BlobStore(at: directory.child("store"))
+        defer { try? disk.close() }
+        BlobStoreURLProtocol.register(HTTPCache(store: CachedStore(disk: disk)))
         defer { BlobStoreURLProtocol.register(nil) }
         #expect(BlobStoreURLProtocol.canInit(with: request))
+        #expect(BlobStoreURLProtocol.canInit(with: head))
         var post = request
         post.httpMethod = "POST"
         #expect(!BlobStoreURLProtocol.canInit(with: post))

@@ -47,14 +47,15 @@ struct CachedStoreTests {
                     onDisk[key] = memoryOnlyPut ? nil : item
                     memoryOnly[key] = memoryOnlyPut ? item : nil
                 case 3..<9:
-                    let tierBefore = model.contains(key)
+                    let inMemoryBefore = cache.memory?.contains(key) == true
+                    #expect(inMemoryBefore == model.contains(key), "step \(step)")
                     let entry = try cache.entry(for: key)
                     let object = try cache.object(Item.self, for: key)
                     if model.use(key) {
                         #expect(entry?.tier == .memory, "step \(step)")
                         #expect(object == (memoryOnly[key] ?? onDisk[key]))
                     } else if let item = onDisk[key] {
-                        #expect(!tierBefore)
+                        #expect(!inMemoryBefore, "step \(step)")
                         #expect(entry?.tier == .disk, "step \(step)")
                         #expect(object == item)
                         _ = model.insert(key, cost: try encoder.encode(item).count + key.bytes.count)
@@ -158,6 +159,20 @@ struct CachedStoreTests {
             cache.memory?.removeAll()
             #expect(try cache.object(Item.self, for: "a") == item)
             #expect(try cache.disk.stats().distinctBlobs == 1)
+        }
+    }
+
+    @Test("An OpenStep property list is refused with unencodable, and nothing is stored")
+    func openStepIsRefused() throws {
+        try withCachedStore(coding: .propertyList(.openStep)) { cache in
+            do {
+                try cache.put(object: Item(id: 1, name: "n", tags: []), for: "k")
+                Issue.record("an OpenStep property list was written")
+            } catch let error as BlobStoreError {
+                #expect(error.code == .unencodable)
+            }
+            let entry = try cache.entry(for: "k")
+            #expect(entry == nil)
         }
     }
 

@@ -57,7 +57,7 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
     case .fetch(let url, let output, let fetch):
         subcommand = .fetch
         if let output { options.append(("--output", output)) }
-        for header in fetch.headers { options.append(("--header", header)) }
+        for field in fetch.headers { options.append(("--header", "\(field.name): \(field.value)")) }
         if let lifetime = fetch.minimumDiskLifetime {
             options.append(("--min-disk-lifetime", QuantityFormat.exactSeconds(lifetime)))
         }

@@ -2,9 +2,13 @@ import Foundation
 
 /// How a ``CachedStore`` turns typed objects into bytes and back.
 public enum ObjectCoding: Sendable, Equatable {
-    /// JSON with sorted keys (equal objects encode to equal bytes, so they are stored once).
+    /// JSON with sorted keys: equal objects encode to equal bytes, so they are stored once, except
+    /// where the encoding follows an unordered collection (a `Set`, a dictionary whose keys are
+    /// not strings).
     case json
-    /// A property list, binary or XML.
+    /// A property list, `.binary` or `.xml`. Equal objects may encode to different bytes (a
+    /// binary property list writes a dictionary in its iteration order), and then are stored
+    /// twice. `.openStep` cannot be written: encoding fails with `unencodable`.
     case propertyList(PropertyListSerialization.PropertyListFormat)
 
     /// The coder's name in messages.
@@ -17,8 +21,14 @@ public enum ObjectCoding: Sendable, Equatable {
 
     /// `value` encoded.
     ///
-    /// - Throws: ``BlobStoreError`` with code `unencodable`.
+    /// - Throws: ``BlobStoreError`` with code `unencodable`, also for the `.openStep` format.
     func encode<T: Encodable>(_ value: T) throws -> Data {
+        if case .propertyList(.openStep) = self {
+            throw BlobStoreError(
+                .unencodable,
+                "A value of type \(T.self) cannot be encoded as an OpenStep property list: that format "
+                    + "can be read, not written. Use .propertyList(.binary), .propertyList(.xml) or .json.")
+        }
         do {
             switch self {
             case .json:

@@ -1,4 +1,9 @@
 extension Duration {
+    /// The duration in seconds, with its fraction.
+    public var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
     /// The duration in nanoseconds, clamped to 0 ... 100 years: configured timeouts and intervals
     /// that are negative or absurdly long never trap an arithmetic conversion.
     var clampedNanoseconds: UInt64 {

@@ -47,7 +47,7 @@ private struct RecordedLimits: Encodable {
     init(_ limits: EvictionLimits) {
         capacity = limits.capacity
         maxEntries = limits.maxEntries
-        maxAgeSeconds = limits.maxAge.map(QuantityFormat.seconds)
+        maxAgeSeconds = limits.maxAge?.seconds
         lowWater = limits.lowWater
     }
 

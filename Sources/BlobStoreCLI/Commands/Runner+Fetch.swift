@@ -18,18 +18,13 @@ extension Runner {
             throw CommandFailure(ExitCode.usage, "'\(url)' is not a URL.")
         }
         var request = URLRequest(url: target)
-        for header in options.headers {
-            guard let colon = header.firstIndex(of: ":") else { continue }
-            let name = String(header[..<colon])
-            let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            request.addValue(value, forHTTPHeaderField: name)
+        for field in options.headers {
+            request.addValue(field.value, forHTTPHeaderField: field.name)
         }
         var policy = HTTPCachePolicy()
         policy.servesStaleWhileRevalidating = false
         if let lifetime = options.minimumDiskLifetime {
-            policy.minimumDiskLifetime =
-                Double(lifetime.components.seconds)
-                + Double(lifetime.components.attoseconds) / 1e18
+            policy.minimumDiskLifetime = lifetime.seconds
         }
         let prepared = request
         return try withStore { store in

@@ -18,8 +18,9 @@ extension HTTPCache {
     /// - A stale one with `ETag` or `Last-Modified` is revalidated with `If-None-Match` /
     ///   `If-Modified-Since`; a `304` refreshes its headers and its body answers
     ///   (``HTTPCacheOutcome/revalidatedHit``).
-    /// - Otherwise the server's response answers (``HTTPCacheOutcome/miss``). A successful
-    ///   unsafe request (`POST`, `PUT`, `DELETE`, …) removes what is stored for its URL.
+    /// - Otherwise the server's response answers (``HTTPCacheOutcome/miss``); one reached through
+    ///   a redirect is not stored. A successful unsafe request (`POST`, `PUT`, `DELETE`, …)
+    ///   removes what is stored for its URL.
     ///
     /// A request that carries its own `If-None-Match` or `If-Modified-Since` goes to the server.
     ///
@@ -47,9 +48,13 @@ extension HTTPCache {
         case .fresh:
             return result(stored, body, url: url, outcome: .freshHit)
         case .staleWhileRevalidate:
-            Task { [self] in
-                _ = try? await revalidate(
-                    stored, body: body, request: request, url: url, requestHeaders: requestHeaders)
+            let key = Self.entryKey(for: stored, url: url)
+            if revalidating.withLock({ $0.insert(key).inserted }) {
+                Task { [self] in
+                    defer { revalidating.withLock { _ = $0.remove(key) } }
+                    _ = try? await revalidate(
+                        stored, body: body, request: request, url: url, requestHeaders: requestHeaders)
+                }
             }
             return result(stored, body, url: url, outcome: .staleHit)
         case .revalidate:
@@ -82,17 +87,23 @@ extension HTTPCache {
         }
         let fetched = try await fetch(conditional)
         guard fetched.response.status == 304 else {
-            try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
+            try await storeIfSameURL(fetched, requestHeaders: requestHeaders)
             return result(fetched.response, fetched.body, url: url, outcome: .miss)
         }
+        guard stored.isValidated(by: fetched.response.headers) else {
+            // The 304 is about another representation (RFC 9111 §4.3.4): the stored one is wrong.
+            try await offload { try self.removeStored(stored, url: url) }
+            return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders)
+        }
         var refreshed = stored
-        refreshed.headers = stored.updatingHeaders(with: fetched.response.headers)
+        refreshed.headers = stored.updatingHeaders(
+            with: fetched.response.headers, receivedAt: fetched.response.responseTime)
         refreshed.requestTime = fetched.response.requestTime
         refreshed.responseTime = fetched.response.responseTime
         let record = refreshed
         try await offload {
             if case .notStored = try self.store(record, body: body, requestHeaders: requestHeaders) {
-                try self.invalidate(url)
+                try self.removeStored(record, url: url)
             }
         }
         return result(refreshed, body, url: url, outcome: .revalidatedHit)
@@ -102,12 +113,22 @@ extension HTTPCache {
         -> HTTPCacheResult
     {
         let fetched = try await fetch(request)
-        try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
+        try await storeIfSameURL(fetched, requestHeaders: requestHeaders)
         return result(fetched.response, fetched.body, url: url, outcome: .miss)
     }
 
+    /// Stores a fetched response unless the session followed a redirect to get it: the final
+    /// response belongs to another URL and says nothing about how long the redirect holds.
+    private func storeIfSameURL(_ fetched: Fetched, requestHeaders: HTTPHeaders) async throws {
+        guard !fetched.redirected else { return }
+        try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
+    }
+
+    /// A response from the server; `redirected` when its URL is not the request's.
+    private typealias Fetched = (response: StoredResponse, body: Data, redirected: Bool)
+
     /// Sends `request` to the server and records when it was sent and answered.
-    private func fetch(_ request: URLRequest) async throws -> (response: StoredResponse, body: Data) {
+    private func fetch(_ request: URLRequest) async throws -> Fetched {
         let requestTime = Date()
         let data: Data
         let response: URLResponse
@@ -124,10 +145,29 @@ extension HTTPCache {
                 .network,
                 "\(request.url?.absoluteString ?? "?") did not answer with an HTTP response. Use an http(s) URL.")
         }
+        var headers = HTTPHeaders(http.allHeaderFields)
+        if (request.httpMethod ?? "GET").uppercased() != "HEAD", http.statusCode != 304,
+            Self.wasDecoded(headers: headers, bodyCount: data.count)
+        {
+            // The headers must describe the body kept and served: the decoded one.
+            headers.set("Content-Encoding", nil)
+            headers.set("Content-Length", String(data.count))
+        }
         let stored = StoredResponse(
             url: (request.url ?? http.url)?.absoluteString ?? "", status: http.statusCode,
-            headers: HTTPHeaders(http.allHeaderFields), vary: nil, requestTime: requestTime, responseTime: Date())
-        return (stored, data)
+            headers: headers, vary: nil, requestTime: requestTime, responseTime: Date())
+        let redirected = http.url.map { $0.absoluteString != request.url?.absoluteString } ?? false
+        return (stored, data, redirected)
+    }
+
+    /// Whether `URLSession` decoded a body whose response has `headers`: it has a
+    /// `Content-Encoding` other than `identity`, and its `Content-Length` is not the body's size
+    /// or its codings are ones `URLSession` always decodes (`gzip`, `x-gzip`, `deflate`).
+    static func wasDecoded(headers: HTTPHeaders, bodyCount: Int) -> Bool {
+        let codings = headers.list("Content-Encoding").map { $0.lowercased() }.filter { $0 != "identity" }
+        guard !codings.isEmpty else { return false }
+        if let length = headers["Content-Length"].flatMap(Int.init), length != bodyCount { return true }
+        return codings.allSatisfy { ["gzip", "x-gzip", "deflate"].contains($0) }
     }
 
     private func result(_ response: StoredResponse, _ body: Data, url: URL, outcome: HTTPCacheOutcome)

@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -29,6 +30,9 @@ public final class HTTPCache: Sendable {
     /// The session that sends requests to servers: ephemeral, with no `URLCache` and no
     /// protocol of this library, so a request never comes back to the cache.
     let session: URLSession
+    /// The entries being revalidated in the background, so that a burst of stale hits sends
+    /// one conditional request.
+    let revalidating = Mutex<Set<StoreKey>>([])
 
     /// A cache keeping responses in `store` under `policy`.
     ///
@@ -36,20 +40,28 @@ public final class HTTPCache: Sendable {
     ///   - store: The disk store and, optionally, the memory tier.
     ///   - policy: Shared or private, minimum disk lifetime and heuristics.
     ///   - sessionConfiguration: The configuration for requests to servers (timeouts, proxies).
-    ///     Its `urlCache` and `protocolClasses` are replaced. Default: ephemeral.
+    ///     The cache uses a copy without `urlCache` and without ``BlobStoreURLProtocol``; the
+    ///     caller's configuration is left as it is. Default: ephemeral.
     public init(
         store: CachedStore, policy: HTTPCachePolicy = HTTPCachePolicy(),
         sessionConfiguration: URLSessionConfiguration = .ephemeral
     ) {
         self.store = store
         self.policy = policy
-        let configuration = sessionConfiguration
+        guard let configuration = sessionConfiguration.copy() as? URLSessionConfiguration else {
+            preconditionFailure("URLSessionConfiguration.copy() returns a URLSessionConfiguration")
+        }
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.protocolClasses = (configuration.protocolClasses ?? []).filter {
             $0 != BlobStoreURLProtocol.self
         }
         self.session = URLSession(configuration: configuration)
+    }
+
+    /// Lets the requests under way finish, then releases the session.
+    deinit {
+        session.finishTasksAndInvalidate()
     }
 
     // MARK: - Keys
@@ -118,9 +130,12 @@ public final class HTTPCache: Sendable {
         let metadata = try CacheRecord(response: record).encoded()
         do {
             if let vary = record.vary {
-                try store.put(
-                    Data(), for: Self.key(for: url), metadata: try CacheRecord(variants: vary.names).encoded(),
-                    placement: placement)
+                // On disk whatever this variant's placement: the other variants on disk need it.
+                // Written only when it changes, so a memory-only variant costs no disk write.
+                let names = try CacheRecord(variants: vary.names).encoded()
+                if try store.disk.info(for: Self.key(for: url))?.metadata != names {
+                    try store.put(Data(), for: Self.key(for: url), metadata: names, placement: .memoryAndDisk)
+                }
                 try store.put(
                     body, for: Self.variantKey(for: url, vary), metadata: metadata, expires: expires,
                     placement: placement)
@@ -129,7 +144,7 @@ public final class HTTPCache: Sendable {
             }
         } catch let error as BlobStoreError where error.code == .tooLarge {
             // Larger than the store's capacity: served, not kept. Other failures are the store's.
-            _ = try? store.remove(Self.key(for: url))
+            _ = try? store.remove(Self.entryKey(for: record, url: url))
             return .notStored("the response is too large for the store: \(error.message)")
         }
         return decision
@@ -139,6 +154,17 @@ public final class HTTPCache: Sendable {
     /// eviction), as an unsafe request to it requires (RFC 9111 §4.4).
     public func invalidate(_ url: URL) throws {
         try store.remove(Self.key(for: url))
+    }
+
+    /// The key of the entry that holds `response` for `url`: its variant's, or the URL's when it
+    /// has no `Vary`.
+    static func entryKey(for response: StoredResponse, url: URL) -> StoreKey {
+        response.vary.map { variantKey(for: url, $0) } ?? key(for: url)
+    }
+
+    /// Removes the entry that holds `response` for `url`; the other variants stay.
+    func removeStored(_ response: StoredResponse, url: URL) throws {
+        try store.remove(Self.entryKey(for: response, url: url))
     }
 
     /// When an entry stops being useful: never for a response with a validator (it can always

@@ -49,7 +49,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     }
 
     /// Whether the response carries a validator for a conditional request.
-    public var hasValidator: Bool { headers.contains("ETag") || headers.contains("Last-Modified") }
+    public var hasValidator: Bool { headers.hasValidator }
 
     /// How the response may be used at `now` for a request with `requestHeaders` (RFC 9111 §4).
     public func use(at now: Date, requestHeaders: HTTPHeaders, policy: HTTPCachePolicy) -> ResponseUse {
@@ -62,7 +62,9 @@ public struct StoredResponse: Sendable, Equatable, Codable {
             response.noCache || request.noCache || pragmaNoCache
             || request.maxAge.map { age > TimeInterval($0) } == true
         if !mustAsk, lifetime > age { return .fresh }
-        let mustRevalidate = response.mustRevalidate || (policy.isShared && response.proxyRevalidate)
+        let mustRevalidate =
+            response.mustRevalidate
+            || (policy.isShared && (response.proxyRevalidate || response.sharedMaxAge != nil))
         if !mustAsk, !mustRevalidate, policy.servesStaleWhileRevalidating,
             let window = response.staleWhileRevalidate, age < lifetime + TimeInterval(window)
         {
@@ -71,33 +73,36 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         return hasValidator ? .revalidate : .unusable
     }
 
+    /// Whether a `304 Not Modified` with `notModified` headers is about this response
+    /// (RFC 9111 §4.3.4): it carries no `ETag`, or the stored one.
+    public func isValidated(by notModified: HTTPHeaders) -> Bool {
+        guard let etag = notModified["ETag"] else { return true }
+        return etag == headers["ETag"]
+    }
+
     /// The headers to keep after a `304 Not Modified` carrying `notModified` (RFC 9111 §3.2,
-    /// §4.3.4): each field the 304 has replaces the stored fields of that name, except
-    /// `Content-Length` and hop-by-hop fields.
-    public func updatingHeaders(with notModified: HTTPHeaders) -> HTTPHeaders {
+    /// §4.3.4), received at `responseTime`: each field the 304 has replaces the stored fields of
+    /// that name, except hop-by-hop fields and those that describe the stored body
+    /// (`Content-Length`, `Content-Encoding`, `Content-Range`). The stored `Age` is dropped when
+    /// the 304 has none, and `Date` is the 304's or `responseTime`, so the age restarts.
+    public func updatingHeaders(with notModified: HTTPHeaders, receivedAt responseTime: Date) -> HTTPHeaders {
+        let excluded: Set<String> = ["content-length", "content-encoding", "content-range", "transfer-encoding"]
         var updated = headers
-        for name in Set(Self.endToEnd(notModified).fields.map { $0.name.lowercased() }) where name != "content-length" {
+        for name in Set(Self.endToEnd(notModified).fields.map { $0.name.lowercased() }) where !excluded.contains(name) {
             updated.set(name, notModified[name])
         }
+        if !notModified.contains("Age") { updated.set("Age", nil) }
+        if !notModified.contains("Date") { updated.set("Date", HTTPDate.format(responseTime)) }
         return updated
     }
 
-    /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served.
+    /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served:
+    /// whole seconds, at most ``CacheControl/maximumSeconds`` (an absurd `Date` or `Age` from the
+    /// server never traps the conversion).
     public func servedHeaders(at now: Date) -> HTTPHeaders {
         var served = headers
-        served.set("Age", String(Int(age(at: now).rounded(.down))))
+        let age = min(max(0, age(at: now)), TimeInterval(CacheControl.maximumSeconds))
+        served.set("Age", String(Int(age.rounded(.down))))
         return served
     }
-}
-
-/// How a stored response may answer a request.
-public enum ResponseUse: Sendable, Equatable {
-    /// It is fresh: serve it without contacting the server.
-    case fresh
-    /// It is stale within its `stale-while-revalidate` window: serve it, revalidate meanwhile.
-    case staleWhileRevalidate
-    /// It is stale (or `no-cache`) and has a validator: send a conditional request.
-    case revalidate
-    /// It cannot be used: fetch anew.
-    case unusable
 }

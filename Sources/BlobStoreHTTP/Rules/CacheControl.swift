@@ -82,10 +82,14 @@ public struct CacheControl: Sendable, Equatable {
         }
     }
 
-    /// A delta-seconds argument: digits only; a value too large for an `Int` is the largest
-    /// one (RFC 9111 §1.2.2); anything else is `nil` (the directive is ignored).
+    /// The largest delta-seconds value the cache uses: 2^31 (RFC 9111 §1.2.2). Any larger value,
+    /// and any too large for an `Int`, reads as this one.
+    public static let maximumSeconds = 2_147_483_648
+
+    /// A delta-seconds argument: digits only, clamped to ``maximumSeconds``; anything else is
+    /// `nil` (the directive is ignored).
     static func seconds(_ argument: String?) -> Int? {
         guard let argument, !argument.isEmpty, argument.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return Int(argument) ?? Int(Int32.max)
+        return min(Int(argument) ?? .max, maximumSeconds)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// HTTP dates (RFC 9110 §5.6.7): the preferred IMF-fixdate and the two obsolete forms a
 /// recipient must still accept.
@@ -7,23 +8,14 @@ public enum HTTPDate {
     /// `Sun Nov  6 08:49:37 1994`, as a date; `nil` for anything else.
     public static func parse(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: trimmed) { return date }
+        return formatters.withLock { formatters in
+            formatters.lazy.compactMap { $0.date(from: trimmed) }.first
         }
-        return nil
     }
 
     /// `date` as an IMF-fixdate.
     public static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = formats[0]
-        return formatter.string(from: date)
+        formatters.withLock { $0[0].string(from: date) }
     }
 
     private static let formats = [
@@ -31,4 +23,16 @@ public enum HTTPDate {
         "EEEE, dd-MMM-yy HH:mm:ss 'GMT'",
         "EEE MMM d HH:mm:ss yyyy",
     ]
+
+    /// One formatter per form, IMF-fixdate first, made once (making one costs far more than a
+    /// parse) and used under the lock, since a `DateFormatter` is not safe to share between
+    /// threads.
+    private static let formatters = Mutex<[DateFormatter]>(
+        formats.map { format in
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            return formatter
+        })
 }

@@ -55,6 +55,9 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
         fields.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
+    /// Whether the fields carry a validator for a conditional request: `ETag` or `Last-Modified`.
+    public var hasValidator: Bool { contains("ETag") || contains("Last-Modified") }
+
     /// Replaces every field named `name` (any case) by one with `value`, or removes them when
     /// `value` is `nil`.
     public mutating func set(_ name: String, _ value: String?) {

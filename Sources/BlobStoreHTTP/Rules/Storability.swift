@@ -28,7 +28,7 @@ public enum Storability: Sendable, Equatable {
     /// (unless `public`, `must-revalidate` or `s-maxage` allows it), `Vary` is not `*`, the
     /// status is heuristically cacheable or the response has explicit freshness, and the
     /// response can be used at all: it has a freshness lifetime, a `stale-while-revalidate`
-    /// window or a validator (`ETag`, `Last-Modified`).
+    /// window or a validator (`ETag`, `Last-Modified`), and a validator when it says `no-cache`.
     ///
     /// - Parameters:
     ///   - method: The request method.
@@ -62,10 +62,13 @@ public enum Storability: Sendable, Equatable {
         guard explicit || Freshness.heuristicallyCacheableStatuses.contains(status) else {
             return .notStored("the status \(status) needs explicit freshness")
         }
-        let hasValidator = responseHeaders.contains("ETag") || responseHeaders.contains("Last-Modified")
+        let hasValidator = responseHeaders.hasValidator
         let window = TimeInterval(response.staleWhileRevalidate ?? 0)
         guard freshness.lifetime > 0 || window > 0 || hasValidator else {
             return .notStored("the response is stale at once and has no validator")
+        }
+        guard !response.noCache || hasValidator else {
+            return .notStored("the response says no-cache and has no validator")
         }
         return freshness.lifetime < policy.minimumDiskLifetime ? .memoryOnly : .memoryAndDisk
     }

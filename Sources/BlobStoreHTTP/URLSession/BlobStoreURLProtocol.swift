@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import Synchronization
 
@@ -22,11 +23,18 @@ import Synchronization
 ///
 /// The session's own `URLCache` is bypassed (the response is reported with
 /// `.notAllowed` storage). Without a registered cache, the class handles no request.
-/// ``lastOutcome(for:)`` tells how the latest request for a URL was answered.
+/// ``lastOutcome(for:)`` tells how the latest request for a URL was answered. A failure reaches
+/// the session as a `URLError`.
 public final class BlobStoreURLProtocol: URLProtocol {
+    /// How many URLs ``lastOutcome(for:)`` remembers; older ones are forgotten.
+    public static let rememberedOutcomes = 64
+
     private static let registered = Mutex<HTTPCache?>(nil)
-    private static let outcomes = Mutex<[URL: HTTPCacheOutcome]>([:])
-    private let loading = Mutex<Task<Void, Never>?>(nil)
+    /// The latest outcomes, oldest first, one per URL, at most ``rememberedOutcomes``.
+    private static let outcomes = Mutex<[(url: URL, outcome: HTTPCacheOutcome)]>([])
+    /// The task answering the request, and whether `stopLoading` was called: then the client
+    /// hears nothing more.
+    private let loading = Mutex<(task: Task<Void, Never>?, stopped: Bool)>((nil, false))
 
     /// Makes `cache` answer the requests of every session that registers this class; `nil`
     /// stops handling requests.
@@ -34,10 +42,23 @@ public final class BlobStoreURLProtocol: URLProtocol {
         registered.withLock { $0 = cache }
     }
 
-    /// How the latest request for `url` handled by this class was answered, or `nil`.
+    /// How the latest request for `url` handled by this class was answered, or `nil` (also once
+    /// ``rememberedOutcomes`` other URLs were requested since).
     public static func lastOutcome(for url: URL) -> HTTPCacheOutcome? {
-        outcomes.withLock { $0[url] }
+        outcomes.withLock { $0.last { $0.url == url }?.outcome }
     }
+
+    /// Remembers `outcome` as the latest for `url`, forgetting the oldest URL beyond the limit.
+    private static func remember(_ outcome: HTTPCacheOutcome, for url: URL) {
+        outcomes.withLock { recent in
+            recent.removeAll { $0.url == url }
+            recent.append((url, outcome))
+            if recent.count > rememberedOutcomes { recent.removeFirst(recent.count - rememberedOutcomes) }
+        }
+    }
+
+    /// Whether `stopLoading` was called.
+    fileprivate var isStopped: Bool { loading.withLock { $0.stopped } }
 
     /// Whether the class handles `request`: a `GET` or `HEAD` of an `http` or `https` URL while a
     /// cache is registered. Other methods carry a body that `URLSession` does not hand to a
@@ -64,43 +85,65 @@ public final class BlobStoreURLProtocol: URLProtocol {
         }
         let handle = UncheckedProtocol(self)
         let request = self.request
-        loading.withLock {
-            $0 = Task {
+        loading.withLock { state in
+            guard !state.stopped else { return }
+            state.task = Task {
                 do {
                     let result = try await cache.data(for: request)
-                    Self.outcomes.withLock { $0[result.url] = result.outcome }
+                    Self.remember(result.outcome, for: result.url)
                     handle.deliver(result)
                 } catch {
-                    handle.fail(error)
+                    handle.fail(Self.urlError(for: error))
                 }
             }
         }
     }
 
-    /// Cancels the request if it is still running.
+    /// Cancels the request if it is still running; the client hears nothing more from it.
     override public func stopLoading() {
-        loading.withLock { $0?.cancel() }
+        loading.withLock { state in
+            state.stopped = true
+            state.task?.cancel()
+        }
+    }
+
+    /// `error` as the `URLError` a session's caller expects: a ``BlobStoreError`` with code
+    /// `network` is `networkConnectionLost`, any other failure `resourceUnavailable`; both carry
+    /// the original as `NSUnderlyingErrorKey` and its description.
+    static func urlError(for error: any Error) -> URLError {
+        if let error = error as? URLError { return error }
+        let isNetwork = (error as? BlobStoreError)?.code == .network
+        return URLError(
+            isNetwork ? .networkConnectionLost : .resourceUnavailable,
+            userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: "\(error)"])
     }
 }
 
-/// Carries a `URLProtocol` into the task that answers it. `URLProtocol` is not `Sendable`; the
-/// client is called from that one task only, as URLSession allows.
+/// Carries a ``BlobStoreURLProtocol`` into the task that answers it. `URLProtocol` is not
+/// `Sendable`; the client is called from that one task only, as URLSession allows, and not at
+/// all once the request was stopped.
 private struct UncheckedProtocol: @unchecked Sendable {
-    let instance: URLProtocol
+    let instance: BlobStoreURLProtocol
 
-    init(_ instance: URLProtocol) { self.instance = instance }
+    init(_ instance: BlobStoreURLProtocol) { self.instance = instance }
 
     func deliver(_ result: HTTPCacheResult) {
         guard let response = result.httpResponse else {
             fail(URLError(.badServerResponse))
             return
         }
+        guard !instance.isStopped else { return }
         instance.client?.urlProtocol(instance, didReceive: response, cacheStoragePolicy: .notAllowed)
-        if !result.body.isEmpty { instance.client?.urlProtocol(instance, didLoad: result.body) }
+        if !result.body.isEmpty {
+            guard !instance.isStopped else { return }
+            instance.client?.urlProtocol(instance, didLoad: result.body)
+        }
+        guard !instance.isStopped else { return }
         instance.client?.urlProtocolDidFinishLoading(instance)
     }
 
-    func fail(_ error: any Error) {
+    func fail(_ error: URLError) {
+        guard !instance.isStopped else { return }
         instance.client?.urlProtocol(instance, didFailWithError: error)
     }
 }

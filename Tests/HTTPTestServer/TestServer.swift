@@ -1,22 +1,26 @@
 import Foundation
-import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-/// The Python test server (`Server/http_server.py`), started on a free port of 127.0.0.1 and
-/// stopped by `stop()` (it also exits when this process dies: it reads its standard input to the
-/// end).
-final class TestServer: Sendable {
-    let port: Int
+/// The Python test server (`http_server.py`, next to this file, documents its options), started
+/// on a free port of 127.0.0.1 and stopped by `stop()` (it also exits when this process dies: it
+/// reads its standard input to the end). Shared by the HTTP cache and the CLI tests.
+public final class TestServer: Sendable {
+    /// The port the server listens on.
+    public let port: Int
     private let process: Process
     private let input: Pipe
+    /// The session that asks the server for its counts.
+    private let session = URLSession(configuration: .ephemeral)
 
     /// Starts the server and waits for the port it prints.
-    init() throws {
+    ///
+    /// - Throws: ``TestServerError/noPort`` when it prints none (is `python3` installed?).
+    public init() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Server/http_server.py")
+            .appendingPathComponent("http_server.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path]
@@ -41,53 +45,41 @@ final class TestServer: Sendable {
     }
 
     /// `http://127.0.0.1:<port><target>`.
-    func url(_ target: String) -> URL {
+    public func url(_ target: String) -> URL {
         URL(string: "http://127.0.0.1:\(port)\(target)")!
     }
 
     /// How many requests `target` received, and how many were answered 304.
-    func counts(_ target: String) async throws -> (requests: Int, notModified: Int) {
+    public func counts(_ target: String) async throws -> (requests: Int, notModified: Int) {
         var components = URLComponents(string: "http://127.0.0.1:\(port)/_count")!
         components.queryItems = [URLQueryItem(name: "path", value: target)]
-        let session = URLSession(configuration: .ephemeral)
         let (data, _) = try await session.data(from: components.url!)
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Int]
         return (object?["requests"] ?? -1, object?["notModified"] ?? -1)
     }
 
-    /// Stops the server and waits for it to exit.
-    func stop() {
+    /// Lets every 304 held by `gate=1` (now and later) be sent.
+    public func release() async throws {
+        _ = try await session.data(from: url("/_release"))
+    }
+
+    /// Stops the server, waits for it to exit, and releases the counting session.
+    public func stop() {
+        session.finishTasksAndInvalidate()
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }
 }
 
-enum TestServerError: Error {
+/// Why the test server did not start.
+public enum TestServerError: Error {
+    /// It printed no port.
     case noPort
 }
 
 /// Runs `body` with a started server, stopped afterwards.
-func withServer<R>(_ body: (TestServer) async throws -> R) async throws -> R {
+public func withServer<R>(_ body: (TestServer) async throws -> R) async throws -> R {
     let server = try TestServer()
     defer { server.stop() }
     return try await body(server)
-}
-
-/// A fresh directory under the system temporary directory (0700, as a store requires), removed
-/// by `remove()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "blobstore-http-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(
-            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    }
-
-    /// A path inside the directory that does not exist yet.
-    func child(_ name: String) -> String { path + "/" + name }
-
-    func remove() {
-        try? FileManager.default.removeItem(atPath: path)
-    }
 }

@@ -5,12 +5,16 @@ Listens on 127.0.0.1, on the port given as the first argument (0 or none: any fr
 prints the port on standard output, and exits when standard input closes (so it never outlives
 the test that started it).
 
-Any path except /_count answers with headers chosen by the query:
+Any path except /_count and /_release answers with headers chosen by the query:
 
   cc=<Cache-Control>   etag=<ETag>        lm=<Last-Modified>   expires=<Expires>
   vary=<Vary>          age=<Age>          status=<code>        body=<text>
+  location=<Location>  (with status=302: a redirect the client follows)
   size=<n>             (a body of n deterministic bytes instead of `body`)
   chunk=<n>            (send the body with Transfer-Encoding: chunked, n bytes a chunk)
+  gzip=1               (send the body gzip-compressed, with Content-Encoding: gzip)
+  cc304=<Cache-Control> etag304=<ETag>  (sent instead of `cc`, `etag` on a 304)
+  gate=1               (hold a 304, counted, until GET /_release)
 
 If-None-Match equal to `etag`, or If-Modified-Since equal to `lm`, answers 304 Not Modified.
 With `vary`, the body ends with the values of the named request headers, so variants differ.
@@ -21,6 +25,7 @@ GET /_count?path=<path and query> answers JSON {"requests": n, "notModified": m}
 requests that exact target received, and how many were answered 304.
 """
 
+import gzip
 import json
 import sys
 import threading
@@ -30,6 +35,7 @@ from urllib.parse import parse_qs, urlsplit
 counts = {}
 not_modified = {}
 lock = threading.Lock()
+released = threading.Event()
 
 
 def pattern(size):
@@ -68,10 +74,15 @@ class Handler(BaseHTTPRequestHandler):
                 answer = {"requests": counts.get(target, 0), "notModified": not_modified.get(target, 0)}
             self.send_body(200, [("Content-Type", "application/json")], json.dumps(answer).encode())
             return
+        if parts.path == "/_release":
+            released.set()
+            self.send_body(200, [], b"released")
+            return
 
         headers = []
         for name, header in [("cc", "Cache-Control"), ("etag", "ETag"), ("lm", "Last-Modified"),
-                             ("expires", "Expires"), ("vary", "Vary"), ("age", "Age")]:
+                             ("expires", "Expires"), ("vary", "Vary"), ("age", "Age"),
+                             ("location", "Location")]:
             if name in query:
                 headers.append((header, query[name]))
 
@@ -80,9 +91,12 @@ class Handler(BaseHTTPRequestHandler):
         if (etag is not None and self.headers.get("If-None-Match") == etag) or (
                 last_modified is not None and self.headers.get("If-Modified-Since") == last_modified):
             self.count(True)
+            if "gate" in query:
+                released.wait(30)
             self.send_response(304)
+            overrides = {"Cache-Control": query.get("cc304"), "ETag": query.get("etag304")}
             for name, value in headers:
-                self.send_header(name, value)
+                self.send_header(name, overrides.get(name) or value)
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
@@ -95,6 +109,9 @@ class Handler(BaseHTTPRequestHandler):
         if "vary" in query:
             for name in query["vary"].split(","):
                 body += b" " + name.strip().encode() + b"=" + (self.headers.get(name.strip()) or "-").encode()
+        if "gzip" in query:
+            body = gzip.compress(body)
+            headers.append(("Content-Encoding", "gzip"))
         status = int(query.get("status", "200"))
         if "chunk" in query:
             self.send_chunked(status, headers, body, int(query["chunk"]))
