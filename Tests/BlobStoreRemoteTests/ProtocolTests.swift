@@ -178,6 +178,16 @@ struct ProtocolTests {
         }
     }
 
+    @Test(arguments: ["ci@cache://x", "ci:pw@cache:8080", "pw@x@h://y", "redis://u:pw@h:x@"])
+    func invalidURLNeverCrashesNorShowsItsPassword(url: String) throws {
+        #expect {
+            _ = try RemoteURL.backend(url)
+        } throws: { error in
+            guard let message = (error as? BlobStoreError)?.message else { return false }
+            return message.contains("***@") && !message.contains("pw") && !message.contains("ci@")
+        }
+    }
+
     @Test func httpURLForms() throws {
         let backend = try #require(
             try RemoteURL.backend("https://u:p@cache.example/ci/", environment: [:]) as? HTTPCacheBackend)
