@@ -188,6 +188,17 @@ struct ProtocolTests {
         }
     }
 
+    @Test(arguments: ["http://alice:pw@/x", "https://alice:pw@:443/x", "http://alice:pw@h:65536", "http://alice:pw@h:0"])
+    func badHTTPURLIsInvalidAndHidesItsPassword(url: String) throws {
+        let parsed = try #require(URL(string: url))
+        #expect {
+            _ = try HTTPCacheBackend(baseURL: parsed)
+        } throws: { error in
+            guard let error = error as? BlobStoreError else { return false }
+            return error.code == .invalidArgument && error.message.contains("***@") && !error.message.contains("pw")
+        }
+    }
+
     @Test func httpURLForms() throws {
         let backend = try #require(
             try RemoteURL.backend("https://u:p@cache.example/ci/", environment: [:]) as? HTTPCacheBackend)
