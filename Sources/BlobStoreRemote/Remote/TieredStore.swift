@@ -177,7 +177,7 @@ public final class TieredStore: Sendable {
         }
         guard unsaved != RemoteStats() else { return }
         do {
-            try RemoteStatsFile.add(unsaved, storePath: local.path)
+            try RemoteStatsFile.add(unsaved, to: local)
         } catch {
             state.withLock { $0.unsaved = $0.unsaved + unsaved }
             throw error
