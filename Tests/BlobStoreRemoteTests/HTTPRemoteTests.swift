@@ -142,20 +142,8 @@ struct HTTPRemoteTests {
 
     @Test func serverThatNeverAnswersTimesOut() throws {
         // A listening socket that accepts connections (the kernel does) but never replies.
-        let fd = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
+        let (fd, port) = TestServers.listeningSocket()
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                _ = bind(fd, raw, length)
-                _ = getsockname(fd, raw, &length)
-            }
-        }
-        #expect(listen(fd, 16) == 0)
-        let port = UInt16(bigEndian: address.sin_port)
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let timeouts = RemoteTimeouts(connect: .milliseconds(100), operation: .milliseconds(300))

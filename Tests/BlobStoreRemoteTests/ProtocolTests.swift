@@ -1,61 +1,82 @@
 import BlobStore
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import BlobStoreRemote
 
-/// A server that answers every connection with fixed bytes (after reading the request), then
-/// closes it: a hostile or broken Redis or HTTP server.
-final class CannedServer: @unchecked Sendable {
+/// A server that answers every connection with fixed bytes (after reading the request): a
+/// hostile or broken Redis or HTTP server. With `keepOpen` the connection stays open after the
+/// reply, so that a client waiting for more than it should shows up as a timeout; otherwise it
+/// is closed.
+///
+/// Call ``stop()`` (`defer { server.stop() }`): it ends the accept thread before the listening
+/// descriptor is closed, so the thread never accepts on a reused descriptor number.
+final class CannedServer: Sendable {
     let port: UInt16
-    private let fd: CInt
+    private let listener: CInt
+    private let shared = Shared()
 
-    init(reply: Data) {
-        let listener = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                _ = bind(listener, raw, length)
-                _ = getsockname(listener, raw, &length)
-            }
-        }
-        listen(listener, 16)
-        fd = listener
-        port = UInt16(bigEndian: address.sin_port)
+    /// What the accept thread shares with ``stop()``.
+    private final class Shared: Sendable {
+        let clients = Mutex<(stopped: Bool, open: [CInt])>((false, []))
+        let finished = DispatchSemaphore(value: 0)
+    }
+
+    init(reply: Data, keepOpen: Bool = false) {
+        let (listener, port) = TestServers.listeningSocket()
+        self.listener = listener
+        self.port = port
+        let shared = shared
         Thread.detachNewThread {
             while true {
                 let client = accept(listener, nil, nil)
-                if client < 0 { return }
+                if client < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
                 var buffer = [UInt8](repeating: 0, count: 65_536)
                 _ = recv(client, &buffer, buffer.count, 0)
                 reply.withUnsafeBytes { raw in _ = send(client, raw.baseAddress, raw.count, CInt(MSG_NOSIGNAL)) }
-                shutdown(client, CInt(SHUT_WR))
-                close(client)
+                if keepOpen {
+                    shared.clients.withLock { $0.open.append(client) }
+                } else {
+                    shutdown(client, CInt(SHUT_WR))
+                    close(client)
+                }
             }
+            shared.finished.signal()
         }
     }
 
-    deinit {
-        shutdown(fd, CInt(SHUT_RDWR))
-        close(fd)
+    /// Stops accepting, waits for the accept thread to end, then closes every descriptor.
+    func stop() {
+        let first = shared.clients.withLock { state in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        guard first else { return }
+        shutdown(listener, CInt(SHUT_RDWR))  // wakes the blocked accept (EINVAL)
+        shared.finished.wait()
+        close(listener)
+        for client in shared.clients.withLock({ $0.open }) { close(client) }
     }
+
+    deinit { stop() }
 }
 
 @Suite("Protocols and hostile replies")
 struct ProtocolTests {
-    private func redisReply(_ text: String) throws -> (RedisBackend, CannedServer) {
-        let server = CannedServer(reply: Data(text.utf8))
+    private func redisReply(_ text: String, keepOpen: Bool = false) throws -> (RedisBackend, CannedServer) {
+        let server = CannedServer(reply: Data(text.utf8), keepOpen: keepOpen)
         let backend = try RedisBackend(
             server: RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
         return (backend, server)
     }
 
-    private func httpReply(_ text: String) throws -> (HTTPCacheBackend, CannedServer) {
-        let server = CannedServer(reply: Data(text.utf8))
+    private func httpReply(_ text: String, keepOpen: Bool = false) throws -> (HTTPCacheBackend, CannedServer) {
+        let server = CannedServer(reply: Data(text.utf8), keepOpen: keepOpen)
         let backend = try HTTPCacheBackend(
             baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, timeouts: testTimeouts)
         return (backend, server)
@@ -63,73 +84,115 @@ struct ProtocolTests {
 
     private let digest = SHA256Hasher.hash(Array("x".utf8))
 
-    @Test(arguments: [
-        "$99999999999999\r\n", "$-7\r\n", "$5\r\nab", "$3\r\nabcXY", "*99999\r\n", "?what\r\n", "\r\n", "",
-        ":notanumber\r\n", String(repeating: "+", count: 100_000),
-    ])
-    func hostileRedisReplyIsAnErrorNeverACrash(reply: String) throws {
+    /// Expects `body` to throw a remote error whose message contains `text`, well before the
+    /// operation timeout (a missing bound would wait for bytes a kept-open connection never sends).
+    private func expectFailsFast(
+        containing text: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    ) {
+        let start = ContinuousClock.now
+        #expect(sourceLocation: sourceLocation) {
+            try body()
+        } throws: { error in
+            guard let error = error as? BlobStoreError else { return false }
+            return error.code == .remote && error.message.contains(text)
+        }
+        #expect(ContinuousClock.now - start < .milliseconds(500), sourceLocation: sourceLocation)
+    }
+
+    /// Hostile replies with the connection kept open after them, and what the error must say.
+    static let hostileRedisReplies: [(String, String)] = [
+        ("$99999999999999\r\n", "larger than"), ("$9223372036854775807\r\n", "larger than"),
+        ("$-7\r\n", "not Redis protocol"), ("$3\r\nabcXY", "not Redis protocol"),
+        ("*99999\r\n", "not Redis protocol"), ("*2\r\n$1048576\r\n", "not Redis protocol"),
+        ("?what\r\n", "not Redis protocol"), ("\r\n", "not Redis protocol"),
+        (":notanumber\r\n", "not Redis protocol"), (String(repeating: "+", count: 100_000), "longer than"),
+    ]
+
+    @Test(arguments: hostileRedisReplies)
+    func hostileRedisReplyIsAnErrorNeverACrash(reply: String, message: String) throws {
+        let (backend, server) = try redisReply(reply, keepOpen: true)
+        defer { server.stop() }
+        expectFailsFast(containing: message) { _ = try backend.blob(digest, maximumSize: 1 << 20) }
+    }
+
+    @Test(arguments: ["$5\r\nab", ""])
+    func truncatedRedisReplyIsAnError(reply: String) throws {
         let (backend, server) = try redisReply(reply)
-        _ = server
-        #expect(throws: BlobStoreError.self) { _ = try backend.blob(digest, maximumSize: 1 << 20) }
+        defer { server.stop() }
+        expectFailsFast(containing: "closed the connection") { _ = try backend.blob(digest, maximumSize: 1 << 20) }
     }
 
     @Test func redisValueLargerThanAcceptedIsAnError() throws {
-        let (backend, server) = try redisReply("$100\r\n" + String(repeating: "a", count: 100) + "\r\n")
-        _ = server
-        #expect(throws: BlobStoreError.self) { _ = try backend.blob(digest, maximumSize: 10) }
+        let (backend, server) = try redisReply("$100\r\n" + String(repeating: "a", count: 100) + "\r\n", keepOpen: true)
+        defer { server.stop() }
+        expectFailsFast(containing: "larger than") { _ = try backend.blob(digest, maximumSize: 10) }
         #expect(try backend.blob(digest, maximumSize: 100) == Data(repeating: UInt8(ascii: "a"), count: 100))
     }
 
     @Test func redisNullBulkIsAMiss() throws {
         let (backend, server) = try redisReply("$-1\r\n")
-        _ = server
+        defer { server.stop() }
         #expect(try backend.blob(digest, maximumSize: 10) == nil)
     }
 
     @Test func redisErrorReplyIsAnError() throws {
         let (backend, server) = try redisReply("-OOM command not allowed\r\n")
-        _ = server
-        #expect(throws: BlobStoreError.self) { try backend.putBlob(Data("x".utf8), digest: digest) }
+        defer { server.stop() }
+        expectFailsFast(containing: "OOM command not allowed") { try backend.putBlob(Data("x".utf8), digest: digest) }
     }
 
     @Test func httpChunkedResponseIsDecoded() throws {
         let (backend, server) = try httpReply(
             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;ext=1\r\nde\r\n0\r\n\r\n")
-        _ = server
+        defer { server.stop() }
         #expect(try backend.blob(digest, maximumSize: 100) == Data("abcde".utf8))
     }
 
     @Test func httpBodyWithoutLengthIsReadToTheEnd() throws {
         let (backend, server) = try httpReply("HTTP/1.0 200 OK\r\n\r\nhello")
-        _ = server
+        defer { server.stop() }
         #expect(try backend.blob(digest, maximumSize: 100) == Data("hello".utf8))
     }
 
-    @Test(arguments: [
-        "garbage\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFF\r\n", "HTTP/1.1 500 Oops\r\n\r\n",
-        "HTTP/1.1 401 Unauthorized\r\n\r\n", "HTTP/1.1 200 OK\r\n" + String(repeating: "X-A: b\r\n", count: 300),
-        "HTTP/1.1 200 OK\r\nbad header\r\n\r\n",
-    ])
-    func hostileHTTPReplyIsAnErrorNeverACrash(reply: String) throws {
-        let (backend, server) = try httpReply(reply)
-        _ = server
-        #expect(throws: BlobStoreError.self) { _ = try backend.blob(digest, maximumSize: 1 << 20) }
+    /// Hostile replies with the connection kept open after them, and what the error must say.
+    static let hostileHTTPReplies: [(String, String)] = [
+        ("garbage\r\n\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n", "larger than"),
+        ("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFF\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n200000\r\n", "larger than"),
+        ("HTTP/1.1 200 OK\r\n\r\n" + String(repeating: "x", count: 2 << 20), "larger than"),
+        ("HTTP/1.1 500 Oops\r\n\r\n", "HTTP 500"), ("HTTP/1.1 401 Unauthorized\r\n\r\n", "HTTP 401"),
+        ("HTTP/1.1 301 Moved\r\nLocation: http://elsewhere/\r\n\r\n", "HTTP 301"),
+        ("HTTP/1.1 200 OK\r\n" + String(repeating: "X-A: b\r\n", count: 300), "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nbad header\r\n\r\n", "not HTTP/1.1"),
+    ]
+
+    @Test(arguments: hostileHTTPReplies)
+    func hostileHTTPReplyIsAnErrorNeverACrash(reply: String, message: String) throws {
+        let (backend, server) = try httpReply(reply, keepOpen: true)
+        defer { server.stop() }
+        expectFailsFast(containing: message) { _ = try backend.blob(digest, maximumSize: 1 << 20) }
+    }
+
+    @Test func truncatedHTTPBodyIsAnError() throws {
+        let (backend, server) = try httpReply("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort")
+        defer { server.stop() }
+        expectFailsFast(containing: "closed the connection") { _ = try backend.blob(digest, maximumSize: 1 << 20) }
     }
 
     @Test func httpStatusesMapToHitMissAndError() throws {
         let (missing, first) = try httpReply("HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\nnope!")
-        _ = first
+        defer { first.stop() }
         #expect(try missing.blob(digest, maximumSize: 1) == nil)
         #expect(try missing.containsBlob(digest) == false)
         let (created, second) = try httpReply("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
-        _ = second
+        defer { second.stop() }
         try created.putBlob(Data("x".utf8), digest: digest)
         let (forbidden, third) = try httpReply("HTTP/1.1 403 Forbidden\r\n\r\n")
-        _ = third
+        defer { third.stop() }
         #expect {
             try forbidden.putBlob(Data("x".utf8), digest: digest)
         } throws: { error in
