@@ -94,7 +94,8 @@ struct ProtocolTests {
             try body()
         } throws: { error in
             guard let error = error as? BlobStoreError else { return false }
-            return error.code == .remote && error.message.contains(text)
+            let expected: BlobStoreError.Code = text == "larger than" ? .tooLarge : .remote
+            return error.code == expected && error.message.contains(text)
         }
         #expect(ContinuousClock.now - start < .milliseconds(500), sourceLocation: sourceLocation)
     }

@@ -102,6 +102,43 @@ struct RedisRemoteTests {
         #expect(try localB.blob(digest) == nil)
     }
 
+    @Test func remoteBlobLongerThanItsRecordIsRejectedWithoutACoolDown() throws {
+        let redis = try TestServers.startRedis()
+        defer { redis.stop() }
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let remote = try backend(redis)
+        let value = sampleBytes(1_000, seed: 4)
+        let digest = try TieredStore(local: try directory.store("a"), remote: remote).put(value, for: "k")
+        let longer = value + sampleBytes(5_000, seed: 5)
+        #expect(
+            try rawRedis(redis).run([Data("SET".utf8), Data("blobstore:cas:\(digest.hex)".utf8), longer])
+                == .simple("OK"))
+
+        let victim = TieredStore(local: try directory.store("b"), remote: remote)
+        #expect(try victim.value(for: "k") == nil)
+        #expect(victim.stats.verificationFailures == 1)
+        #expect(victim.stats.errors == 0)
+        #expect(!victim.isCoolingDown)
+    }
+
+    @Test func valueOverTheBackendsLimitStaysLocalWithoutACoolDown() throws {
+        let redis = try TestServers.startRedis()
+        defer { redis.stop() }
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let remote = try RedisBackend(
+            shards: [RedisServer(host: "127.0.0.1", port: redis.port)], maximumValueSize: 1 << 10,
+            timeouts: testTimeouts)
+        let store = TieredStore(local: try directory.store("a"), remote: remote)  // configured for 64 MiB
+        try store.put(sampleBytes(10_000, seed: 6), for: "large")
+        #expect(store.stats.errors == 0)
+        #expect(store.stats.uploads == 0)
+        #expect(!store.isCoolingDown)
+        try store.put(Data("small".utf8), for: "small")
+        #expect(store.stats.uploads == 1)
+    }
+
     @Test func serverKilledMidRunLocalOperationsContinueAndErrorIsCounted() throws {
         let redis = try TestServers.startRedis()
         let directory = TemporaryDirectory()

@@ -65,6 +65,9 @@ public final class HTTPCacheBackend: RemoteBackend {
     /// The base URL, without credentials.
     public var name: String { baseURL.absoluteString }
 
+    /// No limit of its own: the server answers `413` to what it refuses.
+    public var maximumValueSize: Int { Int.max }
+
     // MARK: - RemoteBackend
 
     /// `HEAD <base>/cas/<hex>`: 200 is `true`, 404 `false`.

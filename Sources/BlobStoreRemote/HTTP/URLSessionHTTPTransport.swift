@@ -111,7 +111,7 @@ final class URLSessionHTTPTransport: HTTPTransport {
         }
 
         private func tooLarge(_ size: Int64, _ maximum: Int) -> BlobStoreError {
-            BlobStoreError.remote(server, "a body of \(size) bytes or more is larger than the \(maximum) accepted.")
+            BlobStoreError.remoteTooLarge(server, size: size, maximum: maximum, orMore: true)
         }
 
         func urlSession(

@@ -75,8 +75,7 @@ final class RedisConnection: Sendable {
             guard let length = Int(rest), length >= -1 else { throw malformed("a bad bulk length") }
             if length == -1 { return .bulk(nil) }
             guard length <= maximumBulk else {
-                throw BlobStoreError.remote(
-                    server.description, "a value of \(length) bytes is larger than the \(maximumBulk) accepted.")
+                throw BlobStoreError.remoteTooLarge(server.description, size: length, maximum: maximumBulk)
             }
             let (total, overflow) = length.addingReportingOverflow(2)
             guard !overflow else { throw malformed("a bad bulk length") }

@@ -126,14 +126,15 @@ public final class TieredStore: Sendable {
     }
 
     /// Uploads the entry `key` already has in the local store (one written by a streaming
-    /// `put(contentsOf:)`, say). Values over ``RemoteConfiguration/maximumValueSize`` stay local.
+    /// `put(contentsOf:)`, say). Values over ``RemoteConfiguration/maximumValueSize`` or the
+    /// backend's ``RemoteBackend/maximumValueSize`` stay local.
     ///
     /// - Returns: Whether the remote now has the blob and the record.
     /// - Throws: ``BlobStoreError`` from the local store only.
     @discardableResult
     public func upload(_ key: StoreKey) throws -> Bool {
         guard !configuration.readOnly, let info = try local.info(for: key),
-            info.size <= UInt64(configuration.maximumValueSize),
+            info.size <= UInt64(maximumValueSize),
             let handle = try local.fileHandle(forBlob: info.digest)
         else { return false }
         defer { try? handle.close() }
@@ -186,13 +187,25 @@ public final class TieredStore: Sendable {
 
     // MARK: - The remote
 
+    /// The largest value uploaded or downloaded: the configuration's limit or the backend's,
+    /// whichever is smaller.
+    private var maximumValueSize: Int { min(configuration.maximumValueSize, remote.maximumValueSize) }
+
     /// Fetches `key`'s record and blob and verifies them; counts a hit or a miss.
     private func fetch(_ key: StoreKey) -> (Data, RemoteRecord)? {
         let outcome = attempt { () -> (Data, RemoteRecord)? in
-            guard let record = try remoteRecord(for: key), record.size <= UInt64(configuration.maximumValueSize) else {
+            guard let record = try remoteRecord(for: key), record.size <= UInt64(maximumValueSize) else {
                 return nil
             }
-            guard let data = try remote.blob(record.digest, maximumSize: Int(record.size)) else {
+            let fetched: Data?
+            do {
+                fetched = try remote.blob(record.digest, maximumSize: Int(record.size))
+            } catch let error as BlobStoreError where error.code == .tooLarge {
+                // Longer than its record says: wrong bytes, not a failing server.
+                count { $0.verificationFailures += 1 }
+                return nil
+            }
+            guard let data = fetched else {
                 count { $0.danglingRecords += 1 }
                 return nil
             }
@@ -222,7 +235,7 @@ public final class TieredStore: Sendable {
     /// Uploads the blob unless the remote has it, then the record.
     @discardableResult
     private func upload(_ data: Data, record: RemoteRecord, for key: StoreKey) -> Bool {
-        guard !configuration.readOnly, data.count <= configuration.maximumValueSize else { return false }
+        guard !configuration.readOnly, data.count <= maximumValueSize else { return false }
         let done = attempt { () -> Bool in
             if try remote.containsBlob(record.digest) {
                 count { $0.skippedUploads += 1 }

@@ -95,7 +95,7 @@ final class TCPConnection: @unchecked Sendable {
     func readToEnd(maximum: Int) throws -> Data {
         while try fill() {
             guard buffer.count - start <= maximum else {
-                throw BlobStoreError.remote(server, "the reply is larger than \(maximum) bytes.")
+                throw BlobStoreError.remoteTooLarge(server, size: buffer.count - start, maximum: maximum, orMore: true)
             }
         }
         let data = Data(buffer[start...])
