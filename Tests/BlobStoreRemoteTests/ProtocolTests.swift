@@ -20,11 +20,19 @@ final class CannedServer: Sendable {
 
     /// What the accept thread shares with ``stop()``.
     private final class Shared: Sendable {
-        let clients = Mutex<(stopped: Bool, open: [CInt])>((false, []))
+        let clients = Mutex<(stopped: Bool, open: [CInt], accepted: Int)>((false, [], 0))
         let finished = DispatchSemaphore(value: 0)
     }
 
-    init(reply: Data, keepOpen: Bool = false) {
+    /// How many connections it accepted.
+    var connections: Int { shared.clients.withLock { $0.accepted } }
+
+    convenience init(reply: Data, keepOpen: Bool = false) {
+        self.init(replies: [reply], keepOpen: keepOpen)
+    }
+
+    /// Answers the requests of each connection with `replies`, one each, in order.
+    init(replies: [Data], keepOpen: Bool = false) {
         let (listener, port) = TestServers.listeningSocket()
         self.listener = listener
         self.port = port
@@ -36,21 +44,31 @@ final class CannedServer: Sendable {
                     if errno == EINTR { continue }
                     break
                 }
+                let stopping = shared.clients.withLock { state in
+                    state.accepted += 1
+                    state.open.append(client)
+                    return state.stopped  // stop() may have shut the open clients down already
+                }
+                if stopping { break }
                 var buffer = [UInt8](repeating: 0, count: 65_536)
-                _ = recv(client, &buffer, buffer.count, 0)
-                reply.withUnsafeBytes { raw in _ = send(client, raw.baseAddress, raw.count, CInt(MSG_NOSIGNAL)) }
-                if keepOpen {
-                    shared.clients.withLock { $0.open.append(client) }
-                } else {
-                    shutdown(client, CInt(SHUT_WR))
-                    close(client)
+                for reply in replies {
+                    guard recv(client, &buffer, buffer.count, 0) > 0 else { break }
+                    reply.withUnsafeBytes { raw in _ = send(client, raw.baseAddress, raw.count, CInt(MSG_NOSIGNAL)) }
+                }
+                if !keepOpen {
+                    shared.clients.withLock { state in
+                        state.open.removeAll { $0 == client }
+                        shutdown(client, CInt(SHUT_WR))
+                        close(client)
+                    }
                 }
             }
             shared.finished.signal()
         }
     }
 
-    /// Stops accepting, waits for the accept thread to end, then closes every descriptor.
+    /// Stops accepting, wakes the accept thread wherever it waits (`accept`, or `recv` on a client
+    /// that sends nothing more), waits for it to end, then closes every descriptor.
     func stop() {
         let first = shared.clients.withLock { state in
             defer { state.stopped = true }
@@ -58,6 +76,9 @@ final class CannedServer: Sendable {
         }
         guard first else { return }
         shutdown(listener, CInt(SHUT_RDWR))  // wakes the blocked accept (EINVAL)
+        shared.clients.withLock { state in
+            for client in state.open { shutdown(client, CInt(SHUT_RDWR)) }
+        }
         shared.finished.wait()
         close(listener)
         for client in shared.clients.withLock({ $0.open }) { close(client) }
@@ -140,6 +161,43 @@ struct ProtocolTests {
         let (backend, server) = try redisReply("-OOM command not allowed\r\n")
         defer { server.stop() }
         expectFailsFast(containing: "OOM command not allowed") { try backend.putBlob(Data("x".utf8), digest: digest) }
+    }
+
+    /// A pooled connection (its first command answered `+OK`) whose second reply is `second`.
+    private func pooledRedis(second: String, keepOpen: Bool) throws -> (RedisBackend, CannedServer) {
+        let server = CannedServer(replies: [Data("+OK\r\n".utf8), Data(second.utf8)], keepOpen: keepOpen)
+        let backend = try RedisBackend(
+            server: RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
+        try backend.putBlob(Data("x".utf8), digest: digest)
+        return (backend, server)
+    }
+
+    @Test(arguments: [
+        ("-OOM command not allowed\r\n", "OOM command not allowed"), ("?garbage\r\n", "not Redis protocol"),
+    ])
+    func failureOnAPooledConnectionIsNotResent(reply: String, message: String) throws {
+        let (backend, server) = try pooledRedis(second: reply, keepOpen: true)
+        defer { server.stop() }
+        expectFailsFast(containing: message) { try backend.putBlob(Data("x".utf8), digest: digest) }
+        #expect(server.connections == 1, "the command was sent once")
+    }
+
+    @Test func replyCutShortOnAPooledConnectionIsNotResent() throws {
+        let (backend, server) = try pooledRedis(second: "$5\r\nab", keepOpen: false)
+        defer { server.stop() }
+        expectFailsFast(containing: "closed the connection") { _ = try backend.blob(digest, maximumSize: 10) }
+        #expect(server.connections == 1)
+    }
+
+    @Test func pooledConnectionTheServerClosedIsResentOnANewOne() throws {
+        let server = CannedServer(replies: [Data("+OK\r\n".utf8)])  // one reply, then closed
+        defer { server.stop() }
+        let backend = try RedisBackend(
+            server: RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
+        try backend.putBlob(Data("x".utf8), digest: digest)
+        usleep(50_000)  // the close reaches the client
+        try backend.putBlob(Data("x".utf8), digest: digest)
+        #expect(server.connections == 2)
     }
 
     @Test func httpChunkedResponseIsDecoded() throws {

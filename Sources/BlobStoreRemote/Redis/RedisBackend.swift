@@ -141,9 +141,11 @@ public final class RedisBackend: RemoteBackend {
 
     /// Runs one command on the shard that holds `key` and reads its reply with `body`.
     ///
-    /// An idle connection is reused; when it fails other than by timing out (the server closed
-    /// it, or restarted), the command is sent once more on a new connection. A connection goes
-    /// back to the pool only after a complete, expected reply.
+    /// An idle connection is reused. When the server had closed it (reset, broken pipe or end of
+    /// stream before the first byte of the reply: it restarted, or dropped idle clients), the
+    /// command is sent once more on a new connection; after any other failure (a timeout, an
+    /// error reply, a reply that is not the protocol) it is not, since the server may have run
+    /// it. A connection goes back to the pool only after a complete, expected reply.
     private func perform<R>(
         _ arguments: [Data], on key: String, maximumBulk: Int, _ body: (RESPValue, RedisConnection) throws -> R
     ) throws -> R {
@@ -151,9 +153,7 @@ public final class RedisBackend: RemoteBackend {
         if let pooled = idle.withLock({ $0[index].popLast() }) {
             do {
                 return try exchange(arguments, pooled, index: index, maximumBulk: maximumBulk, body)
-            } catch let error as BlobStoreError where error.errno == ETIMEDOUT || error.code != .remote {
-                throw error
-            } catch {
+            } catch where pooled.failedBeforeReply(error) {
                 // Stale: fall through to a new connection.
             }
         }

@@ -34,6 +34,10 @@ final class RedisConnection: Sendable {
 
     func close() { connection.close() }
 
+    /// Whether the last command failed because the server had closed the connection before
+    /// replying, so that it may be sent again on a new one (``TCPConnection/failedBeforeReply(_:)``).
+    func failedBeforeReply(_ error: any Error) -> Bool { connection.failedBeforeReply(error) }
+
     /// Sends one command and reads its reply.
     ///
     /// - Parameters:

@@ -15,6 +15,10 @@ final class TCPConnection: @unchecked Sendable {
     /// Received bytes not consumed yet: `buffer[start...]`.
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Whether a byte arrived since ``startOperation(timeout:)``.
+    private var receivedInOperation = false
+    /// Whether the server closed its side (a `recv` returned 0).
+    private var closedByPeer = false
     /// What one `recv` fills, before its bytes are appended to `buffer`.
     private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
 
@@ -43,6 +47,18 @@ final class TCPConnection: @unchecked Sendable {
     func startOperation(timeout: Duration) {
         operationTimeout = timeout
         deadline = ContinuousClock.now + timeout
+        receivedInOperation = false
+    }
+
+    /// Whether `error`, thrown during the current operation, shows a connection the server had
+    /// already given up (reset, broken pipe, end of stream) before a single byte of the reply
+    /// arrived: the request was not processed, and may be sent again on a new connection. Any
+    /// other failure — a timeout, a protocol error, a reply cut short — may not.
+    func failedBeforeReply(_ error: any Error) -> Bool {
+        guard !receivedInOperation else { return false }
+        if closedByPeer { return true }
+        guard let code = (error as? BlobStoreError)?.errno else { return false }
+        return code == EPIPE || code == ECONNRESET
     }
 
     // MARK: - Writing
@@ -115,6 +131,7 @@ final class TCPConnection: @unchecked Sendable {
             try wait(for: Int16(POLLIN))
             guard let received = try SocketSyscalls.receive(fd, into: chunk, server: server) else { continue }
             buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<received]))
+            if received > 0 { receivedInOperation = true } else { closedByPeer = true }
             return received > 0
         }
     }
