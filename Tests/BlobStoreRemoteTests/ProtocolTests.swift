@@ -200,6 +200,16 @@ struct ProtocolTests {
         #expect(server.connections == 2)
     }
 
+    @Test func connectionGivesBackTheBufferOfALargeReply() throws {
+        let size = 3 << 20
+        let server = CannedServer(reply: Data("$\(size)\r\n".utf8) + Data(count: size) + Data("\r\n".utf8), keepOpen: true)
+        defer { server.stop() }
+        let connection = try RedisConnection(RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
+        defer { connection.close() }
+        #expect(try connection.command([Data("GET".utf8)], maximumBulk: size, timeout: .seconds(5)) == .bulk(Data(count: size)))
+        #expect(connection.bufferCapacity < 1 << 20)
+    }
+
     @Test func httpChunkedResponseIsDecoded() throws {
         let (backend, server) = try httpReply(
             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;ext=1\r\nde\r\n0\r\n\r\n")

@@ -38,6 +38,9 @@ final class RedisConnection: Sendable {
     /// replying, so that it may be sent again on a new one (``TCPConnection/failedBeforeReply(_:)``).
     func failedBeforeReply(_ error: any Error) -> Bool { connection.failedBeforeReply(error) }
 
+    /// The receive buffer's capacity (tests check that a pooled connection gives it back).
+    var bufferCapacity: Int { connection.bufferCapacity }
+
     /// Sends one command and reads its reply.
     ///
     /// - Parameters:

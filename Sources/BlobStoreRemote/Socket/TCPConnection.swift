@@ -85,6 +85,7 @@ final class TCPConnection: @unchecked Sendable {
             if let end = findCRLF(from: start + searched) {
                 let line = Array(buffer[start..<end])
                 start = end + 2
+                releaseIfDrained()
                 return line
             }
             searched = max(0, buffer.count - start - 1)
@@ -102,6 +103,7 @@ final class TCPConnection: @unchecked Sendable {
         }
         let data = Data(buffer[start..<start + count])
         start += count
+        releaseIfDrained()
         return data
     }
 
@@ -116,7 +118,23 @@ final class TCPConnection: @unchecked Sendable {
         }
         let data = Data(buffer[start...])
         start = buffer.count
+        releaseIfDrained()
         return data
+    }
+
+    /// The bytes the receive buffer holds room for (tests check that it shrinks).
+    var bufferCapacity: Int { buffer.capacity }
+
+    /// Empties the buffer once everything in it was consumed, giving its memory back when it
+    /// grew past 1 MiB (a large value), so that a pooled connection does not keep it.
+    private func releaseIfDrained() {
+        guard start == buffer.count else { return }
+        start = 0
+        if buffer.capacity > 1 << 20 {
+            buffer = []
+        } else {
+            buffer.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Reads more bytes into the buffer.
