@@ -100,6 +100,15 @@ struct RedisRemoteTests {
         #expect(victim.stats.hits == 0)
         #expect(try localB.contains("k") == false)
         #expect(try localB.blob(digest) == nil)
+
+        // The victim produces the value itself: its upload replaces the poisoned blob, though
+        // the remote "has" it.
+        #expect(try victim.value(for: "k") { value } == value)
+        #expect(victim.stats.uploads == 1)
+        #expect(victim.stats.skippedUploads == 0)
+        let third = TieredStore(local: try directory.store("c"), remote: remote)
+        #expect(try third.value(for: "k") == value)
+        #expect(third.stats.verificationFailures == 0)
     }
 
     @Test func remoteBlobLongerThanItsRecordIsRejectedWithoutACoolDown() throws {

@@ -29,6 +29,8 @@ public final class TieredStore: Sendable {
         var unsaved = RemoteStats()
         var coolingDownUntil: ContinuousClock.Instant?
         var lastError: BlobStoreError?
+        /// Blobs the remote answered with bytes that failed verification: uploaded without `HEAD`.
+        var poisoned: Set<SHA256Digest> = []
     }
 
     /// - Parameters:
@@ -202,7 +204,7 @@ public final class TieredStore: Sendable {
                 fetched = try remote.blob(record.digest, maximumSize: Int(record.size))
             } catch let error as BlobStoreError where error.code == .tooLarge {
                 // Longer than its record says: wrong bytes, not a failing server.
-                count { $0.verificationFailures += 1 }
+                rejected(record.digest)
                 return nil
             }
             guard let data = fetched else {
@@ -211,7 +213,7 @@ public final class TieredStore: Sendable {
             }
             count { $0.bytesDown += UInt64(data.count) }
             guard data.count == record.size, SHA256Hasher.hash(data) == record.digest else {
-                count { $0.verificationFailures += 1 }
+                rejected(record.digest)
                 return nil
             }
             return (data, record)
@@ -237,7 +239,9 @@ public final class TieredStore: Sendable {
     private func upload(_ data: Data, record: RemoteRecord, for key: StoreKey) -> Bool {
         guard !configuration.readOnly, data.count <= maximumValueSize else { return false }
         let done = attempt { () -> Bool in
-            if try remote.containsBlob(record.digest) {
+            // A blob the remote answered with wrong bytes is overwritten, not trusted by HEAD.
+            let poisoned = state.withLock { $0.poisoned.contains(record.digest) }
+            if !poisoned, try remote.containsBlob(record.digest) {
                 count { $0.skippedUploads += 1 }
             } else {
                 try remote.putBlob(data, digest: record.digest)
@@ -245,6 +249,7 @@ public final class TieredStore: Sendable {
                     $0.uploads += 1
                     $0.bytesUp += UInt64(data.count)
                 }
+                if poisoned { _ = state.withLock { $0.poisoned.remove(record.digest) } }
             }
             let encoded = record.encoded()
             try remote.putRecord(encoded, keyDigest: SHA256Hasher.hash(key.bytes))
@@ -276,6 +281,17 @@ public final class TieredStore: Sendable {
                 state.lastError = remoteError
             }
             return nil
+        }
+    }
+
+    /// Counts a blob the remote answered with wrong bytes, and remembers its digest so that the
+    /// next upload of the right bytes replaces it (at most 1024 digests; past that, one is dropped).
+    private func rejected(_ digest: SHA256Digest) {
+        state.withLock { state in
+            state.stats.verificationFailures += 1
+            state.unsaved.verificationFailures += 1
+            if state.poisoned.count >= 1024, let any = state.poisoned.first { state.poisoned.remove(any) }
+            state.poisoned.insert(digest)
         }
     }
 
