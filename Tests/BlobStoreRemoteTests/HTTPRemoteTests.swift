@@ -158,6 +158,20 @@ struct HTTPRemoteTests {
         #expect(store.lastError?.errno == ETIMEDOUT)
     }
 
+    @Test func concurrentFailuresCountOneErrorAndArmOneCoolDown() throws {
+        let (fd, port) = TestServers.listeningSocket()  // accepts, never answers
+        defer { close(fd) }
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let timeouts = RemoteTimeouts(connect: .milliseconds(100), operation: .milliseconds(300))
+        let remote = try HTTPCacheBackend(baseURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: timeouts)
+        let store = TieredStore(local: try directory.store("a"), remote: remote)
+        DispatchQueue.concurrentPerform(iterations: 4) { index in _ = try? store.value(for: StoreKey("k\(index)")) }
+        #expect(store.stats.errors == 1)
+        #expect(store.stats.misses == 4)
+        #expect(store.isCoolingDown)
+    }
+
     @Test func basicAuthenticationIsSent() throws {
         let nginx = try TestServers.startNginx()
         let directory = TemporaryDirectory()

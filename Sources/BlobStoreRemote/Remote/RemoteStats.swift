@@ -7,7 +7,8 @@ public struct RemoteStats: Sendable, Equatable, Codable {
     /// skipped during a cool-down).
     public var misses = 0
     /// Remote failures: unreachable, timed out, refused, or not speaking the protocol. Each
-    /// starts a cool-down.
+    /// starts a cool-down; operations that were under way when it started and fail too are not
+    /// counted again.
     public var errors = 0
     /// Blobs whose bytes did not hash to their digest or had the wrong size: rejected, never
     /// stored locally.

@@ -259,8 +259,9 @@ public final class TieredStore: Sendable {
         return done ?? false
     }
 
-    /// Runs `body` against the remote unless it is cooling down; an error is counted, starts a
-    /// cool-down and yields `nil`.
+    /// Runs `body` against the remote unless it is cooling down; an error yields `nil` and,
+    /// unless a cool-down is already running (another operation failed meanwhile), is counted
+    /// and starts one.
     private func attempt<R>(_ body: () throws -> R) -> R? {
         let available = state.withLock { state -> Bool in
             guard let until = state.coolingDownUntil, ContinuousClock.now < until else { return true }
@@ -275,6 +276,9 @@ public final class TieredStore: Sendable {
             let remoteError =
                 error as? BlobStoreError ?? BlobStoreError.remote(remote.name, "\(error)")
             state.withLock { state in
+                // Operations that were already under way when another one started the
+                // cool-down fail too: one failure, counted and armed once.
+                if let until = state.coolingDownUntil, ContinuousClock.now < until { return }
                 state.stats.errors += 1
                 state.unsaved.errors += 1
                 state.coolingDownUntil = ContinuousClock.now + configuration.coolDown
