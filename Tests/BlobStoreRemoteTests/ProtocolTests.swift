@@ -106,9 +106,11 @@ struct ProtocolTests {
     private let digest = SHA256Hasher.hash(Array("x".utf8))
 
     /// Expects `body` to throw a remote error whose message contains `text`, well before the
-    /// operation timeout (a missing bound would wait for bytes a kept-open connection never sends).
+    /// operation timeout of 1 s (a missing bound would wait for bytes a kept-open connection never
+    /// sends, and time out with another message).
     private func expectFailsFast(
-        containing text: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+        containing text: String, within limit: Duration = .milliseconds(900), sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () throws -> Void
     ) {
         let start = ContinuousClock.now
         #expect(sourceLocation: sourceLocation) {
@@ -118,7 +120,7 @@ struct ProtocolTests {
             let expected: BlobStoreError.Code = text == "larger than" ? .tooLarge : .remote
             return error.code == expected && error.message.contains(text)
         }
-        #expect(ContinuousClock.now - start < .milliseconds(500), sourceLocation: sourceLocation)
+        #expect(ContinuousClock.now - start < limit, sourceLocation: sourceLocation)
     }
 
     /// Hostile replies with the connection kept open after them, and what the error must say.
@@ -198,6 +200,29 @@ struct ProtocolTests {
         usleep(50_000)  // the close reaches the client
         try backend.putBlob(Data("x".utf8), digest: digest)
         #expect(server.connections == 2)
+    }
+
+    @Test func setAnsweredOtherThanOKIsAnError() throws {
+        let (backend, server) = try redisReply("+QUEUED\r\n", keepOpen: true)
+        defer { server.stop() }
+        expectFailsFast(containing: "unexpected reply to SET") { try backend.putBlob(Data("x".utf8), digest: digest) }
+    }
+
+    @Test func errorReplyKeepsTheConnection() throws {
+        let server = CannedServer(replies: [Data("-OOM command not allowed\r\n".utf8), Data("+OK\r\n".utf8)])
+        defer { server.stop() }
+        let backend = try RedisBackend(
+            server: RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
+        #expect(throws: BlobStoreError.self) { try backend.putBlob(Data("x".utf8), digest: digest) }
+        try backend.putBlob(Data("x".utf8), digest: digest)
+        #expect(server.connections == 1)
+    }
+
+    @Test func millisecondsUntilADeadlineAreClamped() {
+        #expect(SocketSyscalls.milliseconds(until: .now + .seconds(Int64.max / 2)) == Int32.max)
+        #expect(SocketSyscalls.milliseconds(until: .now - .seconds(5)) == 0)
+        let soon = SocketSyscalls.milliseconds(until: .now + .milliseconds(1500))
+        #expect(soon > 1000 && soon <= 1500)
     }
 
     @Test func connectionGivesBackTheBufferOfALargeReply() throws {
@@ -284,14 +309,16 @@ struct ProtocolTests {
     @Test func sessionRefusesABodyOverTheBoundByItsLength() throws {
         let server = CannedServer(reply: Data("HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\nabc".utf8), keepOpen: true)
         defer { server.stop() }
-        expectFailsFast(containing: "larger than") { _ = try sessionTransport(server.port).send(get(), maximumBody: 10) }
+        expectFailsFast(containing: "larger than", within: .milliseconds(1800)) {
+            _ = try sessionTransport(server.port).send(get(), maximumBody: 10)
+        }
     }
 
     @Test func sessionRefusesABodyOverTheBoundWithoutALength() throws {
         let body = String(repeating: "x", count: 300_000)
         let server = CannedServer(reply: Data(("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + body).utf8))
         defer { server.stop() }
-        expectFailsFast(containing: "larger than") {
+        expectFailsFast(containing: "larger than", within: .milliseconds(1800)) {
             _ = try sessionTransport(server.port).send(get(), maximumBody: 1000)
         }
     }
@@ -390,6 +417,14 @@ struct ProtocolTests {
         let bearer = try #require(
             try RemoteURL.backend("http://h:8080", environment: ["BLOBSTORE_REMOTE_TOKEN": "t0k"]) as? HTTPCacheBackend)
         #expect(bearer.authentication == .bearer("t0k"))
+        let trimmed = try #require(
+            try RemoteURL.backend("http://h", environment: ["BLOBSTORE_REMOTE_TOKEN": " t0k==\n"]) as? HTTPCacheBackend)
+        #expect(trimmed.authentication == .bearer("t0k=="))
+        for injected in ["a\r\nX-Evil: 1", "a b", "=abc", "ä"] {
+            #expect(throws: BlobStoreError.self, "\(injected)") {
+                _ = try RemoteURL.backend("http://h", environment: ["BLOBSTORE_REMOTE_TOKEN": injected])
+            }
+        }
         #expect(HTTPAuthentication.bearer("t0k").headerValue == "Bearer t0k")
         #expect(HTTPAuthentication.basic(user: "u", password: "p").headerValue == "Basic dTpw")
     }

@@ -26,7 +26,7 @@ public final class HTTPCacheBackend: RemoteBackend {
     ///   - authentication: The credentials; `nil` takes them from the URL, if any.
     ///   - timeouts: The connect and per-request timeouts.
     /// - Throws: ``BlobStoreError/Code/invalidArgument`` for a URL that is not `http` or `https`
-    ///   or has no host, or a port outside 1...65535.
+    ///   or has no host, or a port outside 1...65535; for a bearer token that is not `token68`.
     public init(baseURL: URL, authentication: HTTPAuthentication? = nil, timeouts: RemoteTimeouts = RemoteTimeouts())
         throws
     {
@@ -38,6 +38,10 @@ public final class HTTPCacheBackend: RemoteBackend {
         }
         let urlCredentials = components.user.map {
             HTTPAuthentication.basic(user: $0, password: components.password ?? "")
+        }
+        if case .bearer(let token) = authentication, !HTTPAuthentication.isToken68(token) {
+            throw BlobStoreError(
+                .invalidArgument, "The bearer token (BLOBSTORE_REMOTE_TOKEN) may hold only letters, digits, -._~+/ and trailing =.")
         }
         self.authentication = authentication ?? urlCredentials ?? .none
         components.user = nil

@@ -24,7 +24,8 @@ public enum RemoteURL {
         }
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             guard let url = URL(string: text) else { throw invalid(text) }
-            let token = environment["BLOBSTORE_REMOTE_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+            let token = environment["BLOBSTORE_REMOTE_TOKEN"]
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
             return try HTTPCacheBackend(
                 baseURL: url, authentication: token.map(HTTPAuthentication.bearer), timeouts: timeouts)
         }

@@ -113,14 +113,15 @@ enum SocketSyscalls {
         let left = ContinuousClock.now.duration(to: deadline)
         let (seconds, attoseconds) = left.components
         guard seconds >= 0 else { return 0 }
-        let total = seconds.multipliedReportingOverflow(by: 1000).partialValue + attoseconds / 1_000_000_000_000_000
+        guard seconds <= Int64(Int32.max / 1000) else { return Int32.max }
+        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         return Int32(clamping: max(total, attoseconds > 0 ? 1 : 0))
     }
 
     /// Sends small requests at once instead of waiting for the previous segment's ACK (Nagle).
     private static func setNoDelay(_ fd: CInt) {
         var one: CInt = 1
-        // man 7 tcp: TCP_NODELAY is 1; an error only costs latency.
-        setsockopt(fd, CInt(IPPROTO_TCP), 1, &one, socklen_t(MemoryLayout<CInt>.size))
+        // man 7 tcp; an error only costs latency.
+        setsockopt(fd, CInt(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<CInt>.size))
     }
 }

@@ -28,8 +28,9 @@ final class TCPConnection: @unchecked Sendable {
     init(host: String, port: UInt16, connectTimeout: Duration, server: String) throws {
         self.server = server
         fd = try SocketSyscalls.connect(host: host, port: port, timeout: connectTimeout, server: server)
-        operationTimeout = .seconds(10)
-        deadline = ContinuousClock.now + operationTimeout
+        // No operation yet: reads and writes before startOperation(timeout:) time out at once.
+        operationTimeout = .zero
+        deadline = ContinuousClock.now
     }
 
     deinit {
