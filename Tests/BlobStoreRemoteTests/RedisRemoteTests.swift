@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import Synchronization
 import Testing
 
 @testable import BlobStoreRemote
@@ -15,6 +16,7 @@ struct RedisRemoteTests {
 
     @Test func roundTripThroughRedisAndSecondStoreGetsARemoteHit() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
@@ -46,6 +48,7 @@ struct RedisRemoteTests {
 
     @Test func doubleMissProducesStoresAndUploads() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let store = TieredStore(local: try directory.store("a"), remote: try backend(redis))
@@ -65,13 +68,16 @@ struct RedisRemoteTests {
 
     @Test func uploadOfExistingContentIsSkippedAfterExists() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
         let value = sampleBytes(50_000, seed: 2)
         _ = try TieredStore(local: try directory.store("a"), remote: remote).put(value, for: "one")
+        #expect(try redis.redisCalls("SET") == 2)  // the blob and the record
         let store = TieredStore(local: try directory.store("b"), remote: remote)
         try store.put(value, for: "two")
+        #expect(try redis.redisCalls("SET") == 3, "only the record")
         #expect(store.stats.skippedUploads == 1)
         #expect(store.stats.uploads == 0)
         #expect(store.stats.bytesUp < 1_000)  // the record only
@@ -81,6 +87,7 @@ struct RedisRemoteTests {
 
     @Test func tamperedRemoteBlobIsRejectedAndNotStoredLocally() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
@@ -150,6 +157,7 @@ struct RedisRemoteTests {
 
     @Test func serverKilledMidRunLocalOperationsContinueAndErrorIsCounted() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let local = try directory.store("a")
@@ -178,6 +186,7 @@ struct RedisRemoteTests {
 
     @Test func coolDownEndsAndTheRemoteIsUsedAgain() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let unreachable = try RedisBackend(
@@ -201,6 +210,7 @@ struct RedisRemoteTests {
 
     @Test func maxmemoryEvictionLeavesDanglingRecordsThatAreMisses() throws {
         let redis = try TestServers.startRedis(maxmemory: "3mb")
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
@@ -237,7 +247,9 @@ struct RedisRemoteTests {
 
     @Test func twoShardsEachHoldPartOfTheKeys() throws {
         let first = try TestServers.startRedis()
+        defer { first.stop() }
         let second = try TestServers.startRedis()
+        defer { second.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(first, second)
@@ -264,6 +276,7 @@ struct RedisRemoteTests {
 
     @Test func authenticationWithPassword() throws {
         let redis = try TestServers.startRedis(password: "s3cret")
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let url = "redis://s3cret@127.0.0.1:\(redis.port)"
@@ -282,6 +295,7 @@ struct RedisRemoteTests {
 
     @Test func readOnlyNeverWrites() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let store = TieredStore(
@@ -294,6 +308,7 @@ struct RedisRemoteTests {
 
     @Test func remoteOnlyKeepsNoLocalCopy() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let local = try directory.store("a")
@@ -309,6 +324,7 @@ struct RedisRemoteTests {
 
     @Test func concurrentOperationsShareThePooledConnections() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
@@ -319,16 +335,20 @@ struct RedisRemoteTests {
         #expect(writer.stats.errors == 0)
         #expect(writer.stats.uploads == 64)
         let reader = TieredStore(local: try directory.store("b"), remote: remote)
+        let values = Mutex([Int: Data]())
         DispatchQueue.concurrentPerform(iterations: 64) { index in
             let value = try? reader.value(for: StoreKey("k\(index)"))
-            #expect(value == sampleBytes(3_000 + index, seed: UInt8(index)))
+            values.withLock { $0[index] = value }
         }
+        let read = values.withLock { $0 }
+        for index in 0..<64 { #expect(read[index] == sampleBytes(3_000 + index, seed: UInt8(index)), "k\(index)") }
         #expect(reader.stats.hits == 64)
         #expect(reader.stats.errors == 0)
     }
 
     @Test func reusedConnectionToARestartedServerIsRetriedOnce() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
@@ -343,6 +363,7 @@ struct RedisRemoteTests {
 
     @Test func serverThatNeverAnswersTimesOutWithinTheOperationTimeout() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let timeouts = RemoteTimeouts(connect: .milliseconds(100), operation: .milliseconds(300))
@@ -361,6 +382,7 @@ struct RedisRemoteTests {
 
     @Test func largeValueThroughRedisAndTimeToLive() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try RedisBackend(
@@ -379,6 +401,7 @@ struct RedisRemoteTests {
 
     @Test func authenticationAsAnACLUser() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let raw = try rawRedis(redis)
@@ -399,6 +422,7 @@ struct RedisRemoteTests {
 
     @Test func remoteHitLargerThanTheLocalCapacityIsReturnedWithoutALocalCopy() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let value = sampleBytes(200_000, seed: 10)
@@ -415,6 +439,7 @@ struct RedisRemoteTests {
 
     @Test func removeDeletesTheRemoteRecord() throws {
         let server = try TestServers.startRedis()
+        defer { server.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(server)

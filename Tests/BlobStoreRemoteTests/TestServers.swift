@@ -28,6 +28,25 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// The request lines nginx logged (`PUT /cas/… HTTP/1.1`); empty for redis-server.
+    func loggedRequests() -> [String] {
+        let log = (try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").compactMap { line in
+            line.split(separator: "\"", maxSplits: 2, omittingEmptySubsequences: false).dropFirst().first.map(String.init)
+        }
+    }
+
+    /// How many times redis-server ran `command` (`INFO commandstats`, `cmdstat_set:calls=3,…`).
+    func redisCalls(_ command: String) throws -> Int {
+        guard case .bulk(let data?) = try rawRedis(self).run("INFO", "commandstats") else { return -1 }
+        let prefix = "cmdstat_\(command.lowercased()):calls="
+        for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+        where line.hasPrefix(prefix) {
+            return Int(line.dropFirst(prefix.count).prefix { $0.isNumber }) ?? -1
+        }
+        return 0
+    }
+
     func stop() {
         kill()
         try? FileManager.default.removeItem(atPath: directory)
@@ -60,13 +79,20 @@ enum TestServers {
     }
 
     /// An nginx serving `<directory>/root` with WebDAV PUT, as docs/remote.md configures it.
-    static func startNginx() throws -> ServerProcess {
+    /// With `htpasswd` (lines `user:{PLAIN}password`), every request needs HTTP Basic credentials.
+    /// Requests are logged to `<directory>/access.log`.
+    static func startNginx(htpasswd: String? = nil) throws -> ServerProcess {
         try #require(
             FileManager.default.isExecutableFile(atPath: nginxBinary),
             "nginx is not installed: run scripts/install-deps.sh")
         let directory = try makeDirectory("nginx")
         let port = freePort()
         try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
+        var authentication = ""
+        if let htpasswd {
+            try htpasswd.write(toFile: directory + "/htpasswd", atomically: true, encoding: .utf8)
+            authentication = "auth_basic \"cache\"; auth_basic_user_file \(directory)/htpasswd;"
+        }
         let configuration = """
             daemon off;
             master_process off;
@@ -74,7 +100,7 @@ enum TestServers {
             error_log \(directory)/error.log;
             events { worker_connections 256; }
             http {
-                access_log off;
+                access_log \(directory)/access.log;
                 client_body_temp_path \(directory)/body;
                 proxy_temp_path \(directory)/proxy;
                 fastcgi_temp_path \(directory)/fastcgi;
@@ -88,6 +114,7 @@ enum TestServers {
                         dav_methods PUT DELETE;
                         create_full_put_path on;
                         dav_access user:rw;
+                        \(authentication)
                     }
                 }
             }
