@@ -58,6 +58,9 @@ final class ServerProcess: @unchecked Sendable {
 enum TestServers {
     static let redisBinary = "/usr/bin/redis-server"
     static let nginxBinary = "/usr/sbin/nginx"
+    /// The nginx configuration scripts/test-servers.sh runs too, with `@…@` placeholders.
+    static let nginxTemplate = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../scripts/nginx-cache.conf").standardizedFileURL.path
 
     /// A redis-server with no persistence; `maxmemory` (e.g. `"2mb"`) with `allkeys-lru`.
     static func startRedis(maxmemory: String? = nil, password: String? = nil) throws -> ServerProcess {
@@ -78,7 +81,7 @@ enum TestServers {
         return try launch(redisBinary, arguments, port: port, directory: directory)
     }
 
-    /// An nginx serving `<directory>/root` with WebDAV PUT, as docs/remote.md configures it.
+    /// An nginx serving `<directory>/root` with WebDAV PUT (scripts/nginx-cache.conf).
     /// With `htpasswd` (lines `user:{PLAIN}password`), every request needs HTTP Basic credentials.
     /// Requests are logged to `<directory>/access.log`.
     static func startNginx(htpasswd: String? = nil) throws -> ServerProcess {
@@ -93,33 +96,10 @@ enum TestServers {
             try htpasswd.write(toFile: directory + "/htpasswd", atomically: true, encoding: .utf8)
             authentication = "auth_basic \"cache\"; auth_basic_user_file \(directory)/htpasswd;"
         }
-        let configuration = """
-            daemon off;
-            master_process off;
-            pid \(directory)/nginx.pid;
-            error_log \(directory)/error.log;
-            events { worker_connections 256; }
-            http {
-                access_log \(directory)/access.log;
-                client_body_temp_path \(directory)/body;
-                proxy_temp_path \(directory)/proxy;
-                fastcgi_temp_path \(directory)/fastcgi;
-                uwsgi_temp_path \(directory)/uwsgi;
-                scgi_temp_path \(directory)/scgi;
-                server {
-                    listen 127.0.0.1:\(port);
-                    root \(directory)/root;
-                    client_max_body_size 0;
-                    location / {
-                        dav_methods PUT DELETE;
-                        create_full_put_path on;
-                        dav_access user:rw;
-                        \(authentication)
-                    }
-                }
-            }
-
-            """
+        let template = try String(contentsOfFile: nginxTemplate, encoding: .utf8)
+        let configuration = template.replacingOccurrences(of: "@DAEMON@", with: "off")
+            .replacingOccurrences(of: "@DIR@", with: directory).replacingOccurrences(of: "@PORT@", with: "\(port)")
+            .replacingOccurrences(of: "@AUTH@", with: authentication)
         try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         return try launch(
             nginxBinary, ["-p", directory, "-e", directory + "/error.log", "-c", directory + "/nginx.conf"], port: port,
