@@ -30,6 +30,7 @@ extension Runner {
             ("remote dangling", "\(stats.danglingRecords)"),
             ("remote uploads", "\(stats.uploads)"),
             ("remote skipped", "\(stats.skippedUploads)"),
+            ("remote cool-down skips", "\(stats.coolDownSkips)"),
             ("remote bytes up", "\(stats.bytesUp)"),
             ("remote bytes down", "\(stats.bytesDown)"),
         ])
