@@ -9,7 +9,7 @@ import Foundation
 final class TCPConnection: @unchecked Sendable {
     /// The server, without credentials, for messages.
     let server: String
-    private var fd: CInt
+    private var fd: SocketDescriptor?
     private var deadline: ContinuousClock.Instant
     private var operationTimeout: Duration
     /// Received bytes not consumed yet: `buffer[start...]`.
@@ -40,8 +40,8 @@ final class TCPConnection: @unchecked Sendable {
 
     /// Closes the socket; later calls throw.
     func close() {
-        if fd >= 0 { SocketSyscalls.close(fd) }
-        fd = -1
+        if let fd { SocketSyscalls.close(fd) }
+        fd = nil
     }
 
     /// Every read and write from now on must finish within `timeout` from now.
@@ -69,7 +69,7 @@ final class TCPConnection: @unchecked Sendable {
         try bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                try wait(for: Int16(POLLOUT))
+                let fd = try wait(for: Int16(POLLOUT))
                 offset += try SocketSyscalls.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]), server: server)
             }
         }
@@ -147,7 +147,7 @@ final class TCPConnection: @unchecked Sendable {
             start = 0
         }
         while true {
-            try wait(for: Int16(POLLIN))
+            let fd = try wait(for: Int16(POLLIN))
             guard let received = try SocketSyscalls.receive(fd, into: chunk, server: server) else { continue }
             buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<received]))
             if received > 0 { receivedInOperation = true } else { closedByPeer = true }
@@ -164,13 +164,16 @@ final class TCPConnection: @unchecked Sendable {
         return nil
     }
 
-    /// Waits for the socket to be ready, or throws when the deadline passes.
-    private func wait(for events: Int16) throws {
-        guard fd >= 0 else { throw BlobStoreError.remote(server, "the connection is closed.") }
+    /// Waits for the socket to be ready, or throws when the deadline passes or it is closed.
+    ///
+    /// - Returns: The socket.
+    private func wait(for events: Int16) throws -> SocketDescriptor {
+        guard let fd else { throw BlobStoreError.remote(server, "the connection is closed.") }
         let remaining = SocketSyscalls.milliseconds(until: deadline)
-        guard remaining > 0, try SocketSyscalls.poll(fd, events: events, milliseconds: remaining) else {
+        guard remaining > 0, try SocketSyscalls.poll(fd, events: events, milliseconds: remaining, server: server) else {
             throw BlobStoreError.remote(server, "no answer within \(operationTimeout).", errno: ETIMEDOUT)
         }
+        return fd
     }
 
     private func endOfStream() -> BlobStoreError {
