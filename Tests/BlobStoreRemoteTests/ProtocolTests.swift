@@ -109,7 +109,8 @@ struct ProtocolTests {
     /// operation timeout of 1 s (a missing bound would wait for bytes a kept-open connection never
     /// sends, and time out with another message).
     private func expectFailsFast(
-        containing text: String, within limit: Duration = .milliseconds(900), sourceLocation: SourceLocation = #_sourceLocation,
+        containing text: String, within limit: Duration = .milliseconds(900),
+        sourceLocation: SourceLocation = #_sourceLocation,
         _ body: () throws -> Void
     ) {
         let start = ContinuousClock.now
@@ -227,11 +228,14 @@ struct ProtocolTests {
 
     @Test func connectionGivesBackTheBufferOfALargeReply() throws {
         let size = 3 << 20
-        let server = CannedServer(reply: Data("$\(size)\r\n".utf8) + Data(count: size) + Data("\r\n".utf8), keepOpen: true)
+        let server = CannedServer(
+            reply: Data("$\(size)\r\n".utf8) + Data(count: size) + Data("\r\n".utf8), keepOpen: true)
         defer { server.stop() }
         let connection = try RedisConnection(RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
         defer { connection.close() }
-        #expect(try connection.command([Data("GET".utf8)], maximumBulk: size, timeout: .seconds(5)) == .bulk(Data(count: size)))
+        #expect(
+            try connection.command([Data("GET".utf8)], maximumBulk: size, timeout: .seconds(5))
+                == .bulk(Data(count: size)))
         #expect(connection.bufferCapacity < 1 << 20)
     }
 
@@ -307,7 +311,8 @@ struct ProtocolTests {
     }
 
     @Test func sessionRefusesABodyOverTheBoundByItsLength() throws {
-        let server = CannedServer(reply: Data("HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\nabc".utf8), keepOpen: true)
+        let server = CannedServer(
+            reply: Data("HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\nabc".utf8), keepOpen: true)
         defer { server.stop() }
         expectFailsFast(containing: "larger than", within: .milliseconds(1800)) {
             _ = try sessionTransport(server.port).send(get(), maximumBody: 10)
@@ -398,7 +403,9 @@ struct ProtocolTests {
         }
     }
 
-    @Test(arguments: ["http://alice:pw@/x", "https://alice:pw@:443/x", "http://alice:pw@h:65536", "http://alice:pw@h:0"])
+    @Test(arguments: [
+        "http://alice:pw@/x", "https://alice:pw@:443/x", "http://alice:pw@h:65536", "http://alice:pw@h:0",
+    ])
     func badHTTPURLIsInvalidAndHidesItsPassword(url: String) throws {
         let parsed = try #require(URL(string: url))
         #expect {

@@ -32,7 +32,8 @@ final class ServerProcess: @unchecked Sendable {
     func loggedRequests() -> [String] {
         let log = (try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? ""
         return log.split(separator: "\n").compactMap { line in
-            line.split(separator: "\"", maxSplits: 2, omittingEmptySubsequences: false).dropFirst().first.map(String.init)
+            line.split(separator: "\"", maxSplits: 2, omittingEmptySubsequences: false).dropFirst().first.map(
+                String.init)
         }
     }
 

@@ -41,7 +41,8 @@ public final class HTTPCacheBackend: RemoteBackend {
         }
         if case .bearer(let token) = authentication, !HTTPAuthentication.isToken68(token) {
             throw BlobStoreError(
-                .invalidArgument, "The bearer token (BLOBSTORE_REMOTE_TOKEN) may hold only letters, digits, -._~+/ and trailing =.")
+                .invalidArgument,
+                "The bearer token (BLOBSTORE_REMOTE_TOKEN) may hold only letters, digits, -._~+/ and trailing =.")
         }
         self.authentication = authentication ?? urlCredentials ?? .none
         components.user = nil

@@ -154,7 +154,7 @@ public final class RedisBackend: RemoteBackend {
         if let pooled = idle.withLock({ $0[index].popLast() }) {
             do {
                 return try exchange(arguments, pooled, index: index, maximumBulk: maximumBulk, body)
-            } catch where pooled.failedBeforeReply(error) {
+            } catch let error where pooled.failedBeforeReply(error) {
                 // Stale: fall through to a new connection.
             }
         }

@@ -94,7 +94,9 @@ public enum RemoteURL {
     static func redacted(_ text: String) -> String {
         var afterScheme = text.startIndex
         if let separator = text.range(of: "://"), !text[..<separator.lowerBound].isEmpty,
-            text[..<separator.lowerBound].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+            text[..<separator.lowerBound].allSatisfy({
+                $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0))
+            })
         {
             afterScheme = separator.upperBound
         }

@@ -49,7 +49,9 @@ enum SocketSyscalls {
             // in the background, as with EINPROGRESS).
             if lastErrno == EINPROGRESS || lastErrno == EINTR {
                 let remaining = milliseconds(until: deadline)
-                if remaining > 0, (try? poll(fd, events: Int16(POLLOUT), milliseconds: remaining, server: server)) == true {
+                if remaining > 0,
+                    (try? poll(fd, events: Int16(POLLOUT), milliseconds: remaining, server: server)) == true
+                {
                     var error: CInt = 0
                     var length = socklen_t(MemoryLayout<CInt>.size)
                     getsockopt(raw, SOL_SOCKET, SO_ERROR, &error, &length)  // man 2 getsockopt
