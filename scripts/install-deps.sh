@@ -3,7 +3,8 @@
 # libssl-dev (libcrypto: SHA-256 and MD5), e2fsprogs (chattr, for the read-only-store test),
 # python3 (the HTTP server the BlobStoreHTTP and `blobstore fetch` tests start on 127.0.0.1), and
 # redis-server and nginx (the remote tier's tests start private servers; docs/remote.md).
-# The tests need no service: each starts its own server on a free port of 127.0.0.1, so the
+# The tests need no system service: each starts its own server on a free port of 127.0.0.1 (CI
+# adds a shared pair from scripts/test-servers.sh for the CLI acceptance tests), so the
 # packages are installed with RUNLEVEL=1, which tells invoke-rc.d not to start their services.
 # Safe to run again; does nothing when everything is there.
 set -euo pipefail

@@ -18,7 +18,8 @@ enum HelpText {
     static let remoteOption = (
         label: "--remote <url>",
         help: "A shared remote cache for put, get, has, rm and stats: http://HOST[:PORT][/PATH], https://..., "
-            + "or redis://[[USER:]PASSWORD@]HOST[:PORT][/DB]. A failing remote is skipped with a warning. "
+            + "or redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]...][/DB] (several hosts are shards). A failing "
+            + "remote is skipped with a warning. "
             + "(default: $BLOBSTORE_REMOTE)"
     )
     static let helpOption = (label: "-h, --help", help: "Show help information.")

@@ -30,7 +30,8 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                 + "that starts with '-'."
         case .get:
             "The value is verified against its digest before it is written. A value found damaged "
-                + "is removed from the store and the command exits 65."
+                + "is removed from the store and the command exits 65. With --remote, a local miss asks the "
+                + "remote; its value is verified, stored locally and written."
         case .blob:
             "The content is found whichever keys refer to it, even none (a blob that 'blobstore gc' "
                 + "has not deleted yet). It is verified against the digest before it is written. A blob "
@@ -46,9 +47,10 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                 + "'revalidated hit' or 'miss'. Exits 0 whatever the HTTP status, and 74 when the request "
                 + "fails. See docs/http.md."
         case .has:
-            "Prints nothing."
+            "Prints nothing. With --remote, a key the remote holds counts as stored; nothing is downloaded."
         case .rm:
-            "The value's blob is deleted by garbage collection once no key refers to it."
+            "The value's blob is deleted by garbage collection once no key refers to it. With --remote, "
+                + "the key's record is removed from the remote too (its blob stays, for the remote's eviction)."
         case .ls:
             "Each line is '<digest>  <size>  <key>': the SHA-256 in hex, the size in bytes and the "
                 + "key's bytes, separated by two spaces. Use --json for keys that contain newlines."

@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import Synchronization
 import Testing
 
 @testable import BlobStoreRemote
@@ -13,6 +14,7 @@ struct HTTPRemoteTests {
 
     @Test func roundTripThroughNginxAndSecondStoreGetsARemoteHit() throws {
         let nginx = try TestServers.startNginx()
+        defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(nginx)
@@ -41,6 +43,7 @@ struct HTTPRemoteTests {
 
     @Test func missingKeyIsAMissNotAnError() throws {
         let nginx = try TestServers.startNginx()
+        defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let store = TieredStore(local: try directory.store("a"), remote: try backend(nginx))
@@ -52,6 +55,7 @@ struct HTTPRemoteTests {
 
     @Test func uploadOfExistingContentIsSkippedAfterHead() throws {
         let nginx = try TestServers.startNginx()
+        defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(nginx)
@@ -62,11 +66,14 @@ struct HTTPRemoteTests {
         #expect(store.stats.skippedUploads == 1)
         #expect(store.stats.uploads == 0)
         #expect(store.stats.bytesUp < 1_000)
+        let blobPuts = nginx.loggedRequests().filter { $0.hasPrefix("PUT ") && $0.contains("/cas/") }
+        #expect(blobPuts.count == 1, "only the first store sent the blob: \(blobPuts)")
         #expect(try TieredStore(local: try directory.store("c"), remote: remote).value(for: "two") == value)
     }
 
     @Test func tamperedRemoteBlobIsRejected() throws {
         let nginx = try TestServers.startNginx()
+        defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(nginx)
@@ -93,6 +100,7 @@ struct HTTPRemoteTests {
 
     @Test func recordOfAnUnknownVersionOrGarbageIsAMiss() throws {
         let nginx = try TestServers.startNginx()
+        defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(nginx)
@@ -110,6 +118,7 @@ struct HTTPRemoteTests {
 
     @Test func recordPointingAtAMissingBlobIsAMiss() throws {
         let nginx = try TestServers.startNginx()
+        defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(nginx)
@@ -124,6 +133,7 @@ struct HTTPRemoteTests {
 
     @Test func serverKilledMidRunLocalOperationsContinueAndErrorIsCounted() throws {
         let nginx = try TestServers.startNginx()
+        defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let local = try directory.store("a")
@@ -142,20 +152,8 @@ struct HTTPRemoteTests {
 
     @Test func serverThatNeverAnswersTimesOut() throws {
         // A listening socket that accepts connections (the kernel does) but never replies.
-        let fd = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
+        let (fd, port) = TestServers.listeningSocket()
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                _ = bind(fd, raw, length)
-                _ = getsockname(fd, raw, &length)
-            }
-        }
-        #expect(listen(fd, 16) == 0)
-        let port = UInt16(bigEndian: address.sin_port)
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let timeouts = RemoteTimeouts(connect: .milliseconds(100), operation: .milliseconds(300))
@@ -170,22 +168,49 @@ struct HTTPRemoteTests {
         #expect(store.lastError?.errno == ETIMEDOUT)
     }
 
-    @Test func basicAuthenticationIsSent() throws {
-        let nginx = try TestServers.startNginx()
+    @Test func concurrentFailuresCountOneErrorAndArmOneCoolDown() throws {
+        let (fd, port) = TestServers.listeningSocket()  // accepts, never answers
+        defer { close(fd) }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
+        let timeouts = RemoteTimeouts(connect: .milliseconds(100), operation: .milliseconds(300))
+        let remote = try HTTPCacheBackend(baseURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: timeouts)
+        let store = TieredStore(local: try directory.store("a"), remote: remote)
+        DispatchQueue.concurrentPerform(iterations: 4) { index in _ = try? store.value(for: StoreKey("k\(index)")) }
+        #expect(store.stats.errors == 1)
+        #expect(store.stats.misses == 4)
+        #expect(store.isCoolingDown)
+    }
+
+    @Test func basicAuthenticationIsSent() throws {
+        let nginx = try TestServers.startNginx(htpasswd: "alice:{PLAIN}pw\n")
+        defer { nginx.stop() }
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+
+        // Without credentials nginx answers 401: the check below can fail.
+        let anonymous = TieredStore(
+            local: try directory.store("a"),
+            remote: try RemoteURL.backend("http://127.0.0.1:\(nginx.port)/c", timeouts: testTimeouts))
+        try anonymous.put(Data("v".utf8), for: "k")
+        #expect(anonymous.stats.errors == 1)
+        #expect(anonymous.lastError?.message.contains("HTTP 401") == true)
+
         let remote = try RemoteURL.backend("http://alice:pw@127.0.0.1:\(nginx.port)/c", timeouts: testTimeouts)
         let http = try #require(remote as? HTTPCacheBackend)
         #expect(http.authentication == .basic(user: "alice", password: "pw"))
         #expect(http.name == "http://127.0.0.1:\(nginx.port)/c")
-        let store = TieredStore(local: try directory.store("a"), remote: remote)
+        let store = TieredStore(local: try directory.store("b"), remote: remote)
         try store.put(Data("v".utf8), for: "k")
-        #expect(store.stats.errors == 0)
+        #expect(store.stats.errors == 0, "\(String(describing: store.lastError))")
+        #expect(store.stats.uploads == 1)
+        #expect(try TieredStore(local: try directory.store("c"), remote: remote).value(for: "k") == Data("v".utf8))
     }
 
     @Test func httpsGoesThroughURLSessionAndAFailedHandshakeIsACountedError() throws {
         // nginx speaks plain HTTP on this port: the TLS handshake fails.
         let nginx = try TestServers.startNginx()
+        defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try HTTPCacheBackend(
@@ -202,6 +227,7 @@ struct HTTPRemoteTests {
 
     @Test func concurrentPutsAndGetsShareTheRemote() throws {
         let nginx = try TestServers.startNginx()
+        defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(nginx)
@@ -212,15 +238,19 @@ struct HTTPRemoteTests {
         #expect(writer.stats.errors == 0)
         #expect(writer.stats.uploads == 32)
         let reader = TieredStore(local: try directory.store("b"), remote: remote)
+        let values = Mutex([Int: Data]())
         DispatchQueue.concurrentPerform(iterations: 32) { index in
             let value = try? reader.value(for: StoreKey("k\(index)"))
-            #expect(value == sampleBytes(5_000 + index, seed: UInt8(index)))
+            values.withLock { $0[index] = value }
         }
+        let read = values.withLock { $0 }
+        for index in 0..<32 { #expect(read[index] == sampleBytes(5_000 + index, seed: UInt8(index)), "k\(index)") }
         #expect(reader.stats.hits == 32)
     }
 
     @Test func largeValueAndAsyncVariants() async throws {
         let nginx = try TestServers.startNginx()
+        defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(nginx)
@@ -248,6 +278,7 @@ struct HTTPRemoteTests {
 
     @Test func removeDeletesTheRemoteRecord() throws {
         let server = try TestServers.startNginx()
+        defer { server.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(server)

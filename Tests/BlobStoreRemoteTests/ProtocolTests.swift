@@ -1,61 +1,103 @@
 import BlobStore
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import BlobStoreRemote
 
-/// A server that answers every connection with fixed bytes (after reading the request), then
-/// closes it: a hostile or broken Redis or HTTP server.
-final class CannedServer: @unchecked Sendable {
+/// A server that answers every connection with fixed bytes (after reading the request): a
+/// hostile or broken Redis or HTTP server. With `keepOpen` the connection stays open after the
+/// reply, so that a client waiting for more than it should shows up as a timeout; otherwise it
+/// is closed.
+///
+/// Call ``stop()`` (`defer { server.stop() }`): it ends the accept thread before the listening
+/// descriptor is closed, so the thread never accepts on a reused descriptor number.
+final class CannedServer: Sendable {
     let port: UInt16
-    private let fd: CInt
+    private let listener: CInt
+    private let shared = Shared()
 
-    init(reply: Data) {
-        let listener = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                _ = bind(listener, raw, length)
-                _ = getsockname(listener, raw, &length)
-            }
-        }
-        listen(listener, 16)
-        fd = listener
-        port = UInt16(bigEndian: address.sin_port)
+    /// What the accept thread shares with ``stop()``.
+    private final class Shared: Sendable {
+        let clients = Mutex<(stopped: Bool, open: [CInt], accepted: Int)>((false, [], 0))
+        let finished = DispatchSemaphore(value: 0)
+    }
+
+    /// How many connections it accepted.
+    var connections: Int { shared.clients.withLock { $0.accepted } }
+
+    convenience init(reply: Data, keepOpen: Bool = false) {
+        self.init(replies: [reply], keepOpen: keepOpen)
+    }
+
+    /// Answers the requests of each connection with `replies`, one each, in order.
+    init(replies: [Data], keepOpen: Bool = false) {
+        let (listener, port) = TestServers.listeningSocket()
+        self.listener = listener
+        self.port = port
+        let shared = shared
         Thread.detachNewThread {
             while true {
                 let client = accept(listener, nil, nil)
-                if client < 0 { return }
+                if client < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
+                let stopping = shared.clients.withLock { state in
+                    state.accepted += 1
+                    state.open.append(client)
+                    return state.stopped  // stop() may have shut the open clients down already
+                }
+                if stopping { break }
                 var buffer = [UInt8](repeating: 0, count: 65_536)
-                _ = recv(client, &buffer, buffer.count, 0)
-                reply.withUnsafeBytes { raw in _ = send(client, raw.baseAddress, raw.count, CInt(MSG_NOSIGNAL)) }
-                shutdown(client, CInt(SHUT_WR))
-                close(client)
+                for reply in replies {
+                    guard recv(client, &buffer, buffer.count, 0) > 0 else { break }
+                    reply.withUnsafeBytes { raw in _ = send(client, raw.baseAddress, raw.count, CInt(MSG_NOSIGNAL)) }
+                }
+                if !keepOpen {
+                    shared.clients.withLock { state in
+                        state.open.removeAll { $0 == client }
+                        shutdown(client, CInt(SHUT_WR))
+                        close(client)
+                    }
+                }
             }
+            shared.finished.signal()
         }
     }
 
-    deinit {
-        shutdown(fd, CInt(SHUT_RDWR))
-        close(fd)
+    /// Stops accepting, wakes the accept thread wherever it waits (`accept`, or `recv` on a client
+    /// that sends nothing more), waits for it to end, then closes every descriptor.
+    func stop() {
+        let first = shared.clients.withLock { state in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        guard first else { return }
+        shutdown(listener, CInt(SHUT_RDWR))  // wakes the blocked accept (EINVAL)
+        shared.clients.withLock { state in
+            for client in state.open { shutdown(client, CInt(SHUT_RDWR)) }
+        }
+        shared.finished.wait()
+        close(listener)
+        for client in shared.clients.withLock({ $0.open }) { close(client) }
     }
+
+    deinit { stop() }
 }
 
 @Suite("Protocols and hostile replies")
 struct ProtocolTests {
-    private func redisReply(_ text: String) throws -> (RedisBackend, CannedServer) {
-        let server = CannedServer(reply: Data(text.utf8))
+    private func redisReply(_ text: String, keepOpen: Bool = false) throws -> (RedisBackend, CannedServer) {
+        let server = CannedServer(reply: Data(text.utf8), keepOpen: keepOpen)
         let backend = try RedisBackend(
             server: RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
         return (backend, server)
     }
 
-    private func httpReply(_ text: String) throws -> (HTTPCacheBackend, CannedServer) {
-        let server = CannedServer(reply: Data(text.utf8))
+    private func httpReply(_ text: String, keepOpen: Bool = false) throws -> (HTTPCacheBackend, CannedServer) {
+        let server = CannedServer(reply: Data(text.utf8), keepOpen: keepOpen)
         let backend = try HTTPCacheBackend(
             baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, timeouts: testTimeouts)
         return (backend, server)
@@ -63,78 +105,251 @@ struct ProtocolTests {
 
     private let digest = SHA256Hasher.hash(Array("x".utf8))
 
-    @Test(arguments: [
-        "$99999999999999\r\n", "$-7\r\n", "$5\r\nab", "$3\r\nabcXY", "*99999\r\n", "?what\r\n", "\r\n", "",
-        ":notanumber\r\n", String(repeating: "+", count: 100_000),
-    ])
-    func hostileRedisReplyIsAnErrorNeverACrash(reply: String) throws {
+    /// Expects `body` to throw a remote error whose message contains `text`, well before the
+    /// operation timeout of 1 s (a missing bound would wait for bytes a kept-open connection never
+    /// sends, and time out with another message).
+    private func expectFailsFast(
+        containing text: String, within limit: Duration = .milliseconds(900),
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () throws -> Void
+    ) {
+        let start = ContinuousClock.now
+        #expect(sourceLocation: sourceLocation) {
+            try body()
+        } throws: { error in
+            guard let error = error as? BlobStoreError else { return false }
+            let expected: BlobStoreError.Code = text == "larger than" ? .tooLarge : .remote
+            return error.code == expected && error.message.contains(text)
+        }
+        #expect(ContinuousClock.now - start < limit, sourceLocation: sourceLocation)
+    }
+
+    /// Hostile replies with the connection kept open after them, and what the error must say.
+    static let hostileRedisReplies: [(String, String)] = [
+        ("$99999999999999\r\n", "larger than"), ("$9223372036854775807\r\n", "larger than"),
+        ("$-7\r\n", "not Redis protocol"), ("$3\r\nabcXY", "not Redis protocol"),
+        ("*99999\r\n", "not Redis protocol"), ("*2\r\n$1048576\r\n", "not Redis protocol"),
+        ("?what\r\n", "not Redis protocol"), ("\r\n", "not Redis protocol"),
+        (":notanumber\r\n", "not Redis protocol"), (String(repeating: "+", count: 100_000), "longer than"),
+    ]
+
+    @Test(arguments: hostileRedisReplies)
+    func hostileRedisReplyIsAnErrorNeverACrash(reply: String, message: String) throws {
+        let (backend, server) = try redisReply(reply, keepOpen: true)
+        defer { server.stop() }
+        expectFailsFast(containing: message) { _ = try backend.blob(digest, maximumSize: 1 << 20) }
+    }
+
+    @Test(arguments: ["$5\r\nab", ""])
+    func truncatedRedisReplyIsAnError(reply: String) throws {
         let (backend, server) = try redisReply(reply)
-        _ = server
-        #expect(throws: BlobStoreError.self) { _ = try backend.blob(digest, maximumSize: 1 << 20) }
+        defer { server.stop() }
+        expectFailsFast(containing: "closed the connection") { _ = try backend.blob(digest, maximumSize: 1 << 20) }
     }
 
     @Test func redisValueLargerThanAcceptedIsAnError() throws {
-        let (backend, server) = try redisReply("$100\r\n" + String(repeating: "a", count: 100) + "\r\n")
-        _ = server
-        #expect(throws: BlobStoreError.self) { _ = try backend.blob(digest, maximumSize: 10) }
+        let (backend, server) = try redisReply("$100\r\n" + String(repeating: "a", count: 100) + "\r\n", keepOpen: true)
+        defer { server.stop() }
+        expectFailsFast(containing: "larger than") { _ = try backend.blob(digest, maximumSize: 10) }
         #expect(try backend.blob(digest, maximumSize: 100) == Data(repeating: UInt8(ascii: "a"), count: 100))
     }
 
     @Test func redisNullBulkIsAMiss() throws {
         let (backend, server) = try redisReply("$-1\r\n")
-        _ = server
+        defer { server.stop() }
         #expect(try backend.blob(digest, maximumSize: 10) == nil)
     }
 
     @Test func redisErrorReplyIsAnError() throws {
         let (backend, server) = try redisReply("-OOM command not allowed\r\n")
-        _ = server
+        defer { server.stop() }
+        expectFailsFast(containing: "OOM command not allowed") { try backend.putBlob(Data("x".utf8), digest: digest) }
+    }
+
+    /// A pooled connection (its first command answered `+OK`) whose second reply is `second`.
+    private func pooledRedis(second: String, keepOpen: Bool) throws -> (RedisBackend, CannedServer) {
+        let server = CannedServer(replies: [Data("+OK\r\n".utf8), Data(second.utf8)], keepOpen: keepOpen)
+        let backend = try RedisBackend(
+            server: RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
+        try backend.putBlob(Data("x".utf8), digest: digest)
+        return (backend, server)
+    }
+
+    @Test(arguments: [
+        ("-OOM command not allowed\r\n", "OOM command not allowed"), ("?garbage\r\n", "not Redis protocol"),
+    ])
+    func failureOnAPooledConnectionIsNotResent(reply: String, message: String) throws {
+        let (backend, server) = try pooledRedis(second: reply, keepOpen: true)
+        defer { server.stop() }
+        expectFailsFast(containing: message) { try backend.putBlob(Data("x".utf8), digest: digest) }
+        #expect(server.connections == 1, "the command was sent once")
+    }
+
+    @Test func replyCutShortOnAPooledConnectionIsNotResent() throws {
+        let (backend, server) = try pooledRedis(second: "$5\r\nab", keepOpen: false)
+        defer { server.stop() }
+        expectFailsFast(containing: "closed the connection") { _ = try backend.blob(digest, maximumSize: 10) }
+        #expect(server.connections == 1)
+    }
+
+    @Test func pooledConnectionTheServerClosedIsResentOnANewOne() throws {
+        let server = CannedServer(replies: [Data("+OK\r\n".utf8)])  // one reply, then closed
+        defer { server.stop() }
+        let backend = try RedisBackend(
+            server: RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
+        try backend.putBlob(Data("x".utf8), digest: digest)
+        usleep(50_000)  // the close reaches the client
+        try backend.putBlob(Data("x".utf8), digest: digest)
+        #expect(server.connections == 2)
+    }
+
+    @Test func setAnsweredOtherThanOKIsAnError() throws {
+        let (backend, server) = try redisReply("+QUEUED\r\n", keepOpen: true)
+        defer { server.stop() }
+        expectFailsFast(containing: "unexpected reply to SET") { try backend.putBlob(Data("x".utf8), digest: digest) }
+    }
+
+    @Test func errorReplyKeepsTheConnection() throws {
+        let server = CannedServer(replies: [Data("-OOM command not allowed\r\n".utf8), Data("+OK\r\n".utf8)])
+        defer { server.stop() }
+        let backend = try RedisBackend(
+            server: RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
         #expect(throws: BlobStoreError.self) { try backend.putBlob(Data("x".utf8), digest: digest) }
+        try backend.putBlob(Data("x".utf8), digest: digest)
+        #expect(server.connections == 1)
+    }
+
+    @Test func millisecondsUntilADeadlineAreClamped() {
+        #expect(SocketSyscalls.milliseconds(until: .now + .seconds(Int64.max / 2)) == Int32.max)
+        #expect(SocketSyscalls.milliseconds(until: .now - .seconds(5)) == 0)
+        let soon = SocketSyscalls.milliseconds(until: .now + .milliseconds(1500))
+        #expect(soon > 1000 && soon <= 1500)
+    }
+
+    @Test func connectionGivesBackTheBufferOfALargeReply() throws {
+        let size = 3 << 20
+        let server = CannedServer(
+            reply: Data("$\(size)\r\n".utf8) + Data(count: size) + Data("\r\n".utf8), keepOpen: true)
+        defer { server.stop() }
+        let connection = try RedisConnection(RedisServer(host: "127.0.0.1", port: server.port), timeouts: testTimeouts)
+        defer { connection.close() }
+        #expect(
+            try connection.command([Data("GET".utf8)], maximumBulk: size, timeout: .seconds(5))
+                == .bulk(Data(count: size)))
+        #expect(connection.bufferCapacity < 1 << 20)
     }
 
     @Test func httpChunkedResponseIsDecoded() throws {
         let (backend, server) = try httpReply(
             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;ext=1\r\nde\r\n0\r\n\r\n")
-        _ = server
+        defer { server.stop() }
         #expect(try backend.blob(digest, maximumSize: 100) == Data("abcde".utf8))
     }
 
     @Test func httpBodyWithoutLengthIsReadToTheEnd() throws {
         let (backend, server) = try httpReply("HTTP/1.0 200 OK\r\n\r\nhello")
-        _ = server
+        defer { server.stop() }
         #expect(try backend.blob(digest, maximumSize: 100) == Data("hello".utf8))
     }
 
-    @Test(arguments: [
-        "garbage\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFF\r\n", "HTTP/1.1 500 Oops\r\n\r\n",
-        "HTTP/1.1 401 Unauthorized\r\n\r\n", "HTTP/1.1 200 OK\r\n" + String(repeating: "X-A: b\r\n", count: 300),
-        "HTTP/1.1 200 OK\r\nbad header\r\n\r\n",
-    ])
-    func hostileHTTPReplyIsAnErrorNeverACrash(reply: String) throws {
-        let (backend, server) = try httpReply(reply)
-        _ = server
-        #expect(throws: BlobStoreError.self) { _ = try backend.blob(digest, maximumSize: 1 << 20) }
+    /// Hostile replies with the connection kept open after them, and what the error must say.
+    static let hostileHTTPReplies: [(String, String)] = [
+        ("garbage\r\n\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n", "larger than"),
+        ("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFF\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n200000\r\n", "larger than"),
+        ("HTTP/1.1 200 OK\r\n\r\n" + String(repeating: "x", count: 2 << 20), "larger than"),
+        ("HTTP/1.1 500 Oops\r\n\r\n", "HTTP 500"), ("HTTP/1.1 401 Unauthorized\r\n\r\n", "HTTP 401"),
+        ("HTTP/1.1 301 Moved\r\nLocation: http://elsewhere/\r\n\r\n", "HTTP 301"),
+        ("HTTP/1.1 200 OK\r\n" + String(repeating: "X-A: b\r\n", count: 300), "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nbad header\r\n\r\n", "not HTTP/1.1"),
+    ]
+
+    @Test(arguments: hostileHTTPReplies)
+    func hostileHTTPReplyIsAnErrorNeverACrash(reply: String, message: String) throws {
+        let (backend, server) = try httpReply(reply, keepOpen: true)
+        defer { server.stop() }
+        expectFailsFast(containing: message) { _ = try backend.blob(digest, maximumSize: 1 << 20) }
+    }
+
+    @Test func truncatedHTTPBodyIsAnError() throws {
+        let (backend, server) = try httpReply("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort")
+        defer { server.stop() }
+        expectFailsFast(containing: "closed the connection") { _ = try backend.blob(digest, maximumSize: 1 << 20) }
     }
 
     @Test func httpStatusesMapToHitMissAndError() throws {
         let (missing, first) = try httpReply("HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\nnope!")
-        _ = first
+        defer { first.stop() }
         #expect(try missing.blob(digest, maximumSize: 1) == nil)
         #expect(try missing.containsBlob(digest) == false)
         let (created, second) = try httpReply("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
-        _ = second
+        defer { second.stop() }
         try created.putBlob(Data("x".utf8), digest: digest)
         let (forbidden, third) = try httpReply("HTTP/1.1 403 Forbidden\r\n\r\n")
-        _ = third
+        defer { third.stop() }
         #expect {
             try forbidden.putBlob(Data("x".utf8), digest: digest)
         } throws: { error in
             (error as? BlobStoreError)?.message.contains("Check the credentials") == true
         }
+    }
+
+    // MARK: - The URLSession transport (driven over http:// here: no TLS server needed)
+
+    private func sessionTransport(_ port: UInt16, operation: Duration = .seconds(1)) -> URLSessionHTTPTransport {
+        URLSessionHTTPTransport(
+            origin: URL(string: "http://127.0.0.1:\(port)")!,
+            timeouts: RemoteTimeouts(connect: .milliseconds(200), operation: operation), server: "test")
+    }
+
+    private func get(_ path: String = "/cas/x") -> HTTPRequest {
+        HTTPRequest(method: "GET", path: path, headers: [(name: "Authorization", value: "Bearer secret")], body: Data())
+    }
+
+    @Test func sessionRefusesABodyOverTheBoundByItsLength() throws {
+        let server = CannedServer(
+            reply: Data("HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\nabc".utf8), keepOpen: true)
+        defer { server.stop() }
+        expectFailsFast(containing: "larger than", within: .milliseconds(1800)) {
+            _ = try sessionTransport(server.port).send(get(), maximumBody: 10)
+        }
+    }
+
+    @Test func sessionRefusesABodyOverTheBoundWithoutALength() throws {
+        let body = String(repeating: "x", count: 300_000)
+        let server = CannedServer(reply: Data(("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + body).utf8))
+        defer { server.stop() }
+        expectFailsFast(containing: "larger than", within: .milliseconds(1800)) {
+            _ = try sessionTransport(server.port).send(get(), maximumBody: 1000)
+        }
+    }
+
+    @Test func sessionDoesNotFollowRedirects() throws {
+        let target = CannedServer(reply: Data("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".utf8))
+        defer { target.stop() }
+        let redirect = "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:\(target.port)/x\r\nContent-Length: 0\r\n\r\n"
+        let server = CannedServer(reply: Data(redirect.utf8))
+        defer { server.stop() }
+        let response = try sessionTransport(server.port).send(get(), maximumBody: 100)
+        #expect(response.status == 302)
+        #expect(response.body.isEmpty)
+    }
+
+    @Test func sessionSubSecondTimeoutIsRoundedUpNotDropped() throws {
+        #expect(URLSessionHTTPTransport.wholeSeconds(.milliseconds(250)) == 1)
+        #expect(URLSessionHTTPTransport.wholeSeconds(.milliseconds(1500)) == 2)
+        #expect(URLSessionHTTPTransport.wholeSeconds(.seconds(3)) == 3)
+        let (fd, port) = TestServers.listeningSocket()  // accepts, never answers
+        defer { close(fd) }
+        let start = ContinuousClock.now
+        #expect(throws: BlobStoreError.self) {
+            _ = try sessionTransport(port, operation: .milliseconds(250)).send(get(), maximumBody: 100)
+        }
+        #expect(ContinuousClock.now - start < .seconds(3))
     }
 
     // MARK: - Records
@@ -178,6 +393,29 @@ struct ProtocolTests {
         }
     }
 
+    @Test(arguments: ["ci@cache://x", "ci:pw@cache:8080", "pw@x@h://y", "redis://u:pw@h:x@"])
+    func invalidURLNeverCrashesNorShowsItsPassword(url: String) throws {
+        #expect {
+            _ = try RemoteURL.backend(url)
+        } throws: { error in
+            guard let message = (error as? BlobStoreError)?.message else { return false }
+            return message.contains("***@") && !message.contains("pw") && !message.contains("ci@")
+        }
+    }
+
+    @Test(arguments: [
+        "http://alice:pw@/x", "https://alice:pw@:443/x", "http://alice:pw@h:65536", "http://alice:pw@h:0",
+    ])
+    func badHTTPURLIsInvalidAndHidesItsPassword(url: String) throws {
+        let parsed = try #require(URL(string: url))
+        #expect {
+            _ = try HTTPCacheBackend(baseURL: parsed)
+        } throws: { error in
+            guard let error = error as? BlobStoreError else { return false }
+            return error.code == .invalidArgument && error.message.contains("***@") && !error.message.contains("pw")
+        }
+    }
+
     @Test func httpURLForms() throws {
         let backend = try #require(
             try RemoteURL.backend("https://u:p@cache.example/ci/", environment: [:]) as? HTTPCacheBackend)
@@ -186,6 +424,14 @@ struct ProtocolTests {
         let bearer = try #require(
             try RemoteURL.backend("http://h:8080", environment: ["BLOBSTORE_REMOTE_TOKEN": "t0k"]) as? HTTPCacheBackend)
         #expect(bearer.authentication == .bearer("t0k"))
+        let trimmed = try #require(
+            try RemoteURL.backend("http://h", environment: ["BLOBSTORE_REMOTE_TOKEN": " t0k==\n"]) as? HTTPCacheBackend)
+        #expect(trimmed.authentication == .bearer("t0k=="))
+        for injected in ["a\r\nX-Evil: 1", "a b", "=abc", "ä"] {
+            #expect(throws: BlobStoreError.self, "\(injected)") {
+                _ = try RemoteURL.backend("http://h", environment: ["BLOBSTORE_REMOTE_TOKEN": injected])
+            }
+        }
         #expect(HTTPAuthentication.bearer("t0k").headerValue == "Bearer t0k")
         #expect(HTTPAuthentication.basic(user: "u", password: "p").headerValue == "Basic dTpw")
     }

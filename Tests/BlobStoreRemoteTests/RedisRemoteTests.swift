@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import Synchronization
 import Testing
 
 @testable import BlobStoreRemote
@@ -15,6 +16,7 @@ struct RedisRemoteTests {
 
     @Test func roundTripThroughRedisAndSecondStoreGetsARemoteHit() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
@@ -46,6 +48,7 @@ struct RedisRemoteTests {
 
     @Test func doubleMissProducesStoresAndUploads() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let store = TieredStore(local: try directory.store("a"), remote: try backend(redis))
@@ -65,13 +68,16 @@ struct RedisRemoteTests {
 
     @Test func uploadOfExistingContentIsSkippedAfterExists() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
         let value = sampleBytes(50_000, seed: 2)
         _ = try TieredStore(local: try directory.store("a"), remote: remote).put(value, for: "one")
+        #expect(try redis.redisCalls("SET") == 2)  // the blob and the record
         let store = TieredStore(local: try directory.store("b"), remote: remote)
         try store.put(value, for: "two")
+        #expect(try redis.redisCalls("SET") == 3, "only the record")
         #expect(store.stats.skippedUploads == 1)
         #expect(store.stats.uploads == 0)
         #expect(store.stats.bytesUp < 1_000)  // the record only
@@ -81,6 +87,7 @@ struct RedisRemoteTests {
 
     @Test func tamperedRemoteBlobIsRejectedAndNotStoredLocally() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
@@ -100,10 +107,57 @@ struct RedisRemoteTests {
         #expect(victim.stats.hits == 0)
         #expect(try localB.contains("k") == false)
         #expect(try localB.blob(digest) == nil)
+
+        // The victim produces the value itself: its upload replaces the poisoned blob, though
+        // the remote "has" it.
+        #expect(try victim.value(for: "k") { value } == value)
+        #expect(victim.stats.uploads == 1)
+        #expect(victim.stats.skippedUploads == 0)
+        let third = TieredStore(local: try directory.store("c"), remote: remote)
+        #expect(try third.value(for: "k") == value)
+        #expect(third.stats.verificationFailures == 0)
+    }
+
+    @Test func remoteBlobLongerThanItsRecordIsRejectedWithoutACoolDown() throws {
+        let redis = try TestServers.startRedis()
+        defer { redis.stop() }
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let remote = try backend(redis)
+        let value = sampleBytes(1_000, seed: 4)
+        let digest = try TieredStore(local: try directory.store("a"), remote: remote).put(value, for: "k")
+        let longer = value + sampleBytes(5_000, seed: 5)
+        #expect(
+            try rawRedis(redis).run([Data("SET".utf8), Data("blobstore:cas:\(digest.hex)".utf8), longer])
+                == .simple("OK"))
+
+        let victim = TieredStore(local: try directory.store("b"), remote: remote)
+        #expect(try victim.value(for: "k") == nil)
+        #expect(victim.stats.verificationFailures == 1)
+        #expect(victim.stats.errors == 0)
+        #expect(!victim.isCoolingDown)
+    }
+
+    @Test func valueOverTheBackendsLimitStaysLocalWithoutACoolDown() throws {
+        let redis = try TestServers.startRedis()
+        defer { redis.stop() }
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let remote = try RedisBackend(
+            shards: [RedisServer(host: "127.0.0.1", port: redis.port)], maximumValueSize: 1 << 10,
+            timeouts: testTimeouts)
+        let store = TieredStore(local: try directory.store("a"), remote: remote)  // configured for 64 MiB
+        try store.put(sampleBytes(10_000, seed: 6), for: "large")
+        #expect(store.stats.errors == 0)
+        #expect(store.stats.uploads == 0)
+        #expect(!store.isCoolingDown)
+        try store.put(Data("small".utf8), for: "small")
+        #expect(store.stats.uploads == 1)
     }
 
     @Test func serverKilledMidRunLocalOperationsContinueAndErrorIsCounted() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let local = try directory.store("a")
@@ -132,6 +186,7 @@ struct RedisRemoteTests {
 
     @Test func coolDownEndsAndTheRemoteIsUsedAgain() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let unreachable = try RedisBackend(
@@ -155,6 +210,7 @@ struct RedisRemoteTests {
 
     @Test func maxmemoryEvictionLeavesDanglingRecordsThatAreMisses() throws {
         let redis = try TestServers.startRedis(maxmemory: "3mb")
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
@@ -167,6 +223,8 @@ struct RedisRemoteTests {
         }
         #expect(writer.stats.errors == 0, "\(String(describing: writer.lastError))")
         // Touch every record, so that the blobs are the least recently used, then push more data.
+        // Redis' LRU clock ticks once a second: wait a tick, or the touch may change nothing.
+        usleep(1_100_000)
         let raw = try rawRedis(redis)
         for index in 0..<40 {
             _ = try raw.run("GET", "blobstore:ac:\(SHA256Hasher.hash(Array("k\(index)".utf8)).hex)")
@@ -191,7 +249,9 @@ struct RedisRemoteTests {
 
     @Test func twoShardsEachHoldPartOfTheKeys() throws {
         let first = try TestServers.startRedis()
+        defer { first.stop() }
         let second = try TestServers.startRedis()
+        defer { second.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(first, second)
@@ -218,6 +278,7 @@ struct RedisRemoteTests {
 
     @Test func authenticationWithPassword() throws {
         let redis = try TestServers.startRedis(password: "s3cret")
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let url = "redis://s3cret@127.0.0.1:\(redis.port)"
@@ -236,6 +297,7 @@ struct RedisRemoteTests {
 
     @Test func readOnlyNeverWrites() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let store = TieredStore(
@@ -248,6 +310,7 @@ struct RedisRemoteTests {
 
     @Test func remoteOnlyKeepsNoLocalCopy() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let local = try directory.store("a")
@@ -263,6 +326,7 @@ struct RedisRemoteTests {
 
     @Test func concurrentOperationsShareThePooledConnections() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
@@ -273,16 +337,20 @@ struct RedisRemoteTests {
         #expect(writer.stats.errors == 0)
         #expect(writer.stats.uploads == 64)
         let reader = TieredStore(local: try directory.store("b"), remote: remote)
+        let values = Mutex([Int: Data]())
         DispatchQueue.concurrentPerform(iterations: 64) { index in
             let value = try? reader.value(for: StoreKey("k\(index)"))
-            #expect(value == sampleBytes(3_000 + index, seed: UInt8(index)))
+            values.withLock { $0[index] = value }
         }
+        let read = values.withLock { $0 }
+        for index in 0..<64 { #expect(read[index] == sampleBytes(3_000 + index, seed: UInt8(index)), "k\(index)") }
         #expect(reader.stats.hits == 64)
         #expect(reader.stats.errors == 0)
     }
 
     @Test func reusedConnectionToARestartedServerIsRetriedOnce() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(redis)
@@ -297,6 +365,7 @@ struct RedisRemoteTests {
 
     @Test func serverThatNeverAnswersTimesOutWithinTheOperationTimeout() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let timeouts = RemoteTimeouts(connect: .milliseconds(100), operation: .milliseconds(300))
@@ -315,6 +384,7 @@ struct RedisRemoteTests {
 
     @Test func largeValueThroughRedisAndTimeToLive() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try RedisBackend(
@@ -333,6 +403,7 @@ struct RedisRemoteTests {
 
     @Test func authenticationAsAnACLUser() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let raw = try rawRedis(redis)
@@ -353,6 +424,7 @@ struct RedisRemoteTests {
 
     @Test func remoteHitLargerThanTheLocalCapacityIsReturnedWithoutALocalCopy() throws {
         let redis = try TestServers.startRedis()
+        defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let value = sampleBytes(200_000, seed: 10)
@@ -369,6 +441,7 @@ struct RedisRemoteTests {
 
     @Test func removeDeletesTheRemoteRecord() throws {
         let server = try TestServers.startRedis()
+        defer { server.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let remote = try backend(server)

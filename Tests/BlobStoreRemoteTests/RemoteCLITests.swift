@@ -72,8 +72,9 @@ struct RemoteCLITests {
         #expect((remote["bytesDown"] as? Int ?? 0) >= value.count)
         let text = try run(["--store", directory.child("A"), "stats"], in: directory)
         let summary = String(decoding: text.stdout, as: UTF8.self)
-        #expect(summary.contains("remote uploads:    1"))
-        #expect(summary.contains("remote bytes up:   "))
+        #expect(summary.contains("remote uploads:         1"))
+        #expect(summary.contains("remote bytes up:        "))
+        #expect(summary.contains("remote cool-down skips: 0"))
 
         // $BLOBSTORE_REMOTE works like --remote.
         let has = try run(
@@ -117,7 +118,7 @@ struct RemoteCLITests {
         let missing = try run(["--store", directory.child("A"), "--remote", url, "get", "absent"], in: directory)
         #expect(missing.code == 1)
         let stats = try run(["--store", directory.child("A"), "stats"], in: directory)
-        #expect(String(decoding: stats.stdout, as: UTF8.self).contains("remote errors:     2"))
+        #expect(String(decoding: stats.stdout, as: UTF8.self).contains("remote errors:          2"))
     }
 
     @Test func badRemoteURLIsAUsageError() throws {

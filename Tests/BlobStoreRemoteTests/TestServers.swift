@@ -28,6 +28,26 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// The request lines nginx logged (`PUT /cas/… HTTP/1.1`); empty for redis-server.
+    func loggedRequests() -> [String] {
+        let log = (try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").compactMap { line in
+            line.split(separator: "\"", maxSplits: 2, omittingEmptySubsequences: false).dropFirst().first.map(
+                String.init)
+        }
+    }
+
+    /// How many times redis-server ran `command` (`INFO commandstats`, `cmdstat_set:calls=3,…`).
+    func redisCalls(_ command: String) throws -> Int {
+        guard case .bulk(let data?) = try rawRedis(self).run("INFO", "commandstats") else { return -1 }
+        let prefix = "cmdstat_\(command.lowercased()):calls="
+        for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+        where line.hasPrefix(prefix) {
+            return Int(line.dropFirst(prefix.count).prefix { $0.isNumber }) ?? -1
+        }
+        return 0
+    }
+
     func stop() {
         kill()
         try? FileManager.default.removeItem(atPath: directory)
@@ -39,6 +59,9 @@ final class ServerProcess: @unchecked Sendable {
 enum TestServers {
     static let redisBinary = "/usr/bin/redis-server"
     static let nginxBinary = "/usr/sbin/nginx"
+    /// The nginx configuration scripts/test-servers.sh runs too, with `@…@` placeholders.
+    static let nginxTemplate = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../scripts/nginx-cache.conf").standardizedFileURL.path
 
     /// A redis-server with no persistence; `maxmemory` (e.g. `"2mb"`) with `allkeys-lru`.
     static func startRedis(maxmemory: String? = nil, password: String? = nil) throws -> ServerProcess {
@@ -59,40 +82,25 @@ enum TestServers {
         return try launch(redisBinary, arguments, port: port, directory: directory)
     }
 
-    /// An nginx serving `<directory>/root` with WebDAV PUT, as docs/remote.md configures it.
-    static func startNginx() throws -> ServerProcess {
+    /// An nginx serving `<directory>/root` with WebDAV PUT (scripts/nginx-cache.conf).
+    /// With `htpasswd` (lines `user:{PLAIN}password`), every request needs HTTP Basic credentials.
+    /// Requests are logged to `<directory>/access.log`.
+    static func startNginx(htpasswd: String? = nil) throws -> ServerProcess {
         try #require(
             FileManager.default.isExecutableFile(atPath: nginxBinary),
             "nginx is not installed: run scripts/install-deps.sh")
         let directory = try makeDirectory("nginx")
         let port = freePort()
         try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
-        let configuration = """
-            daemon off;
-            master_process off;
-            pid \(directory)/nginx.pid;
-            error_log \(directory)/error.log;
-            events { worker_connections 256; }
-            http {
-                access_log off;
-                client_body_temp_path \(directory)/body;
-                proxy_temp_path \(directory)/proxy;
-                fastcgi_temp_path \(directory)/fastcgi;
-                uwsgi_temp_path \(directory)/uwsgi;
-                scgi_temp_path \(directory)/scgi;
-                server {
-                    listen 127.0.0.1:\(port);
-                    root \(directory)/root;
-                    client_max_body_size 0;
-                    location / {
-                        dav_methods PUT DELETE;
-                        create_full_put_path on;
-                        dav_access user:rw;
-                    }
-                }
-            }
-
-            """
+        var authentication = ""
+        if let htpasswd {
+            try htpasswd.write(toFile: directory + "/htpasswd", atomically: true, encoding: .utf8)
+            authentication = "auth_basic \"cache\"; auth_basic_user_file \(directory)/htpasswd;"
+        }
+        let template = try String(contentsOfFile: nginxTemplate, encoding: .utf8)
+        let configuration = template.replacingOccurrences(of: "@DAEMON@", with: "off")
+            .replacingOccurrences(of: "@DIR@", with: directory).replacingOccurrences(of: "@PORT@", with: "\(port)")
+            .replacingOccurrences(of: "@AUTH@", with: authentication)
         try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         return try launch(
             nginxBinary, ["-p", directory, "-e", directory + "/error.log", "-c", directory + "/nginx.conf"], port: port,
@@ -128,20 +136,35 @@ enum TestServers {
 
     /// A port the kernel just handed out and released: free unless someone takes it at once.
     static func freePort() -> UInt16 {
-        let fd = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
+        let (fd, port) = boundSocket()
+        close(fd)
+        return port
+    }
+
+    /// A socket listening on 127.0.0.1 at a port the kernel chose; the caller closes it. The
+    /// kernel accepts connections on it whether or not anyone calls `accept`.
+    static func listeningSocket() -> (fd: CInt, port: UInt16) {
+        let (fd, port) = boundSocket()
+        precondition(listen(fd, 16) == 0, "listen failed")
+        return (fd, port)
+    }
+
+    /// A TCP socket bound to 127.0.0.1 at a port the kernel chose.
+    private static func boundSocket() -> (fd: CInt, port: UInt16) {
+        let fd = socket(AF_INET, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
+        precondition(fd >= 0, "socket failed")
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) { pointer in
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                _ = bind(fd, raw, length)
-                _ = getsockname(fd, raw, &length)
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
             }
         }
-        return UInt16(bigEndian: address.sin_port)
+        precondition(bound, "bind failed")
+        return (fd, UInt16(bigEndian: address.sin_port))
     }
 
     private static func makeDirectory(_ name: String) throws -> String {

@@ -9,9 +9,8 @@ extension Runner {
     func stats(json: Bool) throws -> Int32 {
         let remote = try remoteBackend()
         let (stats, remoteStats) = try withStore(creating: false) { store in
-            let recorded = FileManager.default.fileExists(atPath: store.path + "/" + RemoteStatsFile.name)
-            let remoteStats = recorded || remote != nil ? RemoteStatsFile.read(storePath: store.path) : nil
-            return (try store.stats(), remoteStats)
+            let recorded = RemoteStatsFile.read(store)
+            return (try store.stats(), recorded ?? (remote != nil ? RemoteStats() : nil))
         }
         if json {
             try output.writeJSON(StatsReport(store: stats, remote: remoteStats))
@@ -31,6 +30,7 @@ extension Runner {
             ("remote dangling", "\(stats.danglingRecords)"),
             ("remote uploads", "\(stats.uploads)"),
             ("remote skipped", "\(stats.skippedUploads)"),
+            ("remote cool-down skips", "\(stats.coolDownSkips)"),
             ("remote bytes up", "\(stats.bytesUp)"),
             ("remote bytes down", "\(stats.bytesDown)"),
         ])

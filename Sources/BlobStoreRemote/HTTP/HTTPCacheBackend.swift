@@ -26,7 +26,7 @@ public final class HTTPCacheBackend: RemoteBackend {
     ///   - authentication: The credentials; `nil` takes them from the URL, if any.
     ///   - timeouts: The connect and per-request timeouts.
     /// - Throws: ``BlobStoreError/Code/invalidArgument`` for a URL that is not `http` or `https`
-    ///   or has no host.
+    ///   or has no host, or a port outside 1...65535; for a bearer token that is not `token68`.
     public init(baseURL: URL, authentication: HTTPAuthentication? = nil, timeouts: RemoteTimeouts = RemoteTimeouts())
         throws
     {
@@ -34,12 +34,15 @@ public final class HTTPCacheBackend: RemoteBackend {
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = components.host, !host.isEmpty
         else {
-            throw BlobStoreError(
-                .invalidArgument,
-                "The remote URL '\(baseURL.absoluteString.prefix(200))' is not http://HOST[:PORT][/PATH] or https://….")
+            throw Self.invalid(baseURL, "is not http://HOST[:PORT][/PATH] or https://…")
         }
         let urlCredentials = components.user.map {
             HTTPAuthentication.basic(user: $0, password: components.password ?? "")
+        }
+        if case .bearer(let token) = authentication, !HTTPAuthentication.isToken68(token) {
+            throw BlobStoreError(
+                .invalidArgument,
+                "The bearer token (BLOBSTORE_REMOTE_TOKEN) may hold only letters, digits, -._~+/ and trailing =.")
         }
         self.authentication = authentication ?? urlCredentials ?? .none
         components.user = nil
@@ -51,10 +54,9 @@ public final class HTTPCacheBackend: RemoteBackend {
         basePath = path
         components.percentEncodedPath = ""
         let defaultPort: UInt16 = scheme == "https" ? 443 : 80
-        let port = components.port.flatMap { UInt16(exactly: $0) } ?? defaultPort
-        guard let origin = components.url else {
-            throw BlobStoreError(.invalidArgument, "The remote URL '\(baseURL.absoluteString.prefix(200))' is invalid.")
-        }
+        let port = components.port.map { UInt16(exactly: $0) ?? 0 } ?? defaultPort
+        guard port > 0 else { throw Self.invalid(baseURL, "has a port that is not 1 to 65535") }
+        guard let origin = components.url else { throw Self.invalid(baseURL, "is invalid") }
         self.baseURL = URL(string: origin.absoluteString + path) ?? origin
         self.timeouts = timeouts
         let name = self.baseURL.absoluteString
@@ -67,6 +69,9 @@ public final class HTTPCacheBackend: RemoteBackend {
 
     /// The base URL, without credentials.
     public var name: String { baseURL.absoluteString }
+
+    /// No limit of its own: the server answers `413` to what it refuses.
+    public var maximumValueSize: Int { Int.max }
 
     // MARK: - RemoteBackend
 
@@ -102,6 +107,12 @@ public final class HTTPCacheBackend: RemoteBackend {
     }
 
     // MARK: - Requests
+
+    /// An ``BlobStoreError/Code/invalidArgument`` quoting `url` without its credentials.
+    private static func invalid(_ url: URL, _ problem: String) -> BlobStoreError {
+        let shown = RemoteURL.redacted(url.absoluteString).prefix(200)
+        return BlobStoreError(.invalidArgument, "The remote URL '\(shown)' \(problem).")
+    }
 
     /// `GET` or `HEAD`: the body on 200, `nil` on 404 (and 410), an error otherwise.
     private func get(_ method: String, _ kind: String, _ digest: SHA256Digest, maximumSize: Int) throws -> Data? {

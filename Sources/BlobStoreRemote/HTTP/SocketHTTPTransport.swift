@@ -110,6 +110,6 @@ struct SocketHTTPTransport: HTTPTransport {
     }
 
     private func tooLarge(_ size: Int, _ maximum: Int) -> BlobStoreError {
-        BlobStoreError.remote(server, "a body of \(size) bytes is larger than the \(maximum) accepted.")
+        BlobStoreError.remoteTooLarge(server, size: size, maximum: maximum)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
 /// A reply in the Redis serialization protocol, version 2 (https://redis.io/docs/reference/protocol-spec/).
+/// Arrays (`*2\r\n…`) are not among them: ``RedisConnection`` refuses them.
 enum RESPValue: Equatable {
     /// `+OK\r\n`
     case simple(String)
@@ -10,8 +11,6 @@ enum RESPValue: Equatable {
     case integer(Int64)
     /// `$3\r\nabc\r\n`; `$-1\r\n` is `nil`.
     case bulk(Data?)
-    /// `*2\r\n…`; `*-1\r\n` is `nil`.
-    case array([RESPValue]?)
 
     /// A command as the client sends it: an array of bulk strings.
     static func command(_ arguments: [Data]) -> Data {

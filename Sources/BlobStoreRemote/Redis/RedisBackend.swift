@@ -135,15 +135,18 @@ public final class RedisBackend: RemoteBackend {
             arguments += [Data("EX".utf8), Data("\(seconds)".utf8)]
         }
         try perform(arguments, on: key, maximumBulk: 0) { reply, connection in
-            guard case .simple = reply else { throw connection.unexpected(reply, to: "SET") }
+            guard case .simple("OK") = reply else { throw connection.unexpected(reply, to: "SET") }
         }
     }
 
     /// Runs one command on the shard that holds `key` and reads its reply with `body`.
     ///
-    /// An idle connection is reused; when it fails other than by timing out (the server closed
-    /// it, or restarted), the command is sent once more on a new connection. A connection goes
-    /// back to the pool only after a complete, expected reply.
+    /// An idle connection is reused. When the server had closed it (reset, broken pipe or end of
+    /// stream before the first byte of the reply: it restarted, or dropped idle clients), the
+    /// command is sent once more on a new connection; after any other failure (a timeout, an
+    /// error reply, a reply that is not the protocol) it is not, since the server may have run
+    /// it. A connection goes back to the pool only after a complete reply: an expected one, or a
+    /// Redis error reply.
     private func perform<R>(
         _ arguments: [Data], on key: String, maximumBulk: Int, _ body: (RESPValue, RedisConnection) throws -> R
     ) throws -> R {
@@ -151,9 +154,7 @@ public final class RedisBackend: RemoteBackend {
         if let pooled = idle.withLock({ $0[index].popLast() }) {
             do {
                 return try exchange(arguments, pooled, index: index, maximumBulk: maximumBulk, body)
-            } catch let error as BlobStoreError where error.errno == ETIMEDOUT || error.code != .remote {
-                throw error
-            } catch {
+            } catch let error where pooled.failedBeforeReply(error) {
                 // Stale: fall through to a new connection.
             }
         }
@@ -165,16 +166,35 @@ public final class RedisBackend: RemoteBackend {
         _ arguments: [Data], _ connection: RedisConnection, index: Int, maximumBulk: Int,
         _ body: (RESPValue, RedisConnection) throws -> R
     ) throws -> R {
+        let reply: RESPValue
         do {
-            let reply = try connection.command(arguments, maximumBulk: maximumBulk, timeout: timeouts.operation)
+            reply = try connection.command(arguments, maximumBulk: maximumBulk, timeout: timeouts.operation)
+        } catch {
+            connection.close()
+            throw error
+        }
+        if case .error = reply {
+            // A complete error reply (`-OOM …`): the connection itself is fine.
+            release(connection, index: index)
+            throw connection.unexpected(reply, to: String(decoding: arguments.first ?? Data(), as: UTF8.self))
+        }
+        do {
             let result = try body(reply, connection)
-            idle.withLock { connections in
-                if connections[index].count < 4 { connections[index].append(connection) }
-            }
+            release(connection, index: index)
             return result
         } catch {
             connection.close()
             throw error
         }
+    }
+
+    /// Puts `connection` back in the pool of shard `index` (at most 4 idle per shard).
+    private func release(_ connection: RedisConnection, index: Int) {
+        let kept = idle.withLock { connections in
+            guard connections[index].count < 4 else { return false }
+            connections[index].append(connection)
+            return true
+        }
+        if !kept { connection.close() }
     }
 }

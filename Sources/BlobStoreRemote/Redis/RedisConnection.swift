@@ -3,13 +3,12 @@ import Foundation
 
 /// One connection to a Redis server, logged in and on its database: sends commands, reads
 /// RESP2 replies with every length bounded, so that a hostile server cannot make it trap or
-/// allocate more than it accepts.
+/// allocate more than it accepts: one line of at most ``maximumLineLength`` bytes, or one bulk
+/// string of at most the size the command accepts. Array replies are refused (no command sent
+/// expects one).
 final class RedisConnection: Sendable {
     /// The longest status, error or length line accepted.
     static let maximumLineLength = 64 << 10
-    /// The most elements of an array reply, and the deepest nesting.
-    static let maximumArrayCount = 1024
-    static let maximumDepth = 4
 
     let server: RedisServer
     private let connection: TCPConnection
@@ -35,6 +34,13 @@ final class RedisConnection: Sendable {
 
     func close() { connection.close() }
 
+    /// Whether the last command failed because the server had closed the connection before
+    /// replying, so that it may be sent again on a new one (``TCPConnection/failedBeforeReply(_:)``).
+    func failedBeforeReply(_ error: any Error) -> Bool { connection.failedBeforeReply(error) }
+
+    /// The receive buffer's capacity (tests check that a pooled connection gives it back).
+    var bufferCapacity: Int { connection.bufferCapacity }
+
     /// Sends one command and reads its reply.
     ///
     /// - Parameters:
@@ -45,7 +51,7 @@ final class RedisConnection: Sendable {
     func command(_ arguments: [Data], maximumBulk: Int, timeout: Duration) throws -> RESPValue {
         connection.startOperation(timeout: timeout)
         try connection.write(RESPValue.command(arguments))
-        return try readValue(maximumBulk: maximumBulk, depth: 0)
+        return try readValue(maximumBulk: maximumBulk)
     }
 
     /// An error for a reply a command should not get, quoting a Redis error's text.
@@ -60,7 +66,7 @@ final class RedisConnection: Sendable {
 
     // MARK: - Parsing
 
-    private func readValue(maximumBulk: Int, depth: Int) throws -> RESPValue {
+    private func readValue(maximumBulk: Int) throws -> RESPValue {
         let line = try connection.readLine(maximum: Self.maximumLineLength)
         guard let type = line.first else { throw malformed("an empty reply line") }
         let rest = String(decoding: line.dropFirst(), as: UTF8.self)
@@ -76,22 +82,17 @@ final class RedisConnection: Sendable {
             guard let length = Int(rest), length >= -1 else { throw malformed("a bad bulk length") }
             if length == -1 { return .bulk(nil) }
             guard length <= maximumBulk else {
-                throw BlobStoreError.remote(
-                    server.description, "a value of \(length) bytes is larger than the \(maximumBulk) accepted.")
+                throw BlobStoreError.remoteTooLarge(server.description, size: length, maximum: maximumBulk)
             }
-            let data = try connection.readExactly(length + 2)
+            let (total, overflow) = length.addingReportingOverflow(2)
+            guard !overflow else { throw malformed("a bad bulk length") }
+            let data = try connection.readExactly(total)
             guard data.suffix(2).elementsEqual([13, 10]) else { throw malformed("a bulk string without CRLF") }
             return .bulk(data.prefix(length))
         case UInt8(ascii: "*"):
-            guard let count = Int(rest), count >= -1, count <= Self.maximumArrayCount, depth < Self.maximumDepth else {
-                throw malformed("a bad array length")
-            }
-            if count == -1 { return .array(nil) }
-            var elements: [RESPValue] = []
-            for _ in 0..<count {
-                elements.append(try readValue(maximumBulk: maximumBulk, depth: depth + 1))
-            }
-            return .array(elements)
+            // No command sent expects an array; reading one would need a budget across its
+            // elements (64 MiB bulks nested in arrays).
+            throw malformed("an array reply")
         default:
             throw malformed("an unknown reply type")
         }

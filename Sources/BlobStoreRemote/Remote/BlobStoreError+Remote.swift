@@ -18,4 +18,14 @@ extension BlobStoreError {
     ) -> BlobStoreError {
         BlobStoreError(.remote, "Remote \(server): \(problem)", errno: errno, file: file, line: line)
     }
+
+    /// A reply larger than the caller accepts (``BlobStoreError/Code/tooLarge``): not a failure
+    /// of the server, so ``TieredStore`` counts it as a rejected blob, without a cool-down.
+    static func remoteTooLarge(
+        _ server: String, size: some BinaryInteger, maximum: Int, orMore: Bool = false, file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> BlobStoreError {
+        let what = "a reply of \(size) bytes\(orMore ? " or more" : "") is larger than the \(maximum) accepted."
+        return BlobStoreError(.tooLarge, "Remote \(server): \(what)", file: file, line: line)
+    }
 }

@@ -14,12 +14,19 @@ public protocol RemoteBackend: Sendable {
     /// The server or servers, without credentials, for messages (`redis://127.0.0.1:6379`).
     var name: String { get }
 
+    /// The largest value the backend stores or returns (`Int.max` for no limit of its own);
+    /// ``TieredStore`` keeps larger values local, whatever its configuration allows.
+    var maximumValueSize: Int { get }
+
     /// Whether the server holds the blob `digest` (`HEAD`, `EXISTS`).
     func containsBlob(_ digest: SHA256Digest) throws -> Bool
 
     /// The bytes the server holds under `digest`, unverified, or `nil` when it holds none.
     ///
-    /// - Parameter maximumSize: The most bytes to accept; a larger object is an error.
+    /// - Parameter maximumSize: The most bytes to accept.
+    /// - Throws: ``BlobStoreError/Code/tooLarge`` when the server's object is larger than
+    ///   `maximumSize` (after which the connection is not reused); ``BlobStoreError/Code/remote``
+    ///   for a failure.
     func blob(_ digest: SHA256Digest, maximumSize: Int) throws -> Data?
 
     /// Stores `data` under `digest`.

@@ -54,7 +54,8 @@ public struct RemoteRecord: Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         // Encoding plain strings and integers cannot fail.
-        return (try? encoder.encode(fields)) ?? Data()
+        guard let encoded = try? encoder.encode(fields) else { preconditionFailure("RemoteRecord did not encode") }
+        return encoded
     }
 
     /// Decodes a record a server returned.

@@ -7,7 +7,8 @@ public struct RemoteStats: Sendable, Equatable, Codable {
     /// skipped during a cool-down).
     public var misses = 0
     /// Remote failures: unreachable, timed out, refused, or not speaking the protocol. Each
-    /// starts a cool-down.
+    /// starts a cool-down; operations that were under way when it started and fail too are not
+    /// counted again.
     public var errors = 0
     /// Blobs whose bytes did not hash to their digest or had the wrong size: rejected, never
     /// stored locally.
@@ -28,19 +29,55 @@ public struct RemoteStats: Sendable, Equatable, Codable {
     /// All zero.
     public init() {}
 
-    /// The sum of two sets of counters.
+    private static var counts: [WritableKeyPath<RemoteStats, Int>] {
+        [
+            \.hits, \.misses, \.errors, \.verificationFailures, \.danglingRecords, \.uploads, \.skippedUploads,
+            \.coolDownSkips,
+        ]
+    }
+    private static var byteCounts: [WritableKeyPath<RemoteStats, UInt64>] { [\.bytesUp, \.bytesDown] }
+
+    /// The sum of two sets of counters; a sum too large for its type stays at the largest value.
     public static func + (lhs: RemoteStats, rhs: RemoteStats) -> RemoteStats {
         var sum = lhs
-        sum.hits += rhs.hits
-        sum.misses += rhs.misses
-        sum.errors += rhs.errors
-        sum.verificationFailures += rhs.verificationFailures
-        sum.danglingRecords += rhs.danglingRecords
-        sum.uploads += rhs.uploads
-        sum.skippedUploads += rhs.skippedUploads
-        sum.coolDownSkips += rhs.coolDownSkips
-        sum.bytesUp += rhs.bytesUp
-        sum.bytesDown += rhs.bytesDown
+        for field in counts {
+            let (value, overflow) = lhs[keyPath: field].addingReportingOverflow(rhs[keyPath: field])
+            sum[keyPath: field] = overflow ? (rhs[keyPath: field] < 0 ? .min : .max) : value
+        }
+        for field in byteCounts {
+            let (value, overflow) = lhs[keyPath: field].addingReportingOverflow(rhs[keyPath: field])
+            sum[keyPath: field] = overflow ? .max : value
+        }
         return sum
+    }
+
+    // MARK: - Coding
+
+    private enum CodingKeys: String, CodingKey {
+        case hits, misses, errors, verificationFailures, danglingRecords, uploads, skippedUploads, coolDownSkips
+        case bytesUp, bytesDown
+    }
+
+    /// Decodes counters a file recorded: a missing counter is zero (a file written before it
+    /// existed); a negative one is an error.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func count(_ key: CodingKeys) throws -> Int {
+            let value = try container.decodeIfPresent(Int.self, forKey: key) ?? 0
+            guard value >= 0 else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "negative")
+            }
+            return value
+        }
+        hits = try count(.hits)
+        misses = try count(.misses)
+        errors = try count(.errors)
+        verificationFailures = try count(.verificationFailures)
+        danglingRecords = try count(.danglingRecords)
+        uploads = try count(.uploads)
+        skippedUploads = try count(.skippedUploads)
+        coolDownSkips = try count(.coolDownSkips)
+        bytesUp = try container.decodeIfPresent(UInt64.self, forKey: .bytesUp) ?? 0
+        bytesDown = try container.decodeIfPresent(UInt64.self, forKey: .bytesDown) ?? 0
     }
 }

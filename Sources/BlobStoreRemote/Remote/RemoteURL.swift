@@ -24,7 +24,8 @@ public enum RemoteURL {
         }
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             guard let url = URL(string: text) else { throw invalid(text) }
-            let token = environment["BLOBSTORE_REMOTE_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+            let token = environment["BLOBSTORE_REMOTE_TOKEN"]
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
             return try HTTPCacheBackend(
                 baseURL: url, authentication: token.map(HTTPAuthentication.bearer), timeouts: timeouts)
         }
@@ -81,13 +82,27 @@ public enum RemoteURL {
     }
 
     private static func invalid(_ text: String) -> BlobStoreError {
-        var shown = text
-        if let at = shown.lastIndex(of: "@"), let scheme = shown.range(of: "://") {
-            shown.replaceSubrange(scheme.upperBound..<at, with: "***")
-        }
-        return BlobStoreError(
+        BlobStoreError(
             .invalidArgument,
-            "The remote URL '\(shown.prefix(200))' is invalid. Use http://HOST[:PORT][/PATH], https://…, or "
+            "The remote URL '\(redacted(text).prefix(200))' is invalid. Use http://HOST[:PORT][/PATH], https://…, or "
                 + "redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…][/DB].")
+    }
+
+    /// `text` with any credentials replaced by `***`, for messages: what lies between the
+    /// scheme's `://` and the last `@` after it; without a scheme (letters, digits, `+-.` before
+    /// the first `://`), everything before the last `@`.
+    static func redacted(_ text: String) -> String {
+        var afterScheme = text.startIndex
+        if let separator = text.range(of: "://"), !text[..<separator.lowerBound].isEmpty,
+            text[..<separator.lowerBound].allSatisfy({
+                $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0))
+            })
+        {
+            afterScheme = separator.upperBound
+        }
+        guard let at = text[afterScheme...].lastIndex(of: "@") else { return text }
+        var shown = text
+        shown.replaceSubrange(afterScheme..<at, with: "***")
+        return shown
     }
 }

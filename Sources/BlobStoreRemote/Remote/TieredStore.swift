@@ -29,6 +29,8 @@ public final class TieredStore: Sendable {
         var unsaved = RemoteStats()
         var coolingDownUntil: ContinuousClock.Instant?
         var lastError: BlobStoreError?
+        /// Blobs the remote answered with bytes that failed verification: uploaded without `HEAD`.
+        var poisoned: Set<SHA256Digest> = []
     }
 
     /// - Parameters:
@@ -126,14 +128,15 @@ public final class TieredStore: Sendable {
     }
 
     /// Uploads the entry `key` already has in the local store (one written by a streaming
-    /// `put(contentsOf:)`, say). Values over ``RemoteConfiguration/maximumValueSize`` stay local.
+    /// `put(contentsOf:)`, say). Values over ``RemoteConfiguration/maximumValueSize`` or the
+    /// backend's ``RemoteBackend/maximumValueSize`` stay local.
     ///
     /// - Returns: Whether the remote now has the blob and the record.
     /// - Throws: ``BlobStoreError`` from the local store only.
     @discardableResult
     public func upload(_ key: StoreKey) throws -> Bool {
         guard !configuration.readOnly, let info = try local.info(for: key),
-            info.size <= UInt64(configuration.maximumValueSize),
+            info.size <= UInt64(maximumValueSize),
             let handle = try local.fileHandle(forBlob: info.digest)
         else { return false }
         defer { try? handle.close() }
@@ -177,7 +180,7 @@ public final class TieredStore: Sendable {
         }
         guard unsaved != RemoteStats() else { return }
         do {
-            try RemoteStatsFile.add(unsaved, storePath: local.path)
+            try RemoteStatsFile.add(unsaved, to: local)
         } catch {
             state.withLock { $0.unsaved = $0.unsaved + unsaved }
             throw error
@@ -186,19 +189,31 @@ public final class TieredStore: Sendable {
 
     // MARK: - The remote
 
+    /// The largest value uploaded or downloaded: the configuration's limit or the backend's,
+    /// whichever is smaller.
+    private var maximumValueSize: Int { min(configuration.maximumValueSize, remote.maximumValueSize) }
+
     /// Fetches `key`'s record and blob and verifies them; counts a hit or a miss.
     private func fetch(_ key: StoreKey) -> (Data, RemoteRecord)? {
         let outcome = attempt { () -> (Data, RemoteRecord)? in
-            guard let record = try remoteRecord(for: key), record.size <= UInt64(configuration.maximumValueSize) else {
+            guard let record = try remoteRecord(for: key), record.size <= UInt64(maximumValueSize) else {
                 return nil
             }
-            guard let data = try remote.blob(record.digest, maximumSize: Int(record.size)) else {
+            let fetched: Data?
+            do {
+                fetched = try remote.blob(record.digest, maximumSize: Int(record.size))
+            } catch let error as BlobStoreError where error.code == .tooLarge {
+                // Longer than its record says: wrong bytes, not a failing server.
+                rejected(record.digest)
+                return nil
+            }
+            guard let data = fetched else {
                 count { $0.danglingRecords += 1 }
                 return nil
             }
             count { $0.bytesDown += UInt64(data.count) }
             guard data.count == record.size, SHA256Hasher.hash(data) == record.digest else {
-                count { $0.verificationFailures += 1 }
+                rejected(record.digest)
                 return nil
             }
             return (data, record)
@@ -222,9 +237,11 @@ public final class TieredStore: Sendable {
     /// Uploads the blob unless the remote has it, then the record.
     @discardableResult
     private func upload(_ data: Data, record: RemoteRecord, for key: StoreKey) -> Bool {
-        guard !configuration.readOnly, data.count <= configuration.maximumValueSize else { return false }
+        guard !configuration.readOnly, data.count <= maximumValueSize else { return false }
         let done = attempt { () -> Bool in
-            if try remote.containsBlob(record.digest) {
+            // A blob the remote answered with wrong bytes is overwritten, not trusted by HEAD.
+            let poisoned = state.withLock { $0.poisoned.contains(record.digest) }
+            if !poisoned, try remote.containsBlob(record.digest) {
                 count { $0.skippedUploads += 1 }
             } else {
                 try remote.putBlob(data, digest: record.digest)
@@ -232,6 +249,7 @@ public final class TieredStore: Sendable {
                     $0.uploads += 1
                     $0.bytesUp += UInt64(data.count)
                 }
+                if poisoned { _ = state.withLock { $0.poisoned.remove(record.digest) } }
             }
             let encoded = record.encoded()
             try remote.putRecord(encoded, keyDigest: SHA256Hasher.hash(key.bytes))
@@ -241,8 +259,9 @@ public final class TieredStore: Sendable {
         return done ?? false
     }
 
-    /// Runs `body` against the remote unless it is cooling down; an error is counted, starts a
-    /// cool-down and yields `nil`.
+    /// Runs `body` against the remote unless it is cooling down; an error yields `nil` and,
+    /// unless a cool-down is already running (another operation failed meanwhile), is counted
+    /// and starts one.
     private func attempt<R>(_ body: () throws -> R) -> R? {
         let available = state.withLock { state -> Bool in
             guard let until = state.coolingDownUntil, ContinuousClock.now < until else { return true }
@@ -257,12 +276,26 @@ public final class TieredStore: Sendable {
             let remoteError =
                 error as? BlobStoreError ?? BlobStoreError.remote(remote.name, "\(error)")
             state.withLock { state in
+                // Operations that were already under way when another one started the
+                // cool-down fail too: one failure, counted and armed once.
+                if let until = state.coolingDownUntil, ContinuousClock.now < until { return }
                 state.stats.errors += 1
                 state.unsaved.errors += 1
                 state.coolingDownUntil = ContinuousClock.now + configuration.coolDown
                 state.lastError = remoteError
             }
             return nil
+        }
+    }
+
+    /// Counts a blob the remote answered with wrong bytes, and remembers its digest so that the
+    /// next upload of the right bytes replaces it (at most 1024 digests; past that, one is dropped).
+    private func rejected(_ digest: SHA256Digest) {
+        state.withLock { state in
+            state.stats.verificationFailures += 1
+            state.unsaved.verificationFailures += 1
+            if state.poisoned.count >= 1024, let any = state.poisoned.first { state.poisoned.remove(any) }
+            state.poisoned.insert(digest)
         }
     }
 

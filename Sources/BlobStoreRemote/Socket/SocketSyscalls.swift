@@ -1,9 +1,14 @@
 import BlobStore
 import Glibc
 
-/// Every socket system call the remote tier makes, each wrapped once (STYLE.md, 4): descriptors
-/// are non-blocking, and callers wait with ``poll(_:events:milliseconds:)`` so that no call
-/// blocks past a deadline.
+/// A connected socket's descriptor (a plain value: ``SocketSyscalls/close(_:)`` closes it).
+struct SocketDescriptor: Sendable, Equatable {
+    let rawValue: CInt
+}
+
+/// Every socket system call the remote tier makes, each wrapped once (STYLE.md, 4): `EINTR` is
+/// retried in one helper, descriptors are typed and non-blocking, and callers wait with
+/// ``poll(_:events:milliseconds:)`` so that no call blocks past a deadline.
 enum SocketSyscalls {
     /// Resolves `host` and connects to the first address that answers within `timeout`.
     ///
@@ -12,7 +17,7 @@ enum SocketSyscalls {
     ///
     /// - Returns: A connected, non-blocking socket with `TCP_NODELAY` set.
     /// - Throws: ``BlobStoreError/Code/remote`` when no address connects in time.
-    static func connect(host: String, port: UInt16, timeout: Duration, server: String) throws -> CInt {
+    static func connect(host: String, port: UInt16, timeout: Duration, server: String) throws -> SocketDescriptor {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = CInt(SOCK_STREAM.rawValue)
@@ -29,22 +34,27 @@ enum SocketSyscalls {
         while let current = address {
             address = current.pointee.ai_next
             let type = CInt(SOCK_STREAM.rawValue) | CInt(SOCK_NONBLOCK.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
-            let fd = socket(current.pointee.ai_family, type, 0)  // man 2 socket
-            guard fd >= 0 else {
+            let raw = socket(current.pointee.ai_family, type, 0)  // man 2 socket
+            guard raw >= 0 else {
                 lastErrno = errno
                 continue
             }
-            if Glibc.connect(fd, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0 {
+            let fd = SocketDescriptor(rawValue: raw)
+            if Glibc.connect(raw, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0 {
                 setNoDelay(fd)
                 return fd
             }
             lastErrno = errno
-            if lastErrno == EINPROGRESS {
+            // man 2 connect: EINPROGRESS for a non-blocking socket (EINTR: the connection goes on
+            // in the background, as with EINPROGRESS).
+            if lastErrno == EINPROGRESS || lastErrno == EINTR {
                 let remaining = milliseconds(until: deadline)
-                if remaining > 0, (try? poll(fd, events: Int16(POLLOUT), milliseconds: remaining)) == true {
+                if remaining > 0,
+                    (try? poll(fd, events: Int16(POLLOUT), milliseconds: remaining, server: server)) == true
+                {
                     var error: CInt = 0
                     var length = socklen_t(MemoryLayout<CInt>.size)
-                    getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)  // man 2 getsockopt
+                    getsockopt(raw, SOL_SOCKET, SO_ERROR, &error, &length)  // man 2 getsockopt
                     if error == 0 {
                         setNoDelay(fd)
                         return fd
@@ -54,7 +64,7 @@ enum SocketSyscalls {
                     lastErrno = ETIMEDOUT
                 }
             }
-            Glibc.close(fd)
+            close(fd)
         }
         let what = lastErrno == ETIMEDOUT ? "connection timed out after \(timeout)" : "cannot connect"
         throw BlobStoreError.remote(server, "\(what).", errno: lastErrno)
@@ -64,48 +74,34 @@ enum SocketSyscalls {
     ///
     /// - Returns: `true` when ready (or the peer hung up, which the next call reports), `false`
     ///   on timeout.
-    static func poll(_ fd: CInt, events: Int16, milliseconds: Int32) throws -> Bool {
-        var entry = pollfd(fd: fd, events: events, revents: 0)
-        while true {
-            let count = Glibc.poll(&entry, 1, milliseconds)  // man 2 poll
-            if count >= 0 { return count > 0 }
-            if errno != EINTR { throw BlobStoreError(.remote, "poll failed.", errno: errno) }
-        }
+    static func poll(_ fd: SocketDescriptor, events: Int16, milliseconds: Int32, server: String) throws -> Bool {
+        var entry = pollfd(fd: fd.rawValue, events: events, revents: 0)
+        let count = try retrying("poll", server: server) { Glibc.poll(&entry, 1, milliseconds) }  // man 2 poll
+        return (count ?? 0) > 0
     }
 
     /// Sends what the socket takes now without raising `SIGPIPE`.
     ///
     /// - Returns: The number of bytes sent; 0 when the socket's buffer is full.
-    static func send(_ fd: CInt, _ buffer: UnsafeRawBufferPointer, server: String) throws -> Int {
-        while true {
-            let sent = Glibc.send(fd, buffer.baseAddress, buffer.count, CInt(MSG_NOSIGNAL))  // man 2 send
-            if sent >= 0 { return sent }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return 0
-            default: throw BlobStoreError.remote(server, "the connection broke while sending.", errno: errno)
-            }
+    static func send(_ fd: SocketDescriptor, _ buffer: UnsafeRawBufferPointer, server: String) throws -> Int {
+        let sent = try retrying("send", server: server) {
+            Glibc.send(fd.rawValue, buffer.baseAddress, buffer.count, CInt(MSG_NOSIGNAL))  // man 2 send
         }
+        return sent ?? 0
     }
 
     /// Receives what has arrived.
     ///
     /// - Returns: The number of bytes received, 0 at the end of the stream, `nil` when nothing
     ///   has arrived yet.
-    static func receive(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer, server: String) throws -> Int? {
-        while true {
-            let received = recv(fd, buffer.baseAddress, buffer.count, 0)  // man 2 recv
-            if received >= 0 { return received }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return nil
-            default: throw BlobStoreError.remote(server, "the connection broke while receiving.", errno: errno)
-            }
-        }
+    static func receive(_ fd: SocketDescriptor, into buffer: UnsafeMutableRawBufferPointer, server: String) throws
+        -> Int?
+    {
+        try retrying("recv", server: server) { recv(fd.rawValue, buffer.baseAddress, buffer.count, 0) }  // man 2 recv
     }
 
-    static func close(_ fd: CInt) {
-        _ = Glibc.close(fd)  // man 2 close: the descriptor is released even when it fails
+    static func close(_ fd: SocketDescriptor) {
+        _ = Glibc.close(fd.rawValue)  // man 2 close: the descriptor is released even when it fails
     }
 
     /// The whole milliseconds left until `deadline`, at least 0, at most `Int32.max`.
@@ -113,14 +109,36 @@ enum SocketSyscalls {
         let left = ContinuousClock.now.duration(to: deadline)
         let (seconds, attoseconds) = left.components
         guard seconds >= 0 else { return 0 }
-        let total = seconds.multipliedReportingOverflow(by: 1000).partialValue + attoseconds / 1_000_000_000_000_000
+        guard seconds <= Int64(Int32.max / 1000) else { return Int32.max }
+        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         return Int32(clamping: max(total, attoseconds > 0 ? 1 : 0))
     }
 
+    // MARK: - Helpers
+
+    /// Runs `call` until it does not fail with `EINTR`.
+    ///
+    /// - Returns: Its result, or `nil` when it failed with `EAGAIN` (nothing to do yet).
+    /// - Throws: ``BlobStoreError/Code/remote`` for any other failure, with its `errno`.
+    private static func retrying<T: BinaryInteger>(_ name: String, server: String, _ call: () -> T) throws -> T? {
+        while true {
+            let result = call()
+            if result >= 0 { return result }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default:
+                let what = name == "poll" ? "poll failed" : "the connection broke (\(name))"
+                throw BlobStoreError.remote(server, "\(what).", errno: code)
+            }
+        }
+    }
+
     /// Sends small requests at once instead of waiting for the previous segment's ACK (Nagle).
-    private static func setNoDelay(_ fd: CInt) {
+    private static func setNoDelay(_ fd: SocketDescriptor) {
         var one: CInt = 1
-        // man 7 tcp: TCP_NODELAY is 1; an error only costs latency.
-        setsockopt(fd, CInt(IPPROTO_TCP), 1, &one, socklen_t(MemoryLayout<CInt>.size))
+        // man 7 tcp; an error only costs latency.
+        setsockopt(fd.rawValue, CInt(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<CInt>.size))
     }
 }

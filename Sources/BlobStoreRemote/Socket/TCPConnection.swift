@@ -9,12 +9,16 @@ import Foundation
 final class TCPConnection: @unchecked Sendable {
     /// The server, without credentials, for messages.
     let server: String
-    private var fd: CInt
+    private var fd: SocketDescriptor?
     private var deadline: ContinuousClock.Instant
     private var operationTimeout: Duration
     /// Received bytes not consumed yet: `buffer[start...]`.
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Whether a byte arrived since ``startOperation(timeout:)``.
+    private var receivedInOperation = false
+    /// Whether the server closed its side (a `recv` returned 0).
+    private var closedByPeer = false
     /// What one `recv` fills, before its bytes are appended to `buffer`.
     private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
 
@@ -24,8 +28,9 @@ final class TCPConnection: @unchecked Sendable {
     init(host: String, port: UInt16, connectTimeout: Duration, server: String) throws {
         self.server = server
         fd = try SocketSyscalls.connect(host: host, port: port, timeout: connectTimeout, server: server)
-        operationTimeout = .seconds(10)
-        deadline = ContinuousClock.now + operationTimeout
+        // No operation yet: reads and writes before startOperation(timeout:) time out at once.
+        operationTimeout = .zero
+        deadline = ContinuousClock.now
     }
 
     deinit {
@@ -35,14 +40,26 @@ final class TCPConnection: @unchecked Sendable {
 
     /// Closes the socket; later calls throw.
     func close() {
-        if fd >= 0 { SocketSyscalls.close(fd) }
-        fd = -1
+        if let fd { SocketSyscalls.close(fd) }
+        fd = nil
     }
 
     /// Every read and write from now on must finish within `timeout` from now.
     func startOperation(timeout: Duration) {
         operationTimeout = timeout
         deadline = ContinuousClock.now + timeout
+        receivedInOperation = false
+    }
+
+    /// Whether `error`, thrown during the current operation, shows a connection the server had
+    /// already given up (reset, broken pipe, end of stream) before a single byte of the reply
+    /// arrived: the request was not processed, and may be sent again on a new connection. Any
+    /// other failure — a timeout, a protocol error, a reply cut short — may not.
+    func failedBeforeReply(_ error: any Error) -> Bool {
+        guard !receivedInOperation else { return false }
+        if closedByPeer { return true }
+        guard let code = (error as? BlobStoreError)?.errno else { return false }
+        return code == EPIPE || code == ECONNRESET
     }
 
     // MARK: - Writing
@@ -52,7 +69,7 @@ final class TCPConnection: @unchecked Sendable {
         try bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                try wait(for: Int16(POLLOUT))
+                let fd = try wait(for: Int16(POLLOUT))
                 offset += try SocketSyscalls.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]), server: server)
             }
         }
@@ -69,6 +86,7 @@ final class TCPConnection: @unchecked Sendable {
             if let end = findCRLF(from: start + searched) {
                 let line = Array(buffer[start..<end])
                 start = end + 2
+                releaseIfDrained()
                 return line
             }
             searched = max(0, buffer.count - start - 1)
@@ -86,6 +104,7 @@ final class TCPConnection: @unchecked Sendable {
         }
         let data = Data(buffer[start..<start + count])
         start += count
+        releaseIfDrained()
         return data
     }
 
@@ -95,12 +114,28 @@ final class TCPConnection: @unchecked Sendable {
     func readToEnd(maximum: Int) throws -> Data {
         while try fill() {
             guard buffer.count - start <= maximum else {
-                throw BlobStoreError.remote(server, "the reply is larger than \(maximum) bytes.")
+                throw BlobStoreError.remoteTooLarge(server, size: buffer.count - start, maximum: maximum, orMore: true)
             }
         }
         let data = Data(buffer[start...])
         start = buffer.count
+        releaseIfDrained()
         return data
+    }
+
+    /// The bytes the receive buffer holds room for (tests check that it shrinks).
+    var bufferCapacity: Int { buffer.capacity }
+
+    /// Empties the buffer once everything in it was consumed, giving its memory back when it
+    /// grew past 1 MiB (a large value), so that a pooled connection does not keep it.
+    private func releaseIfDrained() {
+        guard start == buffer.count else { return }
+        start = 0
+        if buffer.capacity > 1 << 20 {
+            buffer = []
+        } else {
+            buffer.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Reads more bytes into the buffer.
@@ -112,9 +147,10 @@ final class TCPConnection: @unchecked Sendable {
             start = 0
         }
         while true {
-            try wait(for: Int16(POLLIN))
+            let fd = try wait(for: Int16(POLLIN))
             guard let received = try SocketSyscalls.receive(fd, into: chunk, server: server) else { continue }
             buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<received]))
+            if received > 0 { receivedInOperation = true } else { closedByPeer = true }
             return received > 0
         }
     }
@@ -128,13 +164,16 @@ final class TCPConnection: @unchecked Sendable {
         return nil
     }
 
-    /// Waits for the socket to be ready, or throws when the deadline passes.
-    private func wait(for events: Int16) throws {
-        guard fd >= 0 else { throw BlobStoreError.remote(server, "the connection is closed.") }
+    /// Waits for the socket to be ready, or throws when the deadline passes or it is closed.
+    ///
+    /// - Returns: The socket.
+    private func wait(for events: Int16) throws -> SocketDescriptor {
+        guard let fd else { throw BlobStoreError.remote(server, "the connection is closed.") }
         let remaining = SocketSyscalls.milliseconds(until: deadline)
-        guard remaining > 0, try SocketSyscalls.poll(fd, events: events, milliseconds: remaining) else {
+        guard remaining > 0, try SocketSyscalls.poll(fd, events: events, milliseconds: remaining, server: server) else {
             throw BlobStoreError.remote(server, "no answer within \(operationTimeout).", errno: ETIMEDOUT)
         }
+        return fd
     }
 
     private func endOfStream() -> BlobStoreError {
