@@ -15,6 +15,8 @@ LIBRARY_INPUTS=(Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources
 MODULE_MAPS=(-Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap
     -Xcc "-fmodule-map-file=$BUILD/CCRC32C/module.modulemap"
     -Xcc "-fmodule-map-file=$BUILD/CSharedCounter/module.modulemap")
+# SwiftPM compiles every target with the package's name, which `package` declarations need.
+PACKAGE_NAME=(-package-name blobstore)
 # The libraries the CLI sources import besides BlobStore, each compiled as a module of its own
 # (build_library) for the CLI harnesses.
 CLI_LIBRARIES=(BlobStoreHTTP BlobStoreRemote)
@@ -111,7 +113,7 @@ build_library() {
     for name in BlobStore "${CLI_LIBRARIES[@]}"; do
         echo "building $BUILD/lib/$name.o" >&2
         mapfile -t library < <(snapshot_sources "$name")
-        "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -wmo -I "$BUILD/lib" \
+        "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -wmo -I "$BUILD/lib" "${PACKAGE_NAME[@]}" \
             -module-name "$name" -emit-module -emit-module-path "$BUILD/lib/$name.swiftmodule" \
             "${library[@]}" "${MODULE_MAPS[@]}" -c -o "$BUILD/lib/$name.o" >&2 || return 1
     done
@@ -156,7 +158,7 @@ build() {
         snapshot "${dependencies[@]}" && build_library || return 1
     fi
     mapfile -t compiled < <(snapshot_sources "$module")
-    if ! "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 \
+    if ! "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 "${PACKAGE_NAME[@]}" \
         -module-name "Fuzz$target" \
         "Fuzz/${target}Fuzz.swift" "${support[@]}" "${compiled[@]}" "${MODULE_MAPS[@]}" \
         "${library[@]}" "$BUILD/crc32c.o" -lcrypto -use-ld=lld \

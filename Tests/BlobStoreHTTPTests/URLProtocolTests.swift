@@ -8,23 +8,30 @@ import Testing
     import FoundationNetworking
 #endif
 
+/// Opens a store in a new directory, registers its cache (1 MiB memory tier) with
+/// ``BlobStoreURLProtocol``, and runs `body` with the test server, a stock ephemeral session
+/// whose protocol classes start with it, and the store.
+private func withRegisteredCache(_ body: (TestServer, URLSession, BlobStore) async throws -> Void) async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let disk = try BlobStore(at: directory.child("store"))
+    defer { try? disk.close() }
+    let cache = HTTPCache(store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20)))
+    BlobStoreURLProtocol.register(cache)
+    defer { BlobStoreURLProtocol.register(nil) }
+    try await withServer { server in
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [BlobStoreURLProtocol.self] + (configuration.protocolClasses ?? [])
+        try await body(server, URLSession(configuration: configuration), disk)
+    }
+}
+
 /// The one suite that registers a cache with ``BlobStoreURLProtocol`` (a process-wide setting).
 @Suite("URLProtocol with a stock URLSession", .serialized)
 struct URLProtocolTests {
     @Test("A stock URLSession with the protocol registered is served from the cache the second time")
     func stockSessionServedFromCache() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let disk = try BlobStore(at: directory.child("store"))
-        defer { try? disk.close() }
-        let cache = HTTPCache(store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20)))
-        BlobStoreURLProtocol.register(cache)
-        defer { BlobStoreURLProtocol.register(nil) }
-
-        try await withServer { server in
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.protocolClasses = [BlobStoreURLProtocol.self] + (configuration.protocolClasses ?? [])
-            let session = URLSession(configuration: configuration)
+        try await withRegisteredCache { server, session, disk in
             let url = server.url("/protocol?cc=max-age%3D600&body=through-protocol")
 
             let (first, firstResponse) = try await session.data(from: url)
@@ -112,18 +119,7 @@ struct URLProtocolTests {
 
     @Test("A POST is left to the session and reaches the server with its body")
     func postThroughProtocol() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let disk = try BlobStore(at: directory.child("store"))
-        defer { try? disk.close() }
-        let cache = HTTPCache(store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20)))
-        BlobStoreURLProtocol.register(cache)
-        defer { BlobStoreURLProtocol.register(nil) }
-
-        try await withServer { server in
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.protocolClasses = [BlobStoreURLProtocol.self] + (configuration.protocolClasses ?? [])
-            let session = URLSession(configuration: configuration)
+        try await withRegisteredCache { server, session, disk in
             let target = "/posted?cc=max-age%3D600"
             _ = try await session.data(from: server.url(target))
             #expect(try disk.entries().count == 1)

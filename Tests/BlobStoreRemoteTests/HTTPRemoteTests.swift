@@ -230,22 +230,7 @@ struct HTTPRemoteTests {
         defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
-        let remote = try backend(nginx)
-        let writer = TieredStore(local: try directory.store("a"), remote: remote)
-        DispatchQueue.concurrentPerform(iterations: 32) { index in
-            _ = try? writer.put(sampleBytes(5_000 + index, seed: UInt8(index)), for: StoreKey("k\(index)"))
-        }
-        #expect(writer.stats.errors == 0)
-        #expect(writer.stats.uploads == 32)
-        let reader = TieredStore(local: try directory.store("b"), remote: remote)
-        let values = Mutex([Int: Data]())
-        DispatchQueue.concurrentPerform(iterations: 32) { index in
-            let value = try? reader.value(for: StoreKey("k\(index)"))
-            values.withLock { $0[index] = value }
-        }
-        let read = values.withLock { $0 }
-        for index in 0..<32 { #expect(read[index] == sampleBytes(5_000 + index, seed: UInt8(index)), "k\(index)") }
-        #expect(reader.stats.hits == 32)
+        try checkConcurrentRoundTrip(try backend(nginx), count: 32, in: directory)
     }
 
     @Test func largeValueAndAsyncVariants() async throws {

@@ -329,23 +329,7 @@ struct RedisRemoteTests {
         defer { redis.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
-        let remote = try backend(redis)
-        let writer = TieredStore(local: try directory.store("a"), remote: remote)
-        DispatchQueue.concurrentPerform(iterations: 64) { index in
-            _ = try? writer.put(sampleBytes(3_000 + index, seed: UInt8(index)), for: StoreKey("k\(index)"))
-        }
-        #expect(writer.stats.errors == 0)
-        #expect(writer.stats.uploads == 64)
-        let reader = TieredStore(local: try directory.store("b"), remote: remote)
-        let values = Mutex([Int: Data]())
-        DispatchQueue.concurrentPerform(iterations: 64) { index in
-            let value = try? reader.value(for: StoreKey("k\(index)"))
-            values.withLock { $0[index] = value }
-        }
-        let read = values.withLock { $0 }
-        for index in 0..<64 { #expect(read[index] == sampleBytes(3_000 + index, seed: UInt8(index)), "k\(index)") }
-        #expect(reader.stats.hits == 64)
-        #expect(reader.stats.errors == 0)
+        try checkConcurrentRoundTrip(try backend(redis), count: 64, in: directory)
     }
 
     @Test func reusedConnectionToARestartedServerIsRetriedOnce() throws {

@@ -1,6 +1,7 @@
 import BlobStore
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import BlobStoreRemote
@@ -195,6 +196,31 @@ struct TemporaryDirectory {
     }
 
     func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// `count` puts from as many threads through one `TieredStore` with an empty store of its own,
+/// then as many gets through a second one: each value is uploaded once and read back from the
+/// remote, whatever the backend.
+func checkConcurrentRoundTrip(_ remote: any RemoteBackend, count: Int, in directory: TemporaryDirectory) throws {
+    let writer = TieredStore(local: try directory.store("a"), remote: remote)
+    DispatchQueue.concurrentPerform(iterations: count) { index in
+        let value = sampleBytes(3_000 + index, seed: UInt8(truncatingIfNeeded: index))
+        _ = try? writer.put(value, for: StoreKey("k\(index)"))
+    }
+    #expect(writer.stats.errors == 0)
+    #expect(writer.stats.uploads == count)
+    let reader = TieredStore(local: try directory.store("b"), remote: remote)
+    let values = Mutex([Int: Data]())
+    DispatchQueue.concurrentPerform(iterations: count) { index in
+        let value = try? reader.value(for: StoreKey("k\(index)"))
+        values.withLock { $0[index] = value }
+    }
+    let read = values.withLock { $0 }
+    for index in 0..<count {
+        #expect(read[index] == sampleBytes(3_000 + index, seed: UInt8(truncatingIfNeeded: index)), "k\(index)")
+    }
+    #expect(reader.stats.hits == count)
+    #expect(reader.stats.errors == 0)
 }
 
 /// Deterministic bytes that differ per `seed`.

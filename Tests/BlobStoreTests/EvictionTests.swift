@@ -3,18 +3,6 @@ import Testing
 
 @testable import BlobStore
 
-/// A small deterministic generator (SplitMix64), so that a failing sequence can be replayed.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// What the store should hold, computed independently: LRU by last touch (ties by key),
 /// deduplicated sizes, unreferenced blobs counted until the next eviction round deletes them.
 private struct ReferenceModel {
@@ -91,7 +79,7 @@ private struct ReferenceModel {
             configuration.compactionMinimumJournalBytes = .max
             let sizes = Dictionary(uniqueKeysWithValues: (0..<12).map { ($0, UInt64(content($0).count)) })
             var model = ReferenceModel(capacity: capacity, maxEntries: maxEntries, lowWater: 0.8, sizes: sizes)
-            var random = SeededGenerator(state: 42)
+            var random = SplitMix64(state: 42)
             try withStore(path, configuration) { store throws in
                 for step in 0..<300 {
                     let key = StoreKey("k\(Int.random(in: 0..<20, using: &random))")

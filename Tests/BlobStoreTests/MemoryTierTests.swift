@@ -3,18 +3,6 @@ import Testing
 
 @testable import BlobStore
 
-/// SplitMix64, so that a failing sequence can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// What a memory tier should hold, computed the simplest way: an array in recency order.
 struct MemoryReferenceModel {
     let maxBytes: Int

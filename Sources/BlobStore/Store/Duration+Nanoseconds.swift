@@ -1,6 +1,6 @@
 extension Duration {
     /// The duration in seconds, with its fraction.
-    public var seconds: Double {
+    package var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 
