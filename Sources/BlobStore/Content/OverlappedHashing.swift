@@ -54,6 +54,9 @@ enum OverlappedHashing {
         let done = Atomic<Bool>(false)
         // Used by the hashing task alone, then read here after both tasks finished.
         nonisolated(unsafe) let hasher = SHA256Hasher()
+        // concurrentPerform hands out iterations in index order, so the reader (0) is claimed
+        // before the hasher (1): when no second thread is free and both run one after the other
+        // on this thread, the hasher finds the reading done and never waits for it.
         DispatchQueue.concurrentPerform(iterations: 2) { task in
             if task == 0 {
                 var offset = 0
