@@ -3,6 +3,7 @@
 #   scripts/bench.sh peers [RUN_ALL_OPTION...]   the shared peer benchmark (../shared/bench) with
 #                                                BlobStore as four more peers (~25 min)
 #   scripts/bench.sh scale [SCALE_OPTION...]      BlobStore's own scale workloads (~2 min)
+# The peer benchmark is looked for in ../shared/bench, or where $BLOBSTORE_PEER_BENCH says.
 # Both build blobstore-bench in release mode first. Results of `peers` land in
 # /tmp/peerbench/out (results.md, results.json, logs/); `scale` prints one JSON line per figure.
 set -euo pipefail
