@@ -12,142 +12,133 @@ struct HTTPRemoteTests {
         try HTTPCacheBackend(baseURL: URL(string: "http://127.0.0.1:\(server.port)\(path)")!, timeouts: testTimeouts)
     }
 
-    @Test func roundTripThroughNginxAndSecondStoreGetsARemoteHit() throws {
+    /// Runs `body` with a new nginx, a directory for stores, and a backend on its `/cache`.
+    private func withNginx(_ body: (ServerProcess, TemporaryDirectory, HTTPCacheBackend) throws -> Void) throws {
         let nginx = try TestServers.startNginx()
         defer { nginx.stop() }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
-        let remote = try backend(nginx)
-        let first = TieredStore(local: try directory.store("a"), remote: remote)
-        let value = sampleBytes(300_000, seed: 4)
-        let expires = Date(timeIntervalSinceNow: 3600)
-        let digest = try first.put(value, for: "https://example.com/x", metadata: Data("etag".utf8), expires: expires)
-        #expect(first.stats.uploads == 1, "\(String(describing: first.lastError))")
-        #expect(first.stats.errors == 0)
-        // The layout Bazel's protocol names, on the server's disk.
-        let root = nginx.directory + "/root/cache"
-        #expect(FileManager.default.contents(atPath: root + "/cas/" + digest.hex) == value)
-        let keyDigest = SHA256Hasher.hash(Array("https://example.com/x".utf8))
-        let record = try #require(FileManager.default.contents(atPath: root + "/ac/" + keyDigest.hex))
-        #expect(RemoteRecord.decode(record)?.digest == digest)
+        try body(nginx, directory, try backend(nginx))
+    }
 
-        let secondLocal = try directory.store("b")
-        let second = TieredStore(local: secondLocal, remote: remote)
-        #expect(try second.value(for: "https://example.com/x") == value)
-        #expect(second.stats.hits == 1)
-        let info = try #require(try secondLocal.info(for: "https://example.com/x"))
-        #expect(info.metadata == Data("etag".utf8))
-        #expect(abs((info.expires ?? .distantPast).timeIntervalSince(expires)) < 0.01)
-        #expect(try second.contains("https://example.com/x"))
+    @Test func roundTripThroughNginxAndSecondStoreGetsARemoteHit() throws {
+        try withNginx { nginx, directory, remote in
+            let first = TieredStore(local: try directory.store("a"), remote: remote)
+            let value = sampleBytes(300_000, seed: 4)
+            let expires = Date(timeIntervalSinceNow: 3600)
+            let digest = try first.put(
+                value, for: "https://example.com/x", metadata: Data("etag".utf8), expires: expires)
+            #expect(first.stats.uploads == 1, "\(String(describing: first.lastError))")
+            #expect(first.stats.errors == 0)
+            // The layout Bazel's protocol names, on the server's disk.
+            let root = nginx.directory + "/root/cache"
+            #expect(FileManager.default.contents(atPath: root + "/cas/" + digest.hex) == value)
+            let keyDigest = SHA256Hasher.hash(Array("https://example.com/x".utf8))
+            let record = try #require(FileManager.default.contents(atPath: root + "/ac/" + keyDigest.hex))
+            #expect(RemoteRecord.decode(record)?.digest == digest)
+
+            let secondLocal = try directory.store("b")
+            let second = TieredStore(local: secondLocal, remote: remote)
+            #expect(try second.value(for: "https://example.com/x") == value)
+            #expect(second.stats.hits == 1)
+            let info = try #require(try secondLocal.info(for: "https://example.com/x"))
+            #expect(info.metadata == Data("etag".utf8))
+            #expect(abs((info.expires ?? .distantPast).timeIntervalSince(expires)) < 0.01)
+            #expect(try second.contains("https://example.com/x"))
+        }
     }
 
     @Test func missingKeyIsAMissNotAnError() throws {
-        let nginx = try TestServers.startNginx()
-        defer { nginx.stop() }
-        let directory = TemporaryDirectory()
-        defer { directory.cleanup() }
-        let store = TieredStore(local: try directory.store("a"), remote: try backend(nginx))
-        #expect(try store.value(for: "absent") == nil)
-        #expect(try store.contains("absent") == false)
-        #expect(store.stats.misses == 1)
-        #expect(store.stats.errors == 0)
+        try withNginx { _, directory, remote in
+            let store = TieredStore(local: try directory.store("a"), remote: remote)
+            #expect(try store.value(for: "absent") == nil)
+            #expect(try store.contains("absent") == false)
+            #expect(store.stats.misses == 1)
+            #expect(store.stats.errors == 0)
+        }
     }
 
     @Test func uploadOfExistingContentIsSkippedAfterHead() throws {
-        let nginx = try TestServers.startNginx()
-        defer { nginx.stop() }
-        let directory = TemporaryDirectory()
-        defer { directory.cleanup() }
-        let remote = try backend(nginx)
-        let value = sampleBytes(200_000, seed: 5)
-        try TieredStore(local: try directory.store("a"), remote: remote).put(value, for: "one")
-        let store = TieredStore(local: try directory.store("b"), remote: remote)
-        try store.put(value, for: "two")
-        #expect(store.stats.skippedUploads == 1)
-        #expect(store.stats.uploads == 0)
-        #expect(store.stats.bytesUp < 1_000)
-        let blobPuts = nginx.loggedRequests().filter { $0.hasPrefix("PUT ") && $0.contains("/cas/") }
-        #expect(blobPuts.count == 1, "only the first store sent the blob: \(blobPuts)")
-        #expect(try TieredStore(local: try directory.store("c"), remote: remote).value(for: "two") == value)
+        try withNginx { nginx, directory, remote in
+            let value = sampleBytes(200_000, seed: 5)
+            try TieredStore(local: try directory.store("a"), remote: remote).put(value, for: "one")
+            let store = TieredStore(local: try directory.store("b"), remote: remote)
+            try store.put(value, for: "two")
+            #expect(store.stats.skippedUploads == 1)
+            #expect(store.stats.uploads == 0)
+            #expect(store.stats.bytesUp < 1_000)
+            let blobPuts = nginx.loggedRequests().filter { $0.hasPrefix("PUT ") && $0.contains("/cas/") }
+            #expect(blobPuts.count == 1, "only the first store sent the blob: \(blobPuts)")
+            #expect(try TieredStore(local: try directory.store("c"), remote: remote).value(for: "two") == value)
+        }
     }
 
     @Test func tamperedRemoteBlobIsRejected() throws {
-        let nginx = try TestServers.startNginx()
-        defer { nginx.stop() }
-        let directory = TemporaryDirectory()
-        defer { directory.cleanup() }
-        let remote = try backend(nginx)
-        let value = sampleBytes(20_000, seed: 6)
-        let digest = try TieredStore(local: try directory.store("a"), remote: remote).put(value, for: "k")
-        let path = nginx.directory + "/root/cache/cas/" + digest.hex
-        var poisoned = value
-        poisoned[19_999] ^= 1
-        try poisoned.write(to: URL(fileURLWithPath: path))
+        try withNginx { nginx, directory, remote in
+            let value = sampleBytes(20_000, seed: 6)
+            let digest = try TieredStore(local: try directory.store("a"), remote: remote).put(value, for: "k")
+            let path = nginx.directory + "/root/cache/cas/" + digest.hex
+            var poisoned = value
+            poisoned[19_999] ^= 1
+            try poisoned.write(to: URL(fileURLWithPath: path))
 
-        let localB = try directory.store("b")
-        let victim = TieredStore(local: localB, remote: remote)
-        #expect(try victim.value(for: "k") == nil)
-        #expect(victim.stats.verificationFailures == 1)
-        #expect(victim.stats.misses == 1)
-        #expect(try localB.contains("k") == false)
-        #expect(try localB.blob(digest) == nil)
+            let localB = try directory.store("b")
+            let victim = TieredStore(local: localB, remote: remote)
+            #expect(try victim.value(for: "k") == nil)
+            #expect(victim.stats.verificationFailures == 1)
+            #expect(victim.stats.misses == 1)
+            #expect(try localB.contains("k") == false)
+            #expect(try localB.blob(digest) == nil)
 
-        // A truncated blob (wrong size) is rejected too.
-        try value.prefix(100).write(to: URL(fileURLWithPath: path))
-        #expect(try victim.value(for: "k") == nil)
-        #expect(victim.stats.verificationFailures == 2)
+            // A truncated blob (wrong size) is rejected too.
+            try value.prefix(100).write(to: URL(fileURLWithPath: path))
+            #expect(try victim.value(for: "k") == nil)
+            #expect(victim.stats.verificationFailures == 2)
+        }
     }
 
     @Test func recordOfAnUnknownVersionOrGarbageIsAMiss() throws {
-        let nginx = try TestServers.startNginx()
-        defer { nginx.stop() }
-        let directory = TemporaryDirectory()
-        defer { directory.cleanup() }
-        let remote = try backend(nginx)
-        let digest = try TieredStore(local: try directory.store("a"), remote: remote).put(Data("v".utf8), for: "k")
-        let recordPath = nginx.directory + "/root/cache/ac/" + SHA256Hasher.hash(Array("k".utf8)).hex
-        let future = #"{"version":2,"digest":"\#(digest.hex)","size":1,"created":0,"metadata":""}"#
-        try Data(future.utf8).write(to: URL(fileURLWithPath: recordPath))
-        let reader = TieredStore(local: try directory.store("b"), remote: remote)
-        #expect(try reader.value(for: "k") == nil)
-        try Data("not json".utf8).write(to: URL(fileURLWithPath: recordPath))
-        #expect(try reader.value(for: "k") == nil)
-        #expect(reader.stats.misses == 2)
-        #expect(reader.stats.errors == 0)
+        try withNginx { nginx, directory, remote in
+            let digest = try TieredStore(local: try directory.store("a"), remote: remote).put(Data("v".utf8), for: "k")
+            let recordPath = nginx.directory + "/root/cache/ac/" + SHA256Hasher.hash(Array("k".utf8)).hex
+            let future = #"{"version":2,"digest":"\#(digest.hex)","size":1,"created":0,"metadata":""}"#
+            try Data(future.utf8).write(to: URL(fileURLWithPath: recordPath))
+            let reader = TieredStore(local: try directory.store("b"), remote: remote)
+            #expect(try reader.value(for: "k") == nil)
+            try Data("not json".utf8).write(to: URL(fileURLWithPath: recordPath))
+            #expect(try reader.value(for: "k") == nil)
+            #expect(reader.stats.misses == 2)
+            #expect(reader.stats.errors == 0)
+        }
     }
 
     @Test func recordPointingAtAMissingBlobIsAMiss() throws {
-        let nginx = try TestServers.startNginx()
-        defer { nginx.stop() }
-        let directory = TemporaryDirectory()
-        defer { directory.cleanup() }
-        let remote = try backend(nginx)
-        let digest = try TieredStore(local: try directory.store("a"), remote: remote).put(Data("v".utf8), for: "k")
-        try FileManager.default.removeItem(atPath: nginx.directory + "/root/cache/cas/" + digest.hex)
-        let reader = TieredStore(local: try directory.store("b"), remote: remote)
-        #expect(try reader.value(for: "k") == nil)
-        #expect(try reader.contains("k") == false)
-        #expect(reader.stats.danglingRecords == 1)
-        #expect(reader.stats.misses == 1)
+        try withNginx { nginx, directory, remote in
+            let digest = try TieredStore(local: try directory.store("a"), remote: remote).put(Data("v".utf8), for: "k")
+            try FileManager.default.removeItem(atPath: nginx.directory + "/root/cache/cas/" + digest.hex)
+            let reader = TieredStore(local: try directory.store("b"), remote: remote)
+            #expect(try reader.value(for: "k") == nil)
+            #expect(try reader.contains("k") == false)
+            #expect(reader.stats.danglingRecords == 1)
+            #expect(reader.stats.misses == 1)
+        }
     }
 
     @Test func serverKilledMidRunLocalOperationsContinueAndErrorIsCounted() throws {
-        let nginx = try TestServers.startNginx()
-        defer { nginx.stop() }
-        let directory = TemporaryDirectory()
-        defer { directory.cleanup() }
-        let local = try directory.store("a")
-        let store = TieredStore(local: local, remote: try backend(nginx))
-        try store.put(Data("before".utf8), for: "before")
-        #expect(store.stats.uploads == 1)
-        nginx.kill()
-        let elapsed = try ContinuousClock().measure {
-            try store.put(Data("after".utf8), for: "after")
+        try withNginx { nginx, directory, remote in
+            let local = try directory.store("a")
+            let store = TieredStore(local: local, remote: remote)
+            try store.put(Data("before".utf8), for: "before")
+            #expect(store.stats.uploads == 1)
+            nginx.kill()
+            let elapsed = try ContinuousClock().measure {
+                try store.put(Data("after".utf8), for: "after")
+            }
+            #expect(elapsed < .seconds(2))
+            #expect(store.stats.errors == 1)
+            #expect(try local.value(for: "after") == Data("after".utf8))
+            #expect(try store.value(for: "before") == Data("before".utf8))
         }
-        #expect(elapsed < .seconds(2))
-        #expect(store.stats.errors == 1)
-        #expect(try local.value(for: "after") == Data("after".utf8))
-        #expect(try store.value(for: "before") == Data("before".utf8))
     }
 
     @Test func serverThatNeverAnswersTimesOut() throws {
@@ -209,28 +200,24 @@ struct HTTPRemoteTests {
 
     @Test func httpsGoesThroughURLSessionAndAFailedHandshakeIsACountedError() throws {
         // nginx speaks plain HTTP on this port: the TLS handshake fails.
-        let nginx = try TestServers.startNginx()
-        defer { nginx.stop() }
-        let directory = TemporaryDirectory()
-        defer { directory.cleanup() }
-        let remote = try HTTPCacheBackend(
-            baseURL: URL(string: "https://127.0.0.1:\(nginx.port)/cache")!, timeouts: testTimeouts)
-        #expect(remote.name == "https://127.0.0.1:\(nginx.port)/cache")
-        let store = TieredStore(local: try directory.store("a"), remote: remote)
-        var elapsed = Duration.zero
-        elapsed = try ContinuousClock().measure { try store.put(Data("v".utf8), for: "k") }
-        #expect(elapsed < .seconds(3))
-        #expect(store.stats.errors == 1)
-        #expect(store.stats.uploads == 0)
-        #expect(try store.value(for: "k") == Data("v".utf8))
+        try withNginx { nginx, directory, remote in
+            let remote = try HTTPCacheBackend(
+                baseURL: URL(string: "https://127.0.0.1:\(nginx.port)/cache")!, timeouts: testTimeouts)
+            #expect(remote.name == "https://127.0.0.1:\(nginx.port)/cache")
+            let store = TieredStore(local: try directory.store("a"), remote: remote)
+            var elapsed = Duration.zero
+            elapsed = try ContinuousClock().measure { try store.put(Data("v".utf8), for: "k") }
+            #expect(elapsed < .seconds(3))
+            #expect(store.stats.errors == 1)
+            #expect(store.stats.uploads == 0)
+            #expect(try store.value(for: "k") == Data("v".utf8))
+        }
     }
 
     @Test func concurrentPutsAndGetsShareTheRemote() throws {
-        let nginx = try TestServers.startNginx()
-        defer { nginx.stop() }
-        let directory = TemporaryDirectory()
-        defer { directory.cleanup() }
-        try checkConcurrentRoundTrip(try backend(nginx), count: 32, in: directory)
+        try withNginx { _, directory, remote in
+            try checkConcurrentRoundTrip(remote, count: 32, in: directory)
+        }
     }
 
     @Test func largeValueAndAsyncVariants() async throws {
@@ -262,19 +249,8 @@ struct HTTPRemoteTests {
     }
 
     @Test func removeDeletesTheRemoteRecord() throws {
-        let server = try TestServers.startNginx()
-        defer { server.stop() }
-        let directory = TemporaryDirectory()
-        defer { directory.cleanup() }
-        let remote = try backend(server)
-        let writer = TieredStore(local: try directory.store("a"), remote: remote)
-        try writer.put(Data("v".utf8), for: "k")
-        #expect(try writer.remove("k"))
-        #expect(try writer.remove("k") == false)
-        #expect(writer.stats.errors == 0, "\(String(describing: writer.lastError))")
-        let reader = TieredStore(local: try directory.store("b"), remote: remote)
-        #expect(try reader.value(for: "k") == nil)
-        #expect(reader.stats.misses == 1)
-        #expect(reader.stats.danglingRecords == 0)
+        try withNginx { _, directory, remote in
+            try checkRemoveDeletesTheRecord(remote, in: directory)
+        }
     }
 }

@@ -223,6 +223,20 @@ func checkConcurrentRoundTrip(_ remote: any RemoteBackend, count: Int, in direct
     #expect(reader.stats.errors == 0)
 }
 
+/// A key put and removed through one `TieredStore` is gone for a second one with an empty
+/// store of its own: the remote record was deleted, so it is a plain miss, not a dangling record.
+func checkRemoveDeletesTheRecord(_ remote: any RemoteBackend, in directory: TemporaryDirectory) throws {
+    let writer = TieredStore(local: try directory.store("a"), remote: remote)
+    try writer.put(Data("v".utf8), for: "k")
+    #expect(try writer.remove("k"))
+    #expect(try writer.remove("k") == false)
+    #expect(writer.stats.errors == 0, "\(String(describing: writer.lastError))")
+    let reader = TieredStore(local: try directory.store("b"), remote: remote)
+    #expect(try reader.value(for: "k") == nil)
+    #expect(reader.stats.misses == 1)
+    #expect(reader.stats.danglingRecords == 0)
+}
+
 /// Deterministic bytes that differ per `seed`.
 func sampleBytes(_ count: Int, seed: UInt8) -> Data {
     // A 4 KiB pattern (built byte by byte: slow in debug builds), repeated.
