@@ -8,21 +8,31 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Opens a store in a new directory, registers its cache (1 MiB memory tier) with
-/// ``BlobStoreURLProtocol``, and runs `body` with the test server, a stock ephemeral session
-/// whose protocol classes start with it, and the store.
-private func withRegisteredCache(_ body: (TestServer, URLSession, BlobStore) async throws -> Void) async throws {
+/// Opens a store in a new directory, registers a cache on it (with a 1 MiB memory tier when
+/// `memory`) with ``BlobStoreURLProtocol``, and runs `body` with the store.
+private func withRegisteredStore(memory: Bool, _ body: (BlobStore) async throws -> Void) async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let disk = try BlobStore(at: directory.child("store"))
     defer { try? disk.close() }
-    let cache = HTTPCache(store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20)))
-    BlobStoreURLProtocol.register(cache)
+    let tier = memory ? try MemoryTier(maxBytes: 1 << 20) : nil
+    BlobStoreURLProtocol.register(HTTPCache(store: CachedStore(disk: disk, memory: tier)))
     defer { BlobStoreURLProtocol.register(nil) }
-    try await withServer { server in
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.protocolClasses = [BlobStoreURLProtocol.self] + (configuration.protocolClasses ?? [])
-        try await body(server, URLSession(configuration: configuration), disk)
+    try await body(disk)
+}
+
+/// A stock ephemeral session whose protocol classes start with ``BlobStoreURLProtocol``.
+private func protocolSession() -> URLSession {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.protocolClasses = [BlobStoreURLProtocol.self] + (configuration.protocolClasses ?? [])
+    return URLSession(configuration: configuration)
+}
+
+/// ``withRegisteredStore(memory:_:)`` with a memory tier, and the test server and a
+/// ``protocolSession()`` as well.
+private func withRegisteredCache(_ body: (TestServer, URLSession, BlobStore) async throws -> Void) async throws {
+    try await withRegisteredStore(memory: true) { disk in
+        try await withServer { server in try await body(server, protocolSession(), disk) }
     }
 }
 
@@ -51,54 +61,44 @@ struct URLProtocolTests {
 
     @Test("A failure reaches the session as a URLError, and only the latest outcomes are kept")
     func failuresAreURLErrorsAndOutcomesAreBounded() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let disk = try BlobStore(at: directory.child("store"))
-        defer { try? disk.close() }
-        BlobStoreURLProtocol.register(HTTPCache(store: CachedStore(disk: disk)))
-        defer { BlobStoreURLProtocol.register(nil) }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.protocolClasses = [BlobStoreURLProtocol.self] + (configuration.protocolClasses ?? [])
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
+        try await withRegisteredStore(memory: false) { _ in
+            let session = protocolSession()
+            defer { session.finishTasksAndInvalidate() }
 
-        await #expect(throws: URLError.self) {
-            _ = try await session.data(from: try #require(URL(string: "http://127.0.0.1:1/refused")))
-        }
-        try await withServer { server in
-            let urls = (0...BlobStoreURLProtocol.rememberedOutcomes).map { server.url("/many-\($0)?body=x") }
-            for url in urls { _ = try await session.data(from: url) }
-            #expect(BlobStoreURLProtocol.lastOutcome(for: urls[0]) == nil)
-            #expect(BlobStoreURLProtocol.lastOutcome(for: urls[urls.count - 1]) == .miss)
+            await #expect(throws: URLError.self) {
+                _ = try await session.data(from: try #require(URL(string: "http://127.0.0.1:1/refused")))
+            }
+            try await withServer { server in
+                let urls = (0...BlobStoreURLProtocol.rememberedOutcomes).map { server.url("/many-\($0)?body=x") }
+                for url in urls { _ = try await session.data(from: url) }
+                #expect(BlobStoreURLProtocol.lastOutcome(for: urls[0]) == nil)
+                #expect(BlobStoreURLProtocol.lastOutcome(for: urls[urls.count - 1]) == .miss)
+            }
         }
     }
 
     @Test("After stopLoading the client hears nothing")
     func stoppedProtocolIsSilent() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let disk = try BlobStore(at: directory.child("store"))
-        defer { try? disk.close() }
-        BlobStoreURLProtocol.register(HTTPCache(store: CachedStore(disk: disk)))
-        defer { BlobStoreURLProtocol.register(nil) }
-        try await withServer { server in
-            // A conditional request goes to the server, which holds its 304 until released.
-            let target = "/held?etag=%22h%22&gate=1"
-            var request = URLRequest(url: server.url(target))
-            request.setValue("\"h\"", forHTTPHeaderField: "If-None-Match")
-            let client = RecordingClient()
-            let loader = BlobStoreURLProtocol(request: request, cachedResponse: nil, client: client)
-            loader.startLoading()
-            var arrived = 0
-            for _ in 0..<500 where arrived == 0 {
-                try await Task.sleep(for: .milliseconds(10))
-                arrived = try await server.counts(target).notModified
+        try await withRegisteredStore(memory: false) { _ in
+            try await withServer { server in
+                // A conditional request goes to the server, which holds its 304 until released.
+                let target = "/held?etag=%22h%22&gate=1"
+                var request = URLRequest(url: server.url(target))
+                request.setValue("\"h\"", forHTTPHeaderField: "If-None-Match")
+                let client = RecordingClient()
+                let loader = BlobStoreURLProtocol(request: request, cachedResponse: nil, client: client)
+                loader.startLoading()
+                var arrived = 0
+                for _ in 0..<500 where arrived == 0 {
+                    try await Task.sleep(for: .milliseconds(10))
+                    arrived = try await server.counts(target).notModified
+                }
+                loader.stopLoading()
+                try await server.release()
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(arrived == 1)
+                #expect(client.calls == [])
             }
-            loader.stopLoading()
-            try await server.release()
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(arrived == 1)
-            #expect(client.calls == [])
         }
     }
 
