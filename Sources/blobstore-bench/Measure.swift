@@ -30,6 +30,11 @@ enum Measure {
 
     /// Prints one JSON object on a line of its own, keys in the given order.
     static func emit(_ fields: KeyValuePairs<String, Any>) {
+        emit(fields.map { ($0.key, $0.value) })
+    }
+
+    /// Prints one JSON object on a line of its own, keys in the given order.
+    static func emit(_ fields: [(String, Any)]) {
         let body = fields.map { key, value -> String in
             let rendered: String
             switch value {

@@ -58,24 +58,27 @@ struct PeerRun {
     func run() throws {
         let data = try PeerWorkload.load(workload, from: dataDirectory, count: count)
         var store: BlobStore? = nil
+        // The open instance, opened (untimed) by the first phase that needs it.
+        func opened() throws -> BlobStore {
+            let open = try store ?? BlobStore(at: directory, configuration: configuration)
+            store = open
+            return open
+        }
         for phase in phases {
             switch phase {
             case "put":
-                let open = try store ?? BlobStore(at: directory, configuration: configuration)
-                store = open
+                let open = try opened()
                 let bytes = data.logicalBytes
                 let (seconds, _) = try Measure.time {
                     for (key, value) in zip(data.keys, data.values) { try open.put(value, for: key) }
                 }
                 emit(phase, ops: data.keys.count, seconds: seconds, bytes: bytes, errors: 0)
             case "get":
-                let open = try store ?? BlobStore(at: directory, configuration: configuration)
-                store = open
+                let open = try opened()
                 let (seconds, checked) = try Measure.time { try getAll(open, data) }
                 emit(phase, ops: data.keys.count, seconds: seconds, bytes: checked.bytes, errors: checked.errors)
             case "miss":
-                let open = try store ?? BlobStore(at: directory, configuration: configuration)
-                store = open
+                let open = try opened()
                 let (seconds, errors) = try Measure.time {
                     try data.missKeys.reduce(0) { errors, key in try open.value(for: key) == nil ? errors : errors + 1 }
                 }
@@ -112,16 +115,9 @@ struct PeerRun {
     }
 
     private func emit(_ phase: String, ops: Int, seconds: Double, bytes: Int, errors: Int, openSeconds: Double? = nil) {
-        if let openSeconds {
-            Measure.emit([
-                "phase": phase, "ops": ops, "seconds": seconds, "bytes": bytes, "open_seconds": openSeconds,
-                "errors": errors, "durability": durability.rawValue, "verify": verifyReads,
-            ])
-        } else {
-            Measure.emit([
-                "phase": phase, "ops": ops, "seconds": seconds, "bytes": bytes, "errors": errors,
-                "durability": durability.rawValue, "verify": verifyReads,
-            ])
-        }
+        var fields: [(String, Any)] = [("phase", phase), ("ops", ops), ("seconds", seconds), ("bytes", bytes)]
+        if let openSeconds { fields.append(("open_seconds", openSeconds)) }
+        fields += [("errors", errors), ("durability", durability.rawValue), ("verify", verifyReads)]
+        Measure.emit(fields)
     }
 }
