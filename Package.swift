@@ -24,7 +24,7 @@ let package = Package(
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
         .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),
         .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
-        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
+        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"], exclude: ["Fixtures"]),
         .testTarget(name: "BlobStoreRemoteTests", dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI"]),
         // The Python HTTP server the HTTP cache and CLI tests talk to, and its Swift wrapper.
         .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer", exclude: ["http_server.py"]),
