@@ -11,10 +11,11 @@ BUILD=.build/fuzz
 SWIFTC="${SWIFTC:-swiftc}"
 CLANG="${CLANG:-$(dirname "$(readlink -f "$(command -v "$SWIFTC")")")/clang}"
 # What every harness depends on, and the C module maps every Swift compile needs.
-LIBRARY_INPUTS=(Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources/CLibCrypto Fuzz/run.sh)
+LIBRARY_INPUTS=(Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources/CLinux Sources/CLibCrypto Fuzz/run.sh)
 MODULE_MAPS=(-Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap
     -Xcc "-fmodule-map-file=$BUILD/CCRC32C/module.modulemap"
-    -Xcc "-fmodule-map-file=$BUILD/CSharedCounter/module.modulemap")
+    -Xcc "-fmodule-map-file=$BUILD/CSharedCounter/module.modulemap"
+    -Xcc "-fmodule-map-file=$BUILD/CLinux/module.modulemap")
 # SwiftPM compiles every target with the package's name, which `package` declarations need.
 PACKAGE_NAME=(-package-name blobstore)
 # The libraries the CLI sources import besides BlobStore, each compiled as a module of its own
@@ -79,10 +80,10 @@ up_to_date() {
 
 # Snapshots Sources/BlobStore, its C targets and the directories given into $BUILD/src (the
 # sources may be edited while swiftc runs), compiles crc32c.c and writes the C module maps
-# (SwiftPM generates them; swiftc alone needs them). CSharedCounter is header-only.
+# (SwiftPM generates them; swiftc alone needs them). CSharedCounter and CLinux are header-only.
 snapshot() {
     local module header
-    for module in CCRC32C:crc32c.h CSharedCounter:shared_counter.h; do
+    for module in CCRC32C:crc32c.h CSharedCounter:shared_counter.h CLinux:clinux.h; do
         header="${module#*:}"
         module="${module%%:*}"
         mkdir -p "$BUILD/$module"
@@ -91,7 +92,7 @@ snapshot() {
     done
     rm -rf "$BUILD/src"
     mkdir -p "$BUILD/src"
-    cp -R Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter "$@" "$BUILD/src/"
+    cp -R Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources/CLinux "$@" "$BUILD/src/"
     "$CLANG" -c -O2 -fsanitize=fuzzer-no-link,address -I"$BUILD/src/CCRC32C/include" \
         "$BUILD/src/CCRC32C/crc32c.c" -o "$BUILD/crc32c.o" >&2
 }

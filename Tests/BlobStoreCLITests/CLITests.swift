@@ -128,7 +128,8 @@ import Testing
             for key in ["first", "second"] {
                 #expect(try blobstore(["--store", store, "put", key, file], in: scratch).status == 0)
             }
-            #expect(regularFiles(under: store + "/blobs").count == 1)
+            #expect(regularFiles(under: store + "/blobs").isEmpty, "a 4 KiB value is packed")
+            #expect(regularFiles(under: store + "/packs") == ["pack-1"])
 
             let stats = try blobstore(["--store", store, "stats", "--json"], in: scratch)
             #expect(stats.status == 0)
@@ -136,10 +137,11 @@ import Testing
             #expect(object["entries"] as? Int == 2)
             #expect(object["distinctBlobs"] as? Int == 1)
             #expect(object["logicalBytes"] as? Int == 8192)
-            #expect(object["storedBytes"] as? Int == 4096)
+            // The disk it takes: the pack's 24-byte header and one needle (36 bytes, then the value).
+            #expect(object["storedBytes"] as? Int == 24 + 36 + 4096)
 
             let summary = try blobstore(["--store", store, "stats"], in: scratch)
-            #expect(summary.stdout.contains("saved by dedup: 4096\n"))
+            #expect(summary.stdout.contains("saved by dedup: \(8192 - (24 + 36 + 4096))\n"))
         }
     }
 
@@ -234,9 +236,7 @@ import Testing
         try withTemporaryDirectory { scratch in
             let store = scratch.path("store")
             #expect(try blobstore(["--store", store, "put", "k"], input: Data("hello".utf8), in: scratch).status == 0)
-            let blob = store + "/blobs/" + (try #require(regularFiles(under: store + "/blobs").first))
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: blob)
-            try Data("jello".utf8).write(to: URL(fileURLWithPath: blob))
+            try damageStoredCopy(of: Data("hello".utf8), in: store)
 
             let damaged = try blobstore(["--store", store, "get", "k"], in: scratch)
             #expect(damaged.status == 65)
@@ -303,9 +303,7 @@ import Testing
             let store = scratch.path("store")
             let put = try blobstore(["--store", store, "put", "k"], input: Data("hello".utf8), in: scratch)
             let hex = String(put.stdout.dropLast())
-            let blob = store + "/blobs/sha256/" + hex.prefix(2) + "/" + hex
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: blob)
-            try Data("jello".utf8).write(to: URL(fileURLWithPath: blob))
+            try damageStoredCopy(of: Data("hello".utf8), in: store)
             let damaged = try blobstore(["--store", store, "blob", hex], in: scratch)
             #expect(damaged.status == 65 && damaged.standardOutput.isEmpty)
             #expect(damaged.stderr.contains("damaged or missing on disk"))
@@ -412,7 +410,11 @@ import Testing
             #expect(run.stdout.contains("bytes added:    17 (new blobs written to disk)\n"))
             #expect(run.stdout.contains("saved by dedup: 17 bytes\n"))
             #expect(run.stdout.contains("read back:      4 values, all identical\n"))
-            #expect(regularFiles(under: store + "/blobs").count == 2)
+            #expect(regularFiles(under: store + "/blobs").isEmpty, "small values are packed")
+            for value in ["apple", "banana bread"] {
+                #expect(storedCopy(of: Data(value.utf8), in: store) != nil, "\(value) is stored")
+            }
+            #expect(fileSize(store + "/packs/pack-1") == 24 + (36 + 5) + (36 + 12), "each content once")
         }
     }
 }

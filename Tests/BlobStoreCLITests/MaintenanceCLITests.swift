@@ -114,9 +114,11 @@ import Testing
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.stderr.isEmpty)
             #expect(run.stdout.contains("\nentries:        1\n"))
-            let blobs = regularFiles(under: store + "/blobs")
-            #expect(blobs.count == 1, "\(blobs.count) blob files")
-            #expect(blobs.allSatisfy { $0.hasPrefix("sha256/") && $0.split(separator: "/").count == 3 })
+            // Compaction rewrote the pack of 1,000 needles into one holding the live one.
+            #expect(regularFiles(under: store + "/blobs").isEmpty)
+            let packs = regularFiles(under: store + "/packs")
+            #expect(packs.count == 1, "\(packs)")
+            #expect(packs.allSatisfy { fileSize(store + "/packs/" + $0) == 24 + 36 + 9 })
             let after = try bytes(in: store, startingWith: ["journal-", "manifest-"])
             #expect(after < 4096, "journal and manifest: \(after) bytes")
             #expect(try blobstore(["--store", store, "get", "key"], in: scratch).stdout == "value 999")
@@ -257,12 +259,10 @@ import Testing
                     try blobstore(["--store", store, "put", key], input: Data(value.utf8), in: scratch).status == 0)
             }
             let hex = SHA256Hasher.hash(Data("hello".utf8)).hex
-            let relative = try #require(regularFiles(under: store + "/blobs").first { $0.hasSuffix(hex) })
-            let blob = store + "/blobs/" + relative
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: blob)
-            var bytes = try Data(contentsOf: URL(fileURLWithPath: blob))
-            bytes[2] ^= 0x01
-            try bytes.write(to: URL(fileURLWithPath: blob))
+            try damageStoredCopy(of: Data("hello".utf8), in: store, at: 2)
+            // "hello" is packed: the damage is in its needle.
+            let pack = store + "/packs/pack-1"
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: pack))
 
             let damaged = try blobstore(["--store", store, "verify"], in: scratch)
             #expect(damaged.status == 65)
@@ -277,7 +277,7 @@ import Testing
             #expect(corrupt.first?["digest"] as? String == hex)
             #expect(corrupt.first?["keys"] as? [String] == ["k"])
             #expect(
-                try Data(contentsOf: URL(fileURLWithPath: blob)) == bytes, "verify without --repair changes nothing")
+                try Data(contentsOf: URL(fileURLWithPath: pack)) == bytes, "verify without --repair changes nothing")
 
             let repair = try blobstore(["--store", store, "verify", "--repair"], in: scratch)
             #expect(repair.status == 0, "\(repair.stderr)")

@@ -56,17 +56,50 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
 }
 
 @Suite struct JournalFormatTests {
-    /// The 80-byte example in docs/format.md, produced there by an independent encoder.
-    @Test func workedExampleOfDocsFormatMd() {
-        let documented =
-            "424c4f424a524e4c010000000100000000000000a8bf53922b000000019e6efe34de7c3cb001612cf24dba5f"
-            + "b0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b98240580d095ffbc310000"
-        let put = JournalRecord.put(
+    /// The examples in docs/format.md, produced there by an independent encoder: the 82-byte
+    /// journal of one packed put, the 65-byte pack holding its needle, the 121-byte manifest of
+    /// the store after a compaction, and the 80-byte format-1 journal of one loose put.
+    @Test func workedExamplesOfDocsFormatMd() {
+        let hello = Data("hello")
+        let digest = SHA256Hasher.hash(hello)
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+        let packed = JournalRecord.put(
             .init(
-                key: "a", digest: SHA256Hasher.hash(Data("hello")), size: 5, created: 1_700_000_000_000,
-                expires: nil, metadata: []))
-        let bytes = JournalHeader(generation: 1).encoded + put.framed
-        #expect(bytes.map { String(format: "%02x", $0) }.joined() == documented)
+                key: "a", digest: digest, size: 5, created: 1_700_000_000_000, expires: nil, metadata: [],
+                location: .packed(PackLocation(pack: 1, offset: 24))))
+        #expect(
+            hex(JournalHeader(generation: 1).encoded + packed.framed)
+                == "424c4f424a524e4c020000000100000000000000cc5ef3b92d00000007d66e90601995d21401612cf24dba5f"
+                + "b0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b98240580d095ffbc3100000118")
+
+        #expect(
+            hex(PackFormat.header(1) + PackFormat.needleHeader(size: 5, digest: digest) + Array(hello))
+                == "424c4f425041434b01000000010000000000000098aba06a050000002cf24dba5fb0a30e26e83b2ac5b9e29e"
+                + "1b161e5c1fa7425e73043362938b982468656c6c6f")
+
+        let entry = ManifestEntry(
+            key: "a",
+            entry: IndexEntry(
+                digest: digest, size: 5, created: 1_700_000_000_000, lastAccess: 1_700_000_060_000, expires: nil,
+                metadata: []),
+            location: .packed(PackLocation(pack: 1, offset: 24)))
+        let manifest = ManifestWriter.encode(
+            generation: 2, entries: [entry], packs: ManifestPackTable(nextPack: 2, packs: [.init(number: 1, end: 65)]))
+        #expect(
+            hex(manifest)
+                == "424c4f424d4e4654020000000200000000000000898e36133500000005659e20dbf14099e60101612cf24dba5f"
+                + "b0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b98240580d095ffbc31e0a499ffbc31000001011804"
+                + "00000009bfd0649ca1588daa020101410100000006052b284381dfb4c001")
+
+        var formatOne = JournalHeader(generation: 1)
+        formatOne.version = 1
+        let loose = JournalRecord.put(
+            .init(key: "a", digest: digest, size: 5, created: 1_700_000_000_000, expires: nil, metadata: []))
+        #expect(
+            hex(formatOne.encoded + loose.framed)
+                == "424c4f424a524e4c010000000100000000000000a8bf53922b000000019e6efe34de7c3cb001612cf24dba5f"
+                + "b0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b98240580d095ffbc310000")
     }
 
     @Test func everyRecordTypeRoundTrips() {

@@ -7,7 +7,7 @@ import Testing
 @Suite struct RecoveryTests {
     /// Writes `count` puts and returns the journal's record boundaries (file offsets).
     private func makeStore(_ path: String, count: Int) throws -> [Int] {
-        try withStore(path) { store throws in
+        try withStore(path, looseOnly) { store throws in
             for index in 0..<count { try store.put(Data("value \(index % 10)"), for: StoreKey("key-\(index)")) }
         }
         let bytes = readBytes(path + "/journal-1")
@@ -54,7 +54,7 @@ import Testing
             let path = dir.child("s")
             let boundaries = try makeStore(path, count: 10)
             flipBit(path + "/journal-1", at: boundaries[4] + JournalFormat.recordHeaderSize + 3, bit: 3)
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 let report = store.recoveryReport
                 #expect(report.recordsReplayed == 4)
                 #expect(report.corruptionOffset == boundaries[4])
@@ -65,7 +65,7 @@ import Testing
                 #expect(try store.stats().entries == 4)
                 try store.put(Data("new"), for: "new")
             }
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 #expect(store.recoveryReport.isClean)
                 #expect(try store.stats().entries == 5)
                 #expect(try store.stats().generation == 2, "damage is repaired by compacting into generation 2")
@@ -94,7 +94,7 @@ import Testing
             let before = residentBytes()
             #expect(before > 0)
             let started = ContinuousClock.now
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 let report = store.recoveryReport
                 #expect(report.corruptionOffset == boundaries[5])
                 #expect(report.corruptionReason == "key length 4294967296 exceeds 16777216")
@@ -113,7 +113,7 @@ import Testing
             let path = dir.child("s")
             _ = try makeStore(path, count: 5)
             writeBytes(path + "/journal-1", readBytes(path + "/journal-1") + [UInt8](repeating: 0, count: 8192))
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 #expect(store.recoveryReport.tornTailBytes == 8192)
                 #expect(store.recoveryReport.isClean)
                 #expect(try store.stats().entries == 5)
@@ -127,12 +127,12 @@ import Testing
             _ = try makeStore(path, count: 5)
             let garbage = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
             writeBytes(path + "/journal-1", readBytes(path + "/journal-1") + garbage)
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 #expect(try store.stats().entries == 5)
                 #expect(store.recoveryReport.droppedBytes + store.recoveryReport.tornTailBytes == 8192)
                 try store.put(Data("x"), for: "after garbage")
             }
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 #expect(try store.value(for: "after garbage") == Data("x"))
             }
         }
@@ -174,7 +174,7 @@ import Testing
     @Test func missingBlobIsAMissAndTheEntryIsRemoved() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 let digest = try store.put(Data("will vanish"), for: "a")
                 try store.put(Data("will vanish"), for: "b")
                 #expect(try Syscalls.unlink(blobFile(path, digest)))
@@ -182,19 +182,19 @@ import Testing
                 #expect(try !store.contains("b"))
                 #expect(try store.stats().repairs == 2)
             }
-            try withStore(path) { store throws in #expect(try store.stats().entries == 0) }
+            try withStore(path, looseOnly) { store throws in #expect(try store.stats().entries == 0) }
         }
     }
 
     @Test func damagedBlobIsAMissAndIsQuarantined() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
-            let digest = try withStore(path) { store throws in try store.put(Data("precious bytes"), for: "k") }
+            let digest = try withStore(path, looseOnly) { store throws in try store.put(Data("precious bytes"), for: "k") }
             let hex = digest.hex
             let blob = blobFile(path, digest)
             chmod(blob, 0o600)
             flipBit(blob, at: 3, bit: 0)
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 #expect(try store.value(for: "k") == nil)
                 #expect(try store.value(for: "k") == nil)
                 #expect(try store.stats().misses == 2)
@@ -210,7 +210,7 @@ import Testing
     @Test func truncatedBlobLeftByAPowerLossIsReplacedOnTheNextPut() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
-            let digest = try withStore(path) { store throws in
+            let digest = try withStore(path, looseOnly) { store throws in
                 let digest = try store.put(Data("full content"), for: "k")
                 try store.remove("k")
                 return digest
@@ -218,7 +218,7 @@ import Testing
             let blob = blobFile(path, digest)
             chmod(blob, 0o600)
             truncate(blob, to: 4)
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 try store.put(Data("full content"), for: "again")
                 #expect(try store.value(for: "again") == Data("full content"))
             }

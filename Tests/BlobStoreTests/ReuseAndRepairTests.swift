@@ -8,6 +8,13 @@ import Testing
 /// to a blob that was damaged or missing before it.
 @Suite struct ReuseAndRepairTests {
     /// Overwrites a read-only blob file with other bytes of the same size.
+    /// `always` mode, nothing packed.
+    private let looseAlways = {
+        var configuration = BlobStore.Configuration(durability: .always)
+        configuration.packThreshold = 0
+        return configuration
+    }()
+
     private func damage(_ path: String) {
         chmod(path, 0o600)
         var bytes = readBytes(path)
@@ -24,7 +31,7 @@ import Testing
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
             let value = Data("content that outlives its key")
-            let digest = try withStore(path) { store throws in
+            let digest = try withStore(path, looseOnly) { store throws in
                 let digest = try store.put(value, for: "a")
                 #expect(try store.remove("a"))
                 return digest
@@ -33,7 +40,7 @@ import Testing
             if damaged { damage(file) }
             var before = stat()
             #expect(lstat(file, &before) == 0)
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 #expect(try store.stats().distinctBlobs == 0)
                 try store.put(value, for: "b")
                 #expect(try store.value(for: "b") == value)
@@ -51,11 +58,11 @@ import Testing
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
             let value = Data("precious content")
-            let digest = try withStore(path, .init(durability: .always)) { store throws in
+            let digest = try withStore(path, looseAlways) { store throws in
                 try store.put(value, for: "a")
             }
             damage(blobFile(path, digest))
-            try withStore(path, .init(durability: .always)) { store throws in
+            try withStore(path, looseAlways) { store throws in
                 try store.put(value, for: "b")
                 #expect(try store.value(for: "b") == value)
                 #expect(try store.value(for: "a") == value, "the fresh copy serves the older key too")
@@ -69,7 +76,7 @@ import Testing
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
             let value = Data("content that a power loss zeroed")
-            let digest = try withStore(path) { store throws in
+            let digest = try withStore(path, looseOnly) { store throws in
                 let digest = try store.put(value, for: "k")
                 try store.remove("k")
                 return digest
@@ -77,7 +84,7 @@ import Testing
             let file = blobFile(path, digest)
             chmod(file, 0o600)
             writeBytes(file, [UInt8](repeating: 0, count: value.count))
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 try store.put(value, for: "again")
                 #expect(try store.value(for: "again") == value)
             }
@@ -89,7 +96,7 @@ import Testing
     @Test func repairRacingAPutOfTheSameContentNeverDropsThePut() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 for round in 0..<200 {
                     let value = Data("round \(round)")
                     let digest = try store.put(value, for: StoreKey("old-\(round)"))
@@ -123,7 +130,7 @@ import Testing
             try store.put(Data("two"), for: "k2")
             #expect(try store.stats().generation == 2)
             try store.close()
-            try withStore(path) { reopened throws in
+            try withStore(path, looseOnly) { reopened throws in
                 #expect(try reopened.stats().generation == 2)
                 #expect(try reopened.value(for: "k1") == Data("one"))
                 #expect(try reopened.value(for: "k2") == Data("two"))

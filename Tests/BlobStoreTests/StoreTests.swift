@@ -22,8 +22,8 @@ import Testing
     @Test func identicalContentIsStoredOnce() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
+            let value = Data(String(repeating: "same bytes ", count: 1000))
             try withStore(path) { store throws in
-                let value = Data(String(repeating: "same bytes ", count: 1000))
                 try store.put(value, for: "one")
                 try store.put(value, for: "two")
                 try store.put(Data("other"), for: "three")
@@ -31,10 +31,21 @@ import Testing
                 #expect(stats.entries == 3)
                 #expect(stats.distinctBlobs == 2)
                 #expect(stats.logicalBytes == UInt64(value.count * 2 + 5))
-                #expect(stats.storedBytes == UInt64(value.count + 5))
+                // One pack: its header and two needles (size and digest, then the bytes).
+                #expect(stats.storedBytes == UInt64(24 + (36 + value.count) + (36 + 5)))
             }
-            #expect(regularFiles(under: path + "/blobs").count == 2)
+            #expect(regularFiles(under: path + "/blobs").isEmpty)
+            #expect(readBytes(path + "/packs/pack-1").count == 24 + (36 + value.count) + (36 + 5))
             #expect(regularFiles(under: path + "/tmp").isEmpty)
+            // Loose, each distinct content is one file, counted in whole 4 KiB blocks.
+            let loose = dir.child("loose")
+            try withStore(loose, looseOnly) { store throws in
+                try store.put(value, for: "one")
+                try store.put(value, for: "two")
+                try store.put(Data("other"), for: "three")
+                #expect(try store.stats().storedBytes == 12288 + 4096)
+            }
+            #expect(regularFiles(under: loose + "/blobs").count == 2)
         }
     }
 
@@ -68,7 +79,7 @@ import Testing
                 var stats = try store.stats()
                 #expect(stats.entries == 1)
                 #expect(stats.logicalBytes == 2)
-                #expect(stats.storedBytes == 2)
+                #expect(stats.storedBytes == 24 + (36 + 4) + (36 + 2), "the pack, dead needle included")
                 #expect(try store.remove("k"))
                 #expect(try !store.remove("k"))
                 stats = try store.stats()
@@ -105,7 +116,7 @@ import Testing
             ]
             let passwd = try FileManager.default.attributesOfItem(atPath: "/etc/passwd")
             let before = allPaths(under: dir.path)
-            try withStore(path) { store throws in
+            try withStore(path, looseOnly) { store throws in
                 for (index, key) in keys.enumerated() { try store.put(Data("v\(index)"), for: key) }
             }
             try withStore(path) { store throws in
@@ -361,11 +372,14 @@ import Testing
             let path = dir.child("s")
             try withStore(path, BlobStore.Configuration(durability: .always)) { store throws in
                 try store.put(Data("x"), for: "k")
+                try store.put(Data(repeating: 1, count: 64 << 10), for: "loose")
             }
-            for name in ["LOCK", "CURRENT", "journal-1", "CACHEDIR.TAG"] {
+            for name in ["LOCK", "CURRENT", "journal-1", "CACHEDIR.TAG", "packs/pack-1"] {
                 #expect(fileMode(path + "/" + name) == 0o600, "\(name)")
             }
-            for name in ["", "/blobs", "/blobs/sha256", "/tmp"] { #expect(fileMode(path + name) == 0o700, "\(name)") }
+            for name in ["", "/blobs", "/blobs/sha256", "/tmp", "/packs"] {
+                #expect(fileMode(path + name) == 0o700, "\(name)")
+            }
             let blob = try #require(regularFiles(under: path + "/blobs").first)
             #expect(fileMode(path + "/blobs/" + blob) == 0o400)
             #expect(blob.split(separator: "/").map(\.count) == [6, 2, 64])

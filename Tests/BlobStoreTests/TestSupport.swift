@@ -104,6 +104,13 @@ func fileMode(_ path: String) -> mode_t {
 /// A store configuration that never syncs, for fast tests that do not test durability.
 let fast = BlobStore.Configuration(durability: .none)
 
+/// `fast` with nothing packed: every blob a file of its own, for tests of `blobs/sha256/ab/<digest>`.
+let looseOnly = {
+    var configuration = fast
+    configuration.packThreshold = 0
+    return configuration
+}()
+
 /// Opens the store at `path`, runs `body`, closes it.
 @discardableResult
 func withStore<R>(

@@ -18,7 +18,7 @@ extension ContentStore {
         var strays: [String] = []
     }
 
-    /// Lists the store's top level, `blobs/`, `blobs/sha256/` and every shard, without following
+    /// Lists the store's top level, `packs/`, `blobs/`, `blobs/sha256/` and every shard, without following
     /// symbolic links. `tmp/` and `quarantine/` are not entered.
     ///
     /// A name that vanishes between the listing and its `lstat` (another process at work) is
@@ -36,7 +36,7 @@ extension ContentStore {
                     continue
                 }
                 let depth = relative.utf8.count(where: { $0 == UInt8(ascii: "/") })
-                if type == S_IFDIR && (depth > 0 || name == "blobs") {
+                if type == S_IFDIR && (depth > 0 || name == "blobs" || name == "packs") {
                     pending.append(relative)
                 } else if depth == 3, let digest = SHA256Digest(hex: name) {
                     inventory.blobs.append(BlobFile(digest: digest, size: UInt64(info.st_size)))
@@ -50,18 +50,21 @@ extension ContentStore {
     /// (a path inside the store, without a leading `/`).
     ///
     /// At the top level, the store's own names (``StoreLayout/isStoreFileName(_:)``) and a
-    /// regular `limits` file belong, and `blobs` must be a directory. Under `blobs/`, only the
+    /// regular `limits` file belong, and `blobs` and `packs` must be directories. In `packs/`,
+    /// regular files named `pack-<number>` belong. Under `blobs/`, only the
     /// directories `sha256` and `sha256/ab` (two lowercase hex digits) and, in a shard, regular
     /// files named by 64 lowercase hex digits that start with the shard's two belong.
     func belongs(_ relative: String, type: mode_t) -> Bool {
         let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
         switch parts.count {
-        case 1 where parts[0] == "blobs":
+        case 1 where parts[0] == "blobs" || parts[0] == "packs":
             return type == S_IFDIR
         case 1 where parts[0] == "limits":
             return type == S_IFREG
         case 1:
             return StoreLayout.isStoreFileName(String(parts[0]))
+        case 2 where parts[0] == "packs":
+            return PackFormat.packNumber(ofFileNamed: String(parts[1])) != nil && type == S_IFREG
         case 2:
             return parts[0] == "blobs" && parts[1] == "sha256" && type == S_IFDIR
         case 3:

@@ -48,16 +48,23 @@ struct ContentStore: Sendable {
         return TemporaryBlob(path: path, descriptor: fd, digest: digest, size: UInt64(bytes.count))
     }
 
-    /// Copies `source` to a new temporary file in ``chunkSize`` pieces, hashing as it goes;
-    /// memory use does not depend on the size. Once more than `limit` bytes have been read,
-    /// `refuse` is called with the count (it throws) and the temporary file is removed.
+    /// Copies `prefix` (bytes already read from `source`), then `source`, to a new temporary file
+    /// in ``chunkSize`` pieces, hashing as it goes; memory use does not depend on the size. Once
+    /// more than `limit` bytes have been read, `refuse` is called with the count (it throws) and
+    /// the temporary file is removed.
     func writeTemporary(
-        streamingFrom source: FileDescriptor, limit: UInt64? = nil, refuse: (UInt64) throws -> Void = { _ in }
+        streamingFrom source: FileDescriptor, after prefix: [UInt8] = [], limit: UInt64? = nil,
+        refuse: (UInt64) throws -> Void = { _ in }
     ) throws -> TemporaryBlob {
         let (path, fd) = try createTemporaryFile()
         do {
             let hasher = SHA256Hasher()
-            var size: UInt64 = 0
+            var size = UInt64(prefix.count)
+            if let limit, size > limit { try refuse(size) }
+            try prefix.withUnsafeBytes { bytes in
+                hasher.update(bytes)
+                try Syscalls.writeFully(fd, bytes)
+            }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
             defer { buffer.deallocate() }
             while true {
@@ -173,7 +180,7 @@ struct ContentStore: Sendable {
     // MARK: - Reading
 
     /// What reading a blob found.
-    enum ReadResult {
+    enum ReadResult: Equatable {
         case found(Data)
         case missing
         case corrupt(reason: String)
@@ -313,6 +320,20 @@ struct ContentStore: Sendable {
         guard size == expectedSize else { return .corrupt(reason: "size \(size), expected \(expectedSize)") }
         guard hasher.finalize() == digest else { return .corrupt(reason: "content does not hash to its name") }
         return .found(Data())
+    }
+
+    /// A handle on an anonymous in-memory file holding `data`, at offset 0: what
+    /// `fileHandle(for:)` returns for a packed value, which has no file of its own.
+    func unnamedFile(containing data: Data) throws -> FileHandle {
+        let fd = try Syscalls.memoryFile(named: "blobstore-packed-value")
+        do {
+            try data.withUnsafeBytes { try Syscalls.writeFully(fd, $0) }
+            try Syscalls.rewind(fd)
+        } catch {
+            Syscalls.close(fd)
+            throw error
+        }
+        return FileHandle(fileDescriptor: fd.rawValue, closeOnDealloc: true)
     }
 
     // MARK: - Damage

@@ -26,6 +26,15 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
         (w0, w1, w2, w3) = words
     }
 
+    /// Reads the 32 bytes at `raw` (most significant first), without allocating: for digests
+    /// read from mapped files.
+    init(raw: UnsafeRawPointer) {
+        w0 = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+        w1 = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        w2 = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        w3 = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+    }
+
     /// Parses 64 lowercase or uppercase hexadecimal characters; returns `nil` for anything else.
     public init?(hex: some StringProtocol) {
         let utf8 = Array(hex.utf8)

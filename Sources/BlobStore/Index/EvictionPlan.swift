@@ -37,8 +37,10 @@ extension StoreIndex {
             plan.victims.append(.init(key: key, digest: entry.digest, size: entry.size, reason: reason))
             remaining -= 1
             released[entry.digest, default: 0] += 1
+            // A packed blob's needle is given back when its pack is repacked or deleted, which
+            // the round does after evicting (BlobStore.reclaimPacks).
             if let reference = blobs[entry.digest], released[entry.digest] == reference.referenceCount {
-                stored &-= reference.size
+                stored &-= reference.allocatedBytes
             }
         }
         let idleSince = limits.maxAge.map { now &- Int64(clamping: $0.clampedNanoseconds / 1_000_000) }

@@ -1,5 +1,6 @@
-/// The in-memory index, rebuilt by replaying the journal: key → entry, digest → references and
-/// size, and running totals. Opening a store never walks the blob directories; every size is here.
+/// The in-memory index, rebuilt by replaying the journal: key → entry, digest → references, size
+/// and location, pack → usage, and running totals. Opening a store never walks the blob
+/// directories or the packs; every size is here.
 ///
 /// Totals use wrapping arithmetic: sizes come from the journal, and a record with a valid
 /// checksum but an absurd size must not trap the process (adds and subtracts still cancel).
@@ -11,6 +12,23 @@ struct StoreIndex: Sendable {
         /// This process wrote the blob or checked its digest; until then a put that reuses it
         /// hashes it first (a replayed journal says nothing about the file's health).
         var isVerified = false
+        /// A file of its own, or a needle in a pack.
+        var location: BlobLocation = .loose
+
+        /// The disk the blob takes: whole blocks for a loose file, the needle for a packed one.
+        var allocatedBytes: UInt64 { StoreIndex.allocatedBytes(size: size, location: location) }
+    }
+
+    /// The unit in which file systems allocate a loose blob's space (ext4, XFS and btrfs use 4 KiB
+    /// blocks by default); docs/design.md, "Disk use".
+    static let blockSize: UInt64 = 4096
+
+    /// The disk a blob of `size` bytes takes at `location`.
+    static func allocatedBytes(size: UInt64, location: BlobLocation) -> UInt64 {
+        switch location {
+        case .loose: size == 0 ? 0 : ((size &- 1) / blockSize &+ 1) &* blockSize
+        case .packed: PackFormat.needleSize(size)
+        }
     }
 
     /// One key and its entry, stored once in ``records``.
@@ -28,11 +46,32 @@ struct StoreIndex: Sendable {
     private(set) var blobs: [SHA256Digest: BlobReference] = [:]
     /// Sum of the sizes of all entries (a blob shared by two keys counts twice).
     private(set) var logicalBytes: UInt64 = 0
-    /// Sum of the sizes of distinct referenced blobs.
-    private(set) var storedBytes: UInt64 = 0
-    /// Blobs whose last reference this index saw go (overwrite, remove, eviction), with their
-    /// sizes: deleted by the next eviction round or compaction, unless referenced again first.
-    /// Some may be gone already (another process deleted them).
+    /// The disk the referenced loose blobs take (``BlobReference/allocatedBytes``).
+    private(set) var looseBytes: UInt64 = 0
+    /// Every pack this index has seen a needle or a size for, by number.
+    private(set) var packs: [UInt32: PackUsage] = [:]
+    /// One more than the highest pack number seen: the next pack a writer creates. Pack numbers
+    /// are never reused, so a process that still maps a deleted pack never mistakes a new file
+    /// for it.
+    private(set) var nextPack: UInt32 = 1
+    /// The sizes of the packs that count against the capacity: those with a live needle (dead
+    /// needles in them included). A pack with nothing live is deleted by the next eviction
+    /// round, compaction or gc (the newest one is kept for appending, and counts again once a
+    /// needle in it lives).
+    private(set) var countedPackBytes: UInt64 = 0
+    /// Bytes of referenced needles in all packs.
+    private(set) var livePackBytes: UInt64 = 0
+    /// The disk the referenced blobs take: loose blobs in whole blocks, packs whole (dead needles
+    /// included) while anything in them is live.
+    var storedBytes: UInt64 { looseBytes &+ countedPackBytes }
+    /// Dead bytes in the counted packs: what repacking could give back.
+    var deadPackBytes: UInt64 { countedPackBytes &- livePackBytes }
+    /// The pack writers append to (the newest), or `nil` before the first.
+    var activePack: UInt32? { nextPack > 1 ? nextPack - 1 : nil }
+    /// Loose blobs whose last reference this index saw go (overwrite, remove, eviction), with
+    /// the disk they take: deleted by the next eviction round or compaction, unless referenced
+    /// again first. Some may be gone already (another process deleted them). Packed blobs leave
+    /// dead needles instead, which repacking reclaims.
     private(set) var garbage: [SHA256Digest: UInt64] = [:]
     private(set) var garbageBytes: UInt64 = 0
     /// What the live entries take in a manifest, roughly: compaction compares it with the
@@ -58,19 +97,67 @@ struct StoreIndex: Sendable {
             let entry = IndexEntry(
                 digest: put.digest, size: put.size, created: put.created, lastAccess: put.created,
                 expires: put.expires, metadata: put.metadata)
-            store(entry, for: put.key)
+            store(entry, for: put.key, at: put.location)
         case .access(let items):
             for item in items { touch(item.key, at: item.time) }
         case .remove(let key, let digest):
             removeEntry(key, ifDigest: digest)
         case .evict(let key, let digest):
             removeEntry(key, ifDigest: digest)
+        case .relocate(let move):
+            relocate(move)
         }
     }
 
     /// Adds an entry read from a manifest (creation and access times as they were).
     mutating func insert(_ item: ManifestEntry) {
-        store(item.entry, for: item.key)
+        store(item.entry, for: item.key, at: item.location)
+    }
+
+    /// Takes in a manifest's pack table: the next pack number and each pack's end.
+    mutating func insert(_ table: ManifestPackTable) {
+        for pack in table.packs {
+            updatePack(pack.number) { $0.end = max($0.end, pack.end) }
+        }
+        if table.nextPack > nextPack { setNextPack(table.nextPack) }
+    }
+
+    /// The pack table a manifest keeps: every pack with a live needle, the newest, and the next
+    /// number.
+    var packTable: ManifestPackTable {
+        let kept = packs.filter { $0.value.live > 0 || $0.key == activePack }
+        return ManifestPackTable(
+            nextPack: nextPack,
+            packs: kept.map { ManifestPackTable.Pack(number: $0.key, end: $0.value.end) }.sorted { $0.number < $1.number })
+    }
+
+    /// Notes that a writer placed a needle of `size` bytes at `location` (its bytes are there
+    /// whether or not a record refers to them), so that the pack's end and the next pack number
+    /// move past it.
+    mutating func noteNeedle(at location: PackLocation, size: UInt64) {
+        updatePack(location.pack) { $0.end = max($0.end, location.offset &+ PackFormat.needleSize(size)) }
+    }
+
+    /// Forgets packs with nothing live that are not the newest, after their files were deleted.
+    mutating func forgetDeadPacks() {
+        for (number, usage) in packs where usage.live == 0 && number != activePack {
+            packs[number] = nil
+        }
+    }
+
+    /// The numbers of packs with nothing live, other than the newest: their files can go.
+    var deadPacks: [UInt32] {
+        packs.compactMap { $0.value.live == 0 && $0.key != activePack ? $0.key : nil }
+    }
+
+    /// The packed blobs in `numbers`, by pack and offset.
+    func packedBlobs(in numbers: Set<UInt32>) -> [(digest: SHA256Digest, size: UInt64, location: PackLocation)] {
+        var found: [(digest: SHA256Digest, size: UInt64, location: PackLocation)] = []
+        for (digest, reference) in blobs {
+            guard let location = reference.location.packed, numbers.contains(location.pack) else { continue }
+            found.append((digest, reference.size, location))
+        }
+        return found.sorted { ($0.location.pack, $0.location.offset) < ($1.location.pack, $1.location.offset) }
     }
 
     /// Makes room for about `count` entries, before a manifest is read into an empty index.
@@ -116,8 +203,9 @@ struct StoreIndex: Sendable {
 
     // MARK: - Reference counting
 
-    /// Puts `entry` under `key`, replacing (and releasing) what was there.
-    private mutating func store(_ entry: IndexEntry, for key: StoreKey) {
+    /// Puts `entry` under `key`, replacing (and releasing) what was there; the blob is at
+    /// `location`.
+    private mutating func store(_ entry: IndexEntry, for key: StoreKey, at location: BlobLocation) {
         precondition(records.count < UInt32.max, "the index holds at most 2^32 - 1 entries")
         // One hash lookup for a new key (every key of a manifest); an overwrite puts the old
         // position back.
@@ -125,11 +213,13 @@ struct StoreIndex: Sendable {
             positions[key] = position
             let old = records[Int(position)].entry
             records[Int(position)].entry = entry
+            // Retain first: an overwrite with the same content must not make it garbage.
+            retain(entry, key: key, at: location)
             release(old, key: key)
         } else {
             records.append(Record(key: key, entry: entry))
+            retain(entry, key: key, at: location)
         }
-        retain(entry, key: key)
     }
 
     private mutating func removeEntry(_ key: StoreKey, ifDigest digest: SHA256Digest?) {
@@ -151,17 +241,26 @@ struct StoreIndex: Sendable {
         UInt64(key.bytes.count + entry.metadata.count + 64)
     }
 
-    private mutating func retain(_ entry: IndexEntry, key: StoreKey) {
+    private mutating func retain(_ entry: IndexEntry, key: StoreKey, at location: BlobLocation) {
         logicalBytes &+= entry.size
         liveRecordBytes &+= Self.recordBytes(entry, key: key)
         var isNew = false
+        var previous = location
         let added = { () -> BlobReference in
             isNew = true
-            return BlobReference(referenceCount: 0, size: entry.size)
+            return BlobReference(referenceCount: 0, size: entry.size, location: location)
         }
         blobs[entry.digest, default: added()].referenceCount += 1
-        guard isNew else { return }
-        storedBytes &+= entry.size
+        if !isNew {
+            // A put that found the old copy unsound wrote a new one: every key moves to it.
+            previous = blobs[entry.digest]!.location
+            guard previous != location else { return }
+            blobs[entry.digest]!.location = location
+            removeAllocation(size: blobs[entry.digest]!.size, at: previous)
+            addAllocation(size: blobs[entry.digest]!.size, at: location)
+            return
+        }
+        addAllocation(size: entry.size, at: location)
         if !garbage.isEmpty, let size = garbage.removeValue(forKey: entry.digest) { garbageBytes &-= size }
     }
 
@@ -171,10 +270,72 @@ struct StoreIndex: Sendable {
         guard let reference = blobs[entry.digest] else { return }
         if reference.referenceCount <= 1 {
             blobs[entry.digest] = nil
-            storedBytes &-= reference.size
-            if garbage.updateValue(reference.size, forKey: entry.digest) == nil { garbageBytes &+= reference.size }
+            removeAllocation(size: reference.size, at: reference.location)
+            if reference.location == .loose {
+                let bytes = reference.allocatedBytes
+                if let old = garbage.updateValue(bytes, forKey: entry.digest) { garbageBytes &-= old }
+                garbageBytes &+= bytes
+            }
         } else {
             blobs[entry.digest]!.referenceCount -= 1
         }
+    }
+
+    // MARK: - Disk use and packs
+
+    private mutating func addAllocation(size: UInt64, at location: BlobLocation) {
+        switch location {
+        case .loose:
+            looseBytes &+= Self.allocatedBytes(size: size, location: location)
+        case .packed(let packed):
+            let needle = PackFormat.needleSize(size)
+            livePackBytes &+= needle
+            updatePack(packed.pack) {
+                $0.live &+= needle
+                $0.end = max($0.end, packed.offset &+ needle)
+            }
+        }
+    }
+
+    private mutating func removeAllocation(size: UInt64, at location: BlobLocation) {
+        switch location {
+        case .loose:
+            looseBytes &-= Self.allocatedBytes(size: size, location: location)
+        case .packed(let packed):
+            let needle = PackFormat.needleSize(size)
+            livePackBytes &-= needle
+            updatePack(packed.pack) { $0.live &-= needle }
+        }
+    }
+
+    /// A repack copied a needle: the blob moves if it is still where the record says it was.
+    private mutating func relocate(_ move: JournalRecord.RelocateRecord) {
+        noteNeedle(at: move.to, size: move.size)
+        guard let reference = blobs[move.digest], reference.location == .packed(move.from),
+            reference.size == move.size
+        else { return }
+        blobs[move.digest]!.location = .packed(move.to)
+        removeAllocation(size: reference.size, at: reference.location)
+        addAllocation(size: reference.size, at: .packed(move.to))
+    }
+
+    /// What a pack adds to ``countedPackBytes``: its end while something in it is live, nothing
+    /// otherwise.
+    private func contribution(_ number: UInt32) -> UInt64 {
+        guard let usage = packs[number], usage.live > 0 else { return 0 }
+        return usage.end
+    }
+
+    /// Changes one pack's usage (creating it), keeping ``countedPackBytes`` and ``nextPack`` right.
+    private mutating func updatePack(_ number: UInt32, _ change: (inout PackUsage) -> Void) {
+        countedPackBytes &-= contribution(number)
+        if number >= nextPack { setNextPack(number &+ 1) }
+        change(&packs[number, default: PackUsage()])
+        countedPackBytes &+= contribution(number)
+    }
+
+    /// Moves ``nextPack`` forward.
+    private mutating func setNextPack(_ next: UInt32) {
+        if next > nextPack { nextPack = next }
     }
 }

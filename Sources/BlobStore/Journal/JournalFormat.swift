@@ -15,8 +15,9 @@
 enum JournalFormat {
     /// `BLOBJRNL`: the first eight bytes of every journal.
     static let magic: [UInt8] = Array("BLOBJRNL".utf8)
-    /// The format version this code writes and the newest it reads.
-    static let version: UInt32 = 1
+    /// The format version this code writes and the newest it reads. Version 2 added packs:
+    /// record types 7 and 8 here, a location per manifest entry and the manifest's pack table.
+    static let version: UInt32 = 2
     /// Bytes in the file header.
     static let fileHeaderSize = 24
     /// Bytes in a record header: length, type, payload CRC, header CRC.
@@ -39,5 +40,13 @@ enum JournalFormat {
         case access = 2
         case remove = 3
         case evict = 4
+        /// A put whose blob is a needle in a pack: a put's payload, then pack and offset.
+        case packedPut = 7
+        /// A needle copied by a repack.
+        case relocate = 8
     }
+
+    /// The highest pack number a record may name: far beyond any store, and low enough that
+    /// ``StoreIndex/nextPack`` never overflows.
+    static let maxPackNumber: UInt32 = 1 << 31
 }

@@ -3,7 +3,8 @@
 extension JournalRecord {
     var type: JournalFormat.RecordType {
         switch self {
-        case .put: .put
+        case .put(let put): put.location == .loose ? .put : .packedPut
+        case .relocate: .relocate
         case .access: .access
         case .remove: .remove
         case .evict: .evict
@@ -52,6 +53,12 @@ extension JournalRecord {
             writer.time(put.created)
             writer.optionalTime(put.expires)
             writer.lengthPrefixed(put.metadata)
+            if let location = put.location.packed { Self.encode(location, into: &writer) }
+        case .relocate(let move):
+            writer.raw(move.digest.bytes)
+            writer.varint(move.size)
+            Self.encode(move.from, into: &writer)
+            Self.encode(move.to, into: &writer)
         case .access(let items):
             writer.varint(UInt64(items.count))
             for item in items {
@@ -81,17 +88,24 @@ extension JournalRecord {
         var reader = ByteReader(payload)
         let record: JournalRecord
         switch type {
-        case .put:
+        case .put, .packedPut:
             let key = try readKey(&reader)
             let digest = try readDigest(&reader)
             let size = try reader.varint()
             let created = try reader.time()
             let expires = try reader.optionalTime(what: "expiry")
             let metadata = try reader.lengthPrefixed(limit: JournalFormat.maxMetadataSize, what: "metadata length")
+            let location: BlobLocation = type == .put ? .loose : .packed(try readPackLocation(&reader, size: size))
             record = .put(
                 PutRecord(
                     key: key, digest: digest, size: size, created: created,
-                    expires: expires, metadata: metadata))
+                    expires: expires, metadata: metadata, location: location))
+        case .relocate:
+            let digest = try readDigest(&reader)
+            let size = try reader.varint()
+            let from = try readPackLocation(&reader, size: size)
+            let to = try readPackLocation(&reader, size: size)
+            record = .relocate(RelocateRecord(digest: digest, size: size, from: from, to: to))
         case .access:
             let count = try reader.count(limit: JournalFormat.maxAccessItems, what: "access count")
             var items: [AccessItem] = []
@@ -122,5 +136,31 @@ extension JournalRecord {
 
     static func readDigest(_ reader: inout ByteReader) throws(ByteReader.Failure) -> SHA256Digest {
         SHA256Digest(bytes: try reader.bytes(SHA256Digest.byteCount))!
+    }
+
+    /// `pack:varint offset:varint`.
+    static func encode(_ location: PackLocation, into writer: inout ByteWriter) {
+        writer.varint(UInt64(location.pack))
+        writer.varint(location.offset)
+    }
+
+    /// Reads a pack location for a needle of `size` bytes and checks that it fits a pack: a
+    /// number from 1 to ``JournalFormat/maxPackNumber``, a value no larger than
+    /// ``PackFormat/maximumPackedValue``, after the pack's header and within
+    /// ``PackFormat/maximumPackSize``. So no index ever holds a needle that cannot exist.
+    static func readPackLocation(_ reader: inout ByteReader, size: UInt64) throws(ByteReader.Failure) -> PackLocation {
+        let pack = try reader.varint()
+        let offset = try reader.varint()
+        guard pack >= 1, pack <= UInt64(JournalFormat.maxPackNumber) else {
+            throw ByteReader.Failure(reason: "pack number \(pack) out of range")
+        }
+        guard size <= UInt64(PackFormat.maximumPackedValue) else {
+            throw ByteReader.Failure(reason: "a packed value of \(size) bytes is larger than packs hold")
+        }
+        guard offset >= PackFormat.headerSize, offset <= PackFormat.maximumPackSize - PackFormat.needleSize(size)
+        else {
+            throw ByteReader.Failure(reason: "needle offset \(offset) outside a pack")
+        }
+        return PackLocation(pack: UInt32(pack), offset: offset)
     }
 }

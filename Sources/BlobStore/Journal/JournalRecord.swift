@@ -8,6 +8,8 @@ enum JournalRecord: Equatable, Sendable {
     case remove(key: StoreKey, digest: SHA256Digest?)
     /// `key` was evicted while it mapped to `digest`; ignored if it maps to another by now.
     case evict(key: StoreKey, digest: SHA256Digest)
+    /// A repack copied a needle to another pack; ignored if the blob is no longer at `from`.
+    case relocate(RelocateRecord)
 
     /// A key's new mapping and everything the index keeps about it.
     struct PutRecord: Equatable, Sendable {
@@ -19,6 +21,16 @@ enum JournalRecord: Equatable, Sendable {
         /// Milliseconds since the Unix epoch; `nil` when the entry does not expire.
         var expires: Int64?
         var metadata: [UInt8]
+        /// Where the blob is: a loose file (record type 1) or a needle (record type 7).
+        var location: BlobLocation = .loose
+    }
+
+    /// A needle of `size` bytes whose digest is `digest`, copied from `from` to `to`.
+    struct RelocateRecord: Equatable, Sendable {
+        var digest: SHA256Digest
+        var size: UInt64
+        var from: PackLocation
+        var to: PackLocation
     }
 
     /// One read of one key.

@@ -54,23 +54,44 @@ extension BlobStore {
             if case .vanished = check.outcome { continue }
             report.blobsChecked += 1
             report.bytesChecked += check.bytesRead
+            // A loose copy of a packed blob (fileURL(for:)) is not what the entries read: garbage
+            // when sound, damage to set aside (but no entry to drop) when not.
+            let isCopy = snapshot.blobs[check.file.digest]?.location != nil
             switch check.outcome {
             case .sound:
-                present.insert(check.file.digest)
-                if snapshot.blobs[check.file.digest] == nil {
+                if !isCopy { present.insert(check.file.digest) }
+                if snapshot.blobs[check.file.digest] == nil || isCopy {
                     report.unreferencedBlobs += 1
                     report.unreferencedBytes += check.bytesRead
                 } else {
                     sound.append(check.file.digest)
                 }
             case .corrupt(let reason):
-                present.insert(check.file.digest)
+                if !isCopy { present.insert(check.file.digest) }
                 report.corruptBlobs.append(
                     VerifyReport.CorruptBlob(
                         digest: check.file.digest, path: layout.blobPath(check.file.digest), reason: reason,
-                        keys: snapshot.blobs[check.file.digest]?.keys ?? []))
+                        keys: isCopy ? [] : snapshot.blobs[check.file.digest]?.keys ?? []))
             case .vanished:
                 break
+            }
+        }
+        for (digest, blob) in snapshot.blobs {
+            guard let location = blob.location else { continue }
+            report.blobsChecked += 1
+            switch try checkNeedle(digest, size: blob.size, at: location) {
+            case .found:
+                report.bytesChecked += blob.size
+                present.insert(digest)
+                sound.append(digest)
+            case .missing:
+                break
+            case .corrupt(let reason):
+                present.insert(digest)
+                report.corruptBlobs.append(
+                    VerifyReport.CorruptBlob(
+                        digest: digest, path: layout.pack(location.pack) + " at \(location.offset)", reason: reason,
+                        keys: blob.keys))
             }
         }
         report.corruptBlobs.sort { $0.digest < $1.digest }
@@ -97,9 +118,15 @@ extension BlobStore {
             let stillMissing = try state.withLock { state in
                 try state.catchUp(layout: layout)
                 return try report.missingBlobs.filter { missing in
+                    guard let reference = state.index.blobs[missing.digest] else { return false }
+                    if let location = reference.location.packed {
+                        // A repack may have moved it since the snapshot.
+                        let read = state.packs.read(location, size: reference.size, digest: missing.digest, layout: layout)
+                        if case .missing = read { return true }
+                        return false
+                    }
                     let file = try lstatBlob(missing.digest)
-                    return state.index.blobs[missing.digest] != nil
-                        && file.map { $0.st_mode & S_IFMT != S_IFREG } != false
+                    return file.map { $0.st_mode & S_IFMT != S_IFREG } != false
                 }
             }
             report.missingBlobs = stillMissing
@@ -134,6 +161,8 @@ extension BlobStore {
             var size: UInt64
             /// As text, sorted.
             var keys: [String]
+            /// Where its needle is, for a packed blob; `nil` for a loose one.
+            var location: PackLocation? = nil
         }
 
         var entries = 0
@@ -154,7 +183,10 @@ extension BlobStore {
                 snapshot.blobs[entry.digest, default: IndexSnapshot.Blob(size: entry.size, keys: [])].keys
                     .append(key.string)
             }
-            for digest in snapshot.blobs.keys { snapshot.blobs[digest]!.keys.sort() }
+            for digest in snapshot.blobs.keys {
+                snapshot.blobs[digest]!.keys.sort()
+                snapshot.blobs[digest]!.location = state.index.blobs[digest]?.location.packed
+            }
             return snapshot
         }
     }
@@ -309,6 +341,31 @@ extension BlobStore {
                     keysByDigest[entry.digest, default: []].append(key)
                 }
                 for digest in findings.corrupt {
+                    if let reference = state.index.blobs[digest], let location = reference.location.packed {
+                        // A damaged loose copy goes aside; the entries go only if the needle is bad.
+                        let copy = try check(
+                            ContentStore.BlobFile(digest: digest, size: 0), expectedSize: reference.size, buffer: buffer)
+                        if case .corrupt = copy.outcome {
+                            try content.quarantine(digest)
+                            quarantinedBlobs += 1
+                            quarantinedBytes += copy.bytesRead
+                        }
+                        let needle = Self.checked(
+                            state.packs.read(location, size: reference.size, digest: digest, layout: layout),
+                            digest: digest, verify: true)
+                        if case .found = needle { continue }
+                        // The pack is never rewritten in place: a copy of the damaged needle is the evidence.
+                        if let raw = state.packs.rawNeedle(location, size: reference.size, layout: layout) {
+                            let quarantine = try layout.preparedQuarantine(mode: configuration.directoryMode)
+                            let name = digest.hex + "-" + String(Syscalls.random64() & 0xffff_ffff, radix: 16)
+                            try BlobStore.writeFileAtomically(
+                                quarantine + "/" + name, raw, directory: quarantine, mode: configuration.fileMode)
+                            quarantinedBlobs += 1
+                            quarantinedBytes += UInt64(raw.count)
+                        }
+                        records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
+                        continue
+                    }
                     let expectedSize = state.index.blobs[digest]?.size
                     let found = try check(
                         ContentStore.BlobFile(digest: digest, size: 0), expectedSize: expectedSize, buffer: buffer)
@@ -326,7 +383,13 @@ extension BlobStore {
                     }
                     records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
                 }
-                for digest in findings.missing where try lstatBlob(digest) == nil {
+                for digest in findings.missing {
+                    if let reference = state.index.blobs[digest], let location = reference.location.packed {
+                        let needle = state.packs.read(location, size: reference.size, digest: digest, layout: layout)
+                        guard case .missing = needle else { continue }
+                    } else if try lstatBlob(digest) != nil {
+                        continue
+                    }
                     records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
                 }
                 guard !records.isEmpty else { return }
@@ -343,6 +406,14 @@ extension BlobStore {
     }
 
     // MARK: - Helpers
+
+    /// Reads a packed blob's needle (copied out under the mutex) and rehashes it outside.
+    private func checkNeedle(_ digest: SHA256Digest, size: UInt64, at location: PackLocation) throws
+        -> ContentStore.ReadResult
+    {
+        let read = state.withLock { $0.packs.read(location, size: size, digest: digest, layout: layout) }
+        return Self.checked(read, digest: digest, verify: true)
+    }
 
     /// What is at `digest`'s name (not following a link), or `nil` when nothing is or its shard
     /// directory is a link or not a directory: the blob is missing then too.

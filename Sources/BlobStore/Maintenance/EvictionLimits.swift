@@ -9,8 +9,9 @@
 /// An app's limits are recorded in the store (the `limits` file), so `blobstore gc` with no
 /// options applies the same ones.
 public struct EvictionLimits: Sendable, Equatable {
-    /// The most bytes the store's blobs may occupy (distinct content, as ``StoreStats/storedBytes``
-    /// counts it, plus unreferenced blobs not yet deleted). `nil`: no limit.
+    /// The most bytes the store's blobs may occupy on disk (as ``StoreStats/storedBytes`` counts
+    /// them: loose blobs in whole 4 KiB blocks, packs whole while anything in them is live, plus
+    /// unreferenced loose blobs not yet deleted). `nil`: no limit.
     public var capacity: UInt64?
     /// The most entries the store may hold. `nil`: no limit.
     public var maxEntries: Int?

@@ -20,6 +20,15 @@ public struct GarbageCollectionReport: Sendable, Equatable, Codable {
     public var temporaryBytesDeleted: UInt64
     /// Journals and manifests of old generations (left by a crash mid-compaction) deleted.
     public var oldGenerationFilesDeleted: Int
+    /// Packs whose live needles were copied to the newest pack (their live fraction was below
+    /// `Configuration.repackLiveFraction`, or the store was over its capacity), and the needles
+    /// copied.
+    public var packsRewritten: Int
+    public var needlesMoved: Int
+    /// Pack files with nothing live deleted by the sweep, and their bytes (rewritten packs are
+    /// deleted by the rewrite itself).
+    public var packsDeleted: Int
+    public var packBytesDeleted: UInt64
     /// The store after the run: entries, and bytes of referenced blobs.
     public var entriesAfter: Int
     public var storedBytesAfter: UInt64
@@ -38,6 +47,10 @@ public struct GarbageCollectionReport: Sendable, Equatable, Codable {
         temporaryFilesDeleted = 0
         temporaryBytesDeleted = 0
         oldGenerationFilesDeleted = 0
+        packsRewritten = 0
+        needlesMoved = 0
+        packsDeleted = 0
+        packBytesDeleted = 0
         entriesAfter = 0
         storedBytesAfter = 0
         seconds = 0

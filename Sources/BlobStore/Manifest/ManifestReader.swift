@@ -8,12 +8,20 @@ enum ManifestReader {
         var damage: String?
     }
 
-    /// Reads the records after the file header, calling `body` for each entry in order.
+    /// Reads the records after the file header, calling `body` for each entry in order and
+    /// `packs` for the pack table.
     ///
-    /// - Parameter bytes: The manifest without its 24-byte header.
-    static func read(_ bytes: UnsafeRawBufferPointer, _ body: (ManifestEntry) -> Void) -> Result {
+    /// - Parameters:
+    ///   - bytes: The manifest without its 24-byte header.
+    ///   - version: The format version its header gives (1 has no locations and no pack table).
+    static func read(
+        _ bytes: UnsafeRawBufferPointer, version: UInt32 = JournalFormat.version,
+        packs: (ManifestPackTable) -> Void = { _ in },
+        _ body: (ManifestEntry) -> Void
+    ) -> Result {
         var entries = 0
         var declared: UInt64? = nil
+        var sawPacks = false
         let scan = JournalReader.scanFrames(bytes) { type, payload, _ throws(ByteReader.Failure) in
             guard declared == nil else { throw ByteReader.Failure(reason: "record after the end record") }
             var reader = ByteReader(payload)
@@ -23,7 +31,7 @@ enum ManifestReader {
                 // Decode the whole record before handing any of it over: a record is all or nothing.
                 var decoded: [ManifestEntry] = []
                 decoded.reserveCapacity(min(count, reader.remaining / 40))
-                for _ in 0..<count { decoded.append(try decodeEntry(&reader)) }
+                for _ in 0..<count { decoded.append(try decodeEntry(&reader, version: version)) }
                 guard reader.isAtEnd else {
                     throw ByteReader.Failure(reason: "\(reader.remaining) trailing bytes in record")
                 }
@@ -36,6 +44,10 @@ enum ManifestReader {
                     throw ByteReader.Failure(reason: "end record counts \(total) entries, the records hold \(entries)")
                 }
                 declared = total
+            case ManifestFormat.packsType where version >= 2:
+                guard !sawPacks else { throw ByteReader.Failure(reason: "a second pack table") }
+                sawPacks = true
+                packs(try decodePackTable(&reader))
             default:
                 throw ByteReader.Failure(reason: "unknown manifest record type \(type)")
             }
@@ -50,7 +62,30 @@ enum ManifestReader {
         }
     }
 
-    private static func decodeEntry(_ reader: inout ByteReader) throws(ByteReader.Failure) -> ManifestEntry {
+    private static func decodePackTable(_ reader: inout ByteReader) throws(ByteReader.Failure) -> ManifestPackTable {
+        let next = try reader.varint()
+        guard next >= 1, next <= UInt64(JournalFormat.maxPackNumber) + 1 else {
+            throw ByteReader.Failure(reason: "next pack number \(next) out of range")
+        }
+        let count = try reader.count(limit: ManifestFormat.maxPacks, what: "pack count")
+        var packs: [ManifestPackTable.Pack] = []
+        packs.reserveCapacity(min(count, reader.remaining / 2))
+        for _ in 0..<count {
+            let number = try reader.varint()
+            let end = try reader.varint()
+            guard number >= 1, number < next else { throw ByteReader.Failure(reason: "pack number \(number) out of range") }
+            guard end >= PackFormat.headerSize, end <= PackFormat.maximumPackSize else {
+                throw ByteReader.Failure(reason: "pack end \(end) out of range")
+            }
+            packs.append(.init(number: UInt32(number), end: end))
+        }
+        guard reader.isAtEnd else { throw ByteReader.Failure(reason: "trailing bytes in the pack table") }
+        return ManifestPackTable(nextPack: UInt32(next), packs: packs)
+    }
+
+    private static func decodeEntry(_ reader: inout ByteReader, version: UInt32) throws(ByteReader.Failure)
+        -> ManifestEntry
+    {
         let key = try JournalRecord.readKey(&reader)
         let digest = try JournalRecord.readDigest(&reader)
         let size = try reader.varint()
@@ -58,10 +93,19 @@ enum ManifestReader {
         let lastAccess = try reader.time()
         let expires = try reader.optionalTime(what: "expiry")
         let metadata = try reader.lengthPrefixed(limit: JournalFormat.maxMetadataSize, what: "metadata length")
+        var location = BlobLocation.loose
+        if version >= 2 {
+            switch try reader.u8() {
+            case 0: break
+            case 1: location = .packed(try JournalRecord.readPackLocation(&reader, size: size))
+            case let tag: throw ByteReader.Failure(reason: "bad location tag \(tag)")
+            }
+        }
         return ManifestEntry(
             key: key,
             entry: IndexEntry(
                 digest: digest, size: size, created: created, lastAccess: lastAccess, expires: expires,
-                metadata: metadata))
+                metadata: metadata),
+            location: location)
     }
 }

@@ -1,7 +1,10 @@
 /// Encodes a snapshot of entries as manifest bytes (header, entries records, end record).
 enum ManifestWriter {
-    /// The whole manifest for `entries`, in the order given.
-    static func encode(generation: UInt64, entries: some Sequence<ManifestEntry>) -> [UInt8] {
+    /// The whole manifest for `entries`, in the order given, and `packs`.
+    static func encode(
+        generation: UInt64, entries: some Sequence<ManifestEntry>,
+        packs: ManifestPackTable = ManifestPackTable(nextPack: 1, packs: [])
+    ) -> [UInt8] {
         var file = ByteWriter()
         file.raw(JournalHeader(generation: generation, magic: ManifestFormat.magic).encoded)
         var payload = ByteWriter()
@@ -26,6 +29,14 @@ enum ManifestWriter {
             }
         }
         closeRecord()
+        var table = ByteWriter()
+        table.varint(UInt64(packs.nextPack))
+        table.varint(UInt64(packs.packs.count))
+        for pack in packs.packs {
+            table.varint(UInt64(pack.number))
+            table.varint(pack.end)
+        }
+        JournalRecord.frame(type: ManifestFormat.packsType, payload: table.bytes, into: &file)
         var end = ByteWriter()
         end.varint(total)
         JournalRecord.frame(type: ManifestFormat.endType, payload: end.bytes, into: &file)
@@ -41,5 +52,11 @@ enum ManifestWriter {
         writer.time(entry.lastAccess)
         writer.optionalTime(entry.expires)
         writer.lengthPrefixed(entry.metadata)
+        if let location = item.location.packed {
+            writer.u8(1)
+            JournalRecord.encode(location, into: &writer)
+        } else {
+            writer.u8(0)
+        }
     }
 }

@@ -4,8 +4,8 @@ import Glibc
 
 extension BlobStore {
     /// After a write, with the exclusive lock held: runs an eviction round if the store is over
-    /// a limit (or an idle-age check is due), then compacts if the journal is big and mostly
-    /// dead. The write is already appended, so a failure here is not the write's: it is left
+    /// a limit (or an idle-age check is due), reclaims dead needles once enough have gathered,
+    /// then compacts if the journal is big and mostly dead. The write is already appended, so a failure here is not the write's: it is left
     /// for the next write to retry (a failed sync still poisons the handle).
     func maintainAfterWrite(_ state: inout StoreState, protecting key: StoreKey?) {
         let now = Syscalls.nowMilliseconds()
@@ -13,6 +13,11 @@ extension BlobStore {
         let ageCheckDue = limits.maxAge != nil && now >= state.nextAgeCheck
         if state.index.isOverLimits(limits) || ageCheckDue {
             _ = try? evictionRound(&state, limits: limits, now: now, protecting: key)
+        }
+        if state.poison == nil, state.index.deadPackBytes >= state.nextRepackCheck {
+            _ = try? reclaimPacks(&state, capacity: nil)
+            // Packs that stay above the live fraction are looked at again after as many more dead bytes.
+            state.nextRepackCheck = state.index.deadPackBytes &+ StoreState.repackCheckInterval
         }
         if state.poison == nil, state.wantsCompaction(configuration) {
             _ = try? state.compact(layout: layout, configuration: configuration)
@@ -40,7 +45,11 @@ extension BlobStore {
             state.unsynced.journal = true
             try groupCommitLocked(&state)
         }
-        return (plan, state.deleteGarbage(layout: layout))
+        let deleted = state.deleteGarbage(layout: layout)
+        if !plan.victims.isEmpty || state.index.isOverLimits(limits) {
+            try reclaimPacks(&state, capacity: limits.capacity)
+        }
+        return (plan, deleted)
     }
 
     /// Refuses a value larger than the capacity. `size` is the value's size, or with

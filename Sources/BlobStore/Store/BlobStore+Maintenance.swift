@@ -4,7 +4,8 @@ import Glibc
 
 extension BlobStore {
     /// Rewrites the index as a manifest of the live entries with an empty journal, then deletes
-    /// the blobs no entry refers to any more (docs/design.md, "Compaction").
+    /// the blobs no entry refers to any more and rewrites the packs whose live needles take
+    /// less than ``Configuration/repackLiveFraction`` of them (docs/design.md, "Compaction").
     ///
     /// Creation and access times survive unchanged. Other processes with the store open notice
     /// the new generation on their next operation and reload it; nothing they wrote is lost, since
@@ -17,7 +18,9 @@ extension BlobStore {
             try checkWritable(state)
             return try exclusively {
                 try prepareAppend(&state)
-                return try state.compact(layout: layout, configuration: configuration)
+                let report = try state.compact(layout: layout, configuration: configuration)
+                try reclaimPacks(&state, capacity: nil)
+                return report
             }
         }
     }
@@ -58,6 +61,9 @@ extension BlobStore {
                 plan = round.plan
                 report.blobsDeleted += round.deleted.count
                 report.blobBytesDeleted &+= round.deleted.bytes
+                let repack = try reclaimPacks(&state, capacity: limits.capacity)
+                report.packsRewritten += repack.packsRewritten
+                report.needlesMoved += repack.needlesMoved
             }
             report.expiredEntries = plan.count(.expired)
             report.agedEntries = plan.count(.aged)
@@ -67,6 +73,7 @@ extension BlobStore {
         try sweepBlobs(graceMilliseconds: grace, dryRun: dryRun, into: &report, progress: progress)
         try sweepTemporaryFiles(graceMilliseconds: grace, dryRun: dryRun, into: &report)
         try underLock(dryRun: dryRun) { state in
+            try sweepPacks(state, dryRun: dryRun, into: &report)
             report.oldGenerationFilesDeleted = try removeOldGenerations(
                 current: state.generation, graceMilliseconds: grace, dryRun: dryRun)
             report.entriesAfter = state.index.count
@@ -152,9 +159,11 @@ extension BlobStore {
             try underLock(dryRun: dryRun) { state in
                 let now = Syscalls.nowMilliseconds()
                 for name in names {
+                    // A loose file is kept while an entry refers to it as loose; a copy of a packed
+                    // blob (fileURL(for:)) goes after the grace period like garbage.
                     guard name.hasPrefix(shard), SHA256Digest.isLowercaseHex(name),
                         let digest = SHA256Digest(hex: name),
-                        state.index.blobs[digest] == nil
+                        state.index.blobs[digest]?.location != .loose
                     else { continue }
                     let path = directory + "/" + name
                     guard let file = try Syscalls.lstat(path), file.st_mode & S_IFMT == S_IFREG else { continue }
@@ -169,6 +178,24 @@ extension BlobStore {
                 }
             }
             progress?(MaintenanceProgress(step: "sweep", done: done + 1, total: shards.count, bytes: 0, totalBytes: 0))
+        }
+    }
+
+    /// Deletes pack files that no entry needs: packs with nothing live (but the newest), and
+    /// packs no record names, left by a writer that died before its first record. Exclusive
+    /// lock held, after catching up, so no writer is between creating a pack and journaling it.
+    private func sweepPacks(_ state: StoreState, dryRun: Bool, into report: inout GarbageCollectionReport) throws {
+        guard try layout.checkFixedDirectory(layout.packsDirectory) != nil else { return }
+        for name in try Syscalls.listDirectory(layout.packsDirectory) {
+            guard let number = PackFormat.packNumber(ofFileNamed: name), number != state.index.activePack,
+                (state.index.packs[number]?.live ?? 0) == 0
+            else { continue }
+            let path = layout.pack(number)
+            guard let file = try Syscalls.lstat(path), file.st_mode & S_IFMT == S_IFREG else { continue }
+            if try dryRun || Syscalls.unlink(path) {
+                report.packsDeleted += 1
+                report.packBytesDeleted &+= UInt64(file.st_size)
+            }
         }
     }
 

@@ -9,8 +9,11 @@ extension BlobStore {
     /// Records an access for eviction. Verifies the digest unless
     /// ``Configuration/verifyReads`` is off.
     public func value(for key: StoreKey) throws -> Data? {
-        guard let entry = try lookup(key) else { return nil }
-        switch try content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads) {
+        guard let (entry, packed) = try lookup(key) else { return nil }
+        let result =
+            try packed.map { Self.checked($0, digest: entry.digest, verify: configuration.verifyReads) }
+            ?? content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads)
+        switch result {
         case .found(let data):
             recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
             return data
@@ -38,16 +41,25 @@ extension BlobStore {
     ///
     /// Prefer ``fileHandle(for:)-4ol5e``: a name can disappear once the key is removed and garbage is
     /// collected, an open descriptor cannot. Never write to the file.
+    ///
+    /// A packed value (smaller than ``Configuration/packThreshold``) has no file of its own: a
+    /// loose copy is written for it, which garbage collection deletes once it is older than the
+    /// grace period. In a store open for reading only, such a value throws
+    /// ``BlobStoreError/Code/permissionDenied``; use ``fileHandle(for:)-4ol5e`` there.
     public func fileURL(for key: StoreKey) throws -> URL? {
-        guard let (digest, handle) = try openVerified(key) else { return nil }
-        try? handle.close()
+        guard let (digest, handle, packed) = try openVerified(key) else { return nil }
+        defer { try? handle.close() }
+        if let packed { try materialize(packed, digest: digest) }
         return URL(fileURLWithPath: layout.blobPath(digest))
     }
 
     /// The bytes whose SHA-256 is `digest`, if the store holds them (under any key), verified.
     public func blob(_ digest: SHA256Digest) throws -> Data? {
-        let size = try indexedSize(of: digest)
-        switch try content.read(digest, expectedSize: size, verify: true) {
+        let (size, packed) = try indexedBlob(digest)
+        let result =
+            try packed.map { Self.checked($0, digest: digest, verify: true) }
+            ?? content.read(digest, expectedSize: size, verify: true)
+        switch result {
         case .found(let data):
             state.withLock { $0.index.markVerified(digest) }
             return data
@@ -67,7 +79,20 @@ extension BlobStore {
     /// The blob is always verified, through this very descriptor (streamed through SHA-256), so
     /// what the handle reads is what was checked. The caller closes the handle.
     public func fileHandle(forBlob digest: SHA256Digest) throws -> FileHandle? {
-        let size = try indexedSize(of: digest)
+        let (size, packed) = try indexedBlob(digest)
+        if let packed {
+            switch Self.checked(packed, digest: digest, verify: true) {
+            case .found(let data):
+                state.withLock { $0.index.markVerified(digest) }
+                return try content.unnamedFile(containing: data)
+            case .missing:
+                try repair(digest, quarantine: false)
+                return nil
+            case .corrupt:
+                try repair(digest, quarantine: true)
+                return nil
+            }
+        }
         let fd: FileDescriptor
         let info: stat
         switch try content.open(digest) {
@@ -134,18 +159,25 @@ extension BlobStore {
 
     // MARK: - Internals
 
-    /// Catches up and returns the size the index knows for `digest`, or `nil` when no entry
-    /// refers to it.
-    private func indexedSize(of digest: SHA256Digest) throws -> UInt64? {
+    /// Catches up and returns the size the index knows for `digest` (`nil` when no entry refers
+    /// to it) and, for a packed blob, its needle's bytes as read (not yet rehashed).
+    private func indexedBlob(_ digest: SHA256Digest) throws -> (size: UInt64?, packed: ContentStore.ReadResult?) {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
-            return state.index.blobs[digest]?.size
+            guard let reference = state.index.blobs[digest] else { return (nil, nil) }
+            guard let location = reference.location.packed else { return (reference.size, nil) }
+            let packed = try readPacked(digest, size: reference.size, location: location, &state) {
+                $0.index.blobs[digest]?.location.packed
+            }
+            return (reference.size, packed)
         }
     }
 
-    /// Catches up and finds `key`'s live entry; counts a miss when there is none.
-    private func lookup(_ key: StoreKey) throws -> IndexEntry? {
+    /// Catches up and finds `key`'s live entry, counting a miss when there is none. For a
+    /// packed blob, its needle's bytes come too, copied out of the pack under the mutex (not yet
+    /// rehashed).
+    private func lookup(_ key: StoreKey) throws -> (entry: IndexEntry, packed: ContentStore.ReadResult?)? {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
@@ -153,14 +185,32 @@ extension BlobStore {
                 state.misses += 1
                 return nil
             }
-            return entry
+            guard let location = state.index.blobs[entry.digest]?.location.packed else { return (entry, nil) }
+            let packed = try readPacked(entry.digest, size: entry.size, location: location, &state) { state in
+                guard let again = state.index[key], again.digest == entry.digest else { return nil }
+                return state.index.blobs[entry.digest]?.location.packed
+            }
+            return (entry, packed)
         }
     }
 
     /// Opens `key`'s blob and verifies it through the same descriptor; repairs and returns `nil`
     /// when it is missing or damaged.
-    private func openVerified(_ key: StoreKey) throws -> (digest: SHA256Digest, handle: FileHandle)? {
-        guard let entry = try lookup(key) else { return nil }
+    private func openVerified(_ key: StoreKey) throws -> (digest: SHA256Digest, handle: FileHandle, packed: Data?)? {
+        guard let (entry, packed) = try lookup(key) else { return nil }
+        if let packed {
+            switch Self.checked(packed, digest: entry.digest, verify: configuration.verifyReads) {
+            case .found(let data):
+                recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
+                return (entry.digest, try content.unnamedFile(containing: data), data)
+            case .missing:
+                try repair(entry.digest, quarantine: false)
+                return nil
+            case .corrupt:
+                try repair(entry.digest, quarantine: true)
+                return nil
+            }
+        }
         let fd: FileDescriptor
         switch try content.open(entry.digest) {
         case .missing:
@@ -181,7 +231,22 @@ extension BlobStore {
             return nil
         }
         recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-        return (entry.digest, handle)
+        return (entry.digest, handle, nil)
+    }
+
+    /// Writes a loose copy of a packed blob, for ``fileURL(for:)-7zi9u``: a temporary file linked
+    /// under the blob's name (a sound file already there is kept). The copy is not the blob's
+    /// location; garbage collection deletes it after the grace period.
+    private func materialize(_ data: Data, digest: SHA256Digest) throws {
+        try state.withLock { try checkWritable($0) }
+        if case .found = try content.read(digest, expectedSize: UInt64(data.count), verify: true) { return }
+        let blob = try data.withUnsafeBytes { try content.writeTemporary($0, digest: digest) }
+        defer { content.discard(blob) }
+        if try content.link(blob) == nil {
+            // Something unsound is at the name: set it aside and link again.
+            try content.quarantine(digest)
+            _ = try content.link(blob)
+        }
     }
 
     /// Counts a hit, notes the access, and remembers that `verified` (the blob just read) passed
@@ -209,11 +274,13 @@ extension BlobStore {
             guard state.readOnly == nil else { return }
             try exclusively {
                 try prepareAppend(&state)
-                guard let size = state.index.blobs[digest]?.size else {
+                guard var reference = state.index.blobs[digest] else {
                     if quarantine { try content.quarantine(digest) }
                     return
                 }
-                if try content.reusableBlob(digest, size: size, verify: true, sync: false) {
+                // Hashed again whatever this process knew: the read just found it unsound.
+                reference.isVerified = false
+                if try isSound(digest, reference, &state) {
                     state.index.markVerified(digest)
                     return
                 }

@@ -7,9 +7,10 @@ extension BlobStore {
     /// Stores `data` under `key`, replacing any previous value, and returns its digest.
     ///
     /// Identical content is stored once: when the digest is already in the store, no blob is
-    /// written. The put is one journal record, appended before this returns, so a process crash
-    /// loses nothing acknowledged; when it is durable against power loss depends on
-    /// ``Configuration/durability``.
+    /// written. A value smaller than ``Configuration/packThreshold`` is appended to a pack file;
+    /// a larger one gets a file of its own. The put is one journal record, appended before this
+    /// returns, so a process crash loses nothing acknowledged; when it is durable against power
+    /// loss depends on ``Configuration/durability``.
     ///
     /// - Parameters:
     ///   - data: The value; may be empty.
@@ -24,6 +25,13 @@ extension BlobStore {
     {
         try checkLimits(key: key, metadata: metadata)
         try checkCapacity(UInt64(data.count))
+        if data.count < configuration.effectivePackThreshold {
+            let digest = SHA256Hasher.hash(data)
+            try data.withUnsafeBytes {
+                try commitPacked(putRecord(key: key, digest: digest, size: data.count, metadata: metadata, expires: expires), $0)
+            }
+            return digest
+        }
         let digest: SHA256Digest
         var blob: TemporaryBlob? = nil
         if data.count >= OverlappedHashing.threshold {
@@ -36,9 +44,7 @@ extension BlobStore {
                 blob = try data.withUnsafeBytes { try content.writeTemporary($0, digest: digest) }
             }
         }
-        let record = JournalRecord.PutRecord(
-            key: key, digest: digest, size: UInt64(data.count), created: Syscalls.nowMilliseconds(),
-            expires: expires.map { max(0, $0.milliseconds) }, metadata: Array(metadata))
+        let record = putRecord(key: key, digest: digest, size: data.count, metadata: metadata, expires: expires)
         do {
             try commit(record, blob: blob)
         } catch CommitRetry.blobVanished {
@@ -142,6 +148,7 @@ extension BlobStore {
             guard !state.isClosed else { return }
             defer {
                 state.isClosed = true
+                state.packs.closeAll(keepingUnsynced: &state.unsynced.blobs)
                 for fd in state.unsynced.blobs { Syscalls.close(fd) }
                 state.unsynced = UnsyncedWrites()
                 Syscalls.close(state.journal)
@@ -185,7 +192,23 @@ extension BlobStore {
         // as soon as it passes the capacity.
         let sourceInfo = try Syscalls.fstat(source)
         if sourceInfo.st_mode & S_IFMT == S_IFREG { try checkCapacity(UInt64(max(0, sourceInfo.st_size))) }
-        let blob = try content.writeTemporary(streamingFrom: source, limit: state.withLock { $0.limits.capacity }) {
+        // A source that ends before the pack threshold is a small value: packed, like put(_:for:).
+        let threshold = configuration.effectivePackThreshold
+        var prefix = [UInt8](repeating: 0, count: threshold)
+        let prefixCount = try prefix.withUnsafeMutableBytes { try Syscalls.readFully(source, into: $0) }
+        if prefixCount < threshold {
+            prefix.removeSubrange(prefixCount...)
+            let digest = SHA256Hasher.hash(prefix)
+            try prefix.withUnsafeBytes {
+                try commitPacked(
+                    putRecord(key: key(digest), digest: digest, size: prefixCount, metadata: metadata, expires: expires),
+                    $0)
+            }
+            return digest
+        }
+        let blob = try content.writeTemporary(
+            streamingFrom: source, after: prefix, limit: state.withLock { $0.limits.capacity }
+        ) {
             try checkCapacity($0, soFar: true)
         }
         let record = JournalRecord.PutRecord(
@@ -193,6 +216,15 @@ extension BlobStore {
             expires: expires.map { max(0, $0.milliseconds) }, metadata: Array(metadata))
         try commit(record, blob: blob)
         return blob.digest
+    }
+
+    /// The put record for a value of `size` bytes, created now.
+    private func putRecord(key: StoreKey, digest: SHA256Digest, size: Int, metadata: Data, expires: Date?)
+        -> JournalRecord.PutRecord
+    {
+        JournalRecord.PutRecord(
+            key: key, digest: digest, size: UInt64(size), created: Syscalls.nowMilliseconds(),
+            expires: expires.map { max(0, $0.milliseconds) }, metadata: Array(metadata))
     }
 
     /// Links `blob` (if any) and appends the put, under the mutex and the exclusive lock.
@@ -219,7 +251,12 @@ extension BlobStore {
                 // Content no entry refers to is usually not on disk: try the link first, and look
                 // at what is there only if the name is taken (garbage not yet collected, damage).
                 var reused = false
-                if reference != nil || unlinked == nil {
+                var record = record
+                if let reference, reference.location != .loose {
+                    // Packed already: reuse that needle if it is sound.
+                    reused = try isSound(record.digest, reference, &state)
+                    if reused { record.location = reference.location }
+                } else if reference != nil || unlinked == nil {
                     reused = try reusable(record, verify: reference?.isVerified != true, &state)
                 }
                 if !reused {
@@ -263,11 +300,15 @@ extension BlobStore {
         }
     }
 
-    /// Catches up with other processes and repairs the journal's tail. Exclusive lock held.
+    /// Catches up with other processes and repairs the journal's tail; a store of format 1 is
+    /// converted (compacted into format 2) before anything is appended to it. Exclusive lock held.
     func prepareAppend(_ state: inout StoreState) throws {
         try state.catchUp(layout: layout)
         do {
             try state.repair(layout: layout, configuration: configuration)
+            if state.formatVersion < JournalFormat.version {
+                _ = try state.compact(layout: layout, configuration: configuration)
+            }
         } catch let error as BlobStoreError {
             // A repair that failed half-way (a truncate or sync) leaves nothing to build on.
             state.poison = error
@@ -276,7 +317,7 @@ extension BlobStore {
     }
 
     /// In ``Durability/always`` mode, syncs new directory entries before the record is written.
-    private func syncDirectories(_ directories: [String], _ state: inout StoreState) throws {
+    func syncDirectories(_ directories: [String], _ state: inout StoreState) throws {
         switch configuration.durability {
         case .always:
             try syncOrPoison(&state) {
@@ -335,9 +376,12 @@ extension BlobStore {
         state.unsynced = UnsyncedWrites()
         defer { for fd in work.blobs { Syscalls.close(fd) } }
         let journal = state.journal
+        let pack = work.packWriter ? state.packs.writer?.descriptor : nil
         try syncOrPoison(&state) {
             for fd in work.blobs { Syscalls.startWriteback(fd) }
+            if let pack { Syscalls.startWriteback(pack) }
             for fd in work.blobs { try Syscalls.fdatasync(fd) }
+            if let pack { try Syscalls.fdatasync(pack) }
             for directory in work.directories { try Syscalls.fsyncDirectory(directory) }
             if work.journal { try Syscalls.fdatasync(journal) }
         }
@@ -409,7 +453,7 @@ extension BlobStore {
         }
     }
 
-    private func syncOrPoison(_ state: inout StoreState, _ body: () throws -> Void) throws {
+    func syncOrPoison(_ state: inout StoreState, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as BlobStoreError {

@@ -180,7 +180,7 @@ public final class BlobStore: Sendable {
         for name in try Syscalls.listDirectory(layout.root) where StoreLayout.isAtomicWriteLeftover(name) {
             try Syscalls.unlink(layout.root + "/" + name)
         }
-        for directory in [layout.blobsRoot, layout.blobsSHA256, layout.tmp] {
+        for directory in [layout.blobsRoot, layout.blobsSHA256, layout.tmp, layout.packsDirectory] {
             try Syscalls.mkdir(directory, mode: configuration.directoryMode)
         }
         // `blobs/sha256` is an entry of `blobs/`; the root's entries are synced with the tag below.
@@ -218,12 +218,13 @@ public final class BlobStore: Sendable {
     }
 
     /// Refuses symbolic links (or other file types) where the store expects its directories
-    /// (`blobs/`, `blobs/sha256/`, `tmp/`, `quarantine/`), and those directories and the files at
-    /// the top of the store when other users may write them (beyond what the configuration
-    /// grants). With `creating`, recreates a missing `tmp/` or `blobs/`. Shard directories are
+    /// (`blobs/`, `blobs/sha256/`, `tmp/`, `packs/`, `quarantine/`), and those directories and the
+    /// files at the top of the store when other users may write them (beyond what the
+    /// configuration grants). With `creating`, recreates a missing `tmp/`, `packs/` or `blobs/`
+    /// (a store of format 1 has no `packs/`). Shard directories are
     /// checked when they are first used (``StoreLayout/checkedBlobPath(_:)``).
     private static func checkLayout(_ layout: StoreLayout, configuration: Configuration, creating: Bool) throws {
-        for directory in [layout.blobsRoot, layout.blobsSHA256, layout.tmp] {
+        for directory in [layout.blobsRoot, layout.blobsSHA256, layout.tmp, layout.packsDirectory] {
             if let info = try layout.checkFixedDirectory(directory) {
                 try StoreLayout.refuseWritableByOthers(directory, info, allowed: configuration.directoryMode)
             } else if creating {

@@ -41,6 +41,27 @@ extension BlobStore {
         /// (overwritten, removed or evicted entries, superseded access times). Default 0.5.
         public var compactionDeadFraction: Double = 0.5
 
+        /// Values smaller than this many bytes are appended to pack files; larger ones get a file
+        /// of their own under `blobs/`. Default 64 KiB, chosen by measurement (docs/benchmarks.md,
+        /// "Pack threshold"); at most 1 MiB (larger settings are clamped); 0 packs nothing. Stores
+        /// opened with different thresholds share packs and loose files alike.
+        public var packThreshold: Int = 64 << 10
+        /// A pack whose live needles take less than this fraction of it is rewritten by garbage
+        /// collection (its live needles are copied to the newest pack and the file is deleted).
+        /// Default 0.5.
+        public var repackLiveFraction: Double = 0.5
+
+        /// A pack takes no more needles once it would pass this size; writers then start the
+        /// next. Default 64 MiB, the most a pack may hold; smaller settings (from 64 KiB) make
+        /// more, smaller packs, each rewritten more cheaply by garbage collection.
+        public var packSize: Int = Int(PackFormat.maximumPackSize)
+
+        /// ``packSize`` clamped to 64 KiB ... ``PackFormat/maximumPackSize``.
+        var effectivePackSize: UInt64 { min(max(64 << 10, UInt64(max(0, packSize))), PackFormat.maximumPackSize) }
+
+        /// ``packThreshold`` clamped to what packs hold.
+        var effectivePackThreshold: Int { min(max(0, packThreshold), PackFormat.maximumPackedValue) }
+
         public init(
             durability: Durability = .batched, verifyReads: Bool = true,
             batchInterval: Duration = .milliseconds(50), lockTimeout: Duration = .seconds(30)

@@ -9,6 +9,8 @@ struct LoadedGeneration {
     var journalBytes: [UInt8]
     /// The manifest's bytes, header included; `nil` when the generation has no manifest.
     var manifestBytes: [UInt8]?
+    /// The journal's format version (a store written before packs existed has 1).
+    var version: UInt32
 
     /// Reads CURRENT, opens the files it names and reads them. If they are gone, another
     /// process has just compacted: CURRENT is read again (a few times) before the store is
@@ -55,9 +57,11 @@ struct LoadedGeneration {
         }
         do {
             let bytes = try readAll(journal, from: 0)
-            try checkHeader(bytes, magic: JournalFormat.magic, current: current, path: journal.path, layout: layout)
+            let header = try checkHeader(
+                bytes, magic: JournalFormat.magic, current: current, path: journal.path, layout: layout)
             return LoadedGeneration(
-                current: current, journal: journal, journalBytes: bytes, manifestBytes: manifestBytes)
+                current: current, journal: journal, journalBytes: bytes, manifestBytes: manifestBytes,
+                version: header.version)
         } catch {
             Syscalls.close(journal)
             throw error
@@ -66,9 +70,10 @@ struct LoadedGeneration {
 
     /// Checks a journal's header: a BlobStore journal, of a version this code reads, of CURRENT's
     /// generation.
+    @discardableResult
     private static func checkHeader(
         _ bytes: [UInt8], magic: [UInt8], current: CurrentFile, path: String, layout: StoreLayout
-    ) throws {
+    ) throws -> JournalHeader {
         let header: JournalHeader
         do {
             header = try bytes.withUnsafeBytes { try JournalHeader(parsing: $0, magic: magic) }
@@ -89,6 +94,7 @@ struct LoadedGeneration {
                 "\(path) says generation \(header.generation) but CURRENT says \(current.generation). Move "
                     + "\(layout.root) aside and let BlobStore create a new one.", path: path)
         }
+        return header
     }
 
     /// Reads a file from `offset` to its current end.

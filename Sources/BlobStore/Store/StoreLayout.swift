@@ -15,6 +15,10 @@ struct StoreLayout: Sendable {
     var blobsSHA256: String { root + "/blobs/sha256" }
     var tmp: String { root + "/tmp" }
     var quarantine: String { root + "/quarantine" }
+    var packsDirectory: String { root + "/packs" }
+
+    /// `packs/pack-<number>`.
+    func pack(_ number: UInt32) -> String { packsDirectory + "/pack-\(number)" }
 
     var limits: String { root + "/limits" }
 
@@ -33,7 +37,7 @@ struct StoreLayout: Sendable {
     /// directory "not a store".
     /// `remote-stats` holds the remote tier's counters (BlobStoreRemote, docs/remote.md).
     static let knownNames: Set<String> = [
-        "LOCK", "CURRENT", "CACHEDIR.TAG", "limits", "blobs", "tmp", "quarantine", "remote-stats",
+        "LOCK", "CURRENT", "CACHEDIR.TAG", "limits", "blobs", "packs", "tmp", "quarantine", "remote-stats",
     ]
 
     static func isStoreFileName(_ name: String) -> Bool {

@@ -36,7 +36,11 @@ extension StoreState {
             throw error
         }
         let manifest = ManifestWriter.encode(
-            generation: next, entries: index.entries.lazy.map { ManifestEntry(key: $0.key, entry: $0.value) })
+            generation: next,
+            entries: index.entries.lazy.map { [index] in
+                ManifestEntry(key: $0.key, entry: $0.value, location: index.blobs[$0.value.digest]?.location ?? .loose)
+            },
+            packs: index.packTable)
         let manifestPath = layout.manifest(generation: next)
         let journalPath = layout.journal(generation: next)
         let fresh: FileDescriptor
@@ -90,6 +94,7 @@ extension StoreState {
         manifestBytes = Int64(manifest.count)
         manifestDamaged = false
         tailNeedsRepair = false
+        formatVersion = JournalFormat.version
         unsynced.journal = false
         // Buffered access times are in the manifest already.
         dropPendingAccess()
@@ -108,6 +113,7 @@ extension StoreState {
     /// with the exclusive lock held, after catching up, once the records that made them garbage
     /// are durable (or the store does not sync at all). Returns how many files and bytes went.
     mutating func deleteGarbage(layout: StoreLayout) -> (count: Int, bytes: UInt64) {
+        deleteDeadPacks(layout: layout)
         var count = 0
         var bytes: UInt64 = 0
         for (digest, size) in index.garbage where index.blobs[digest] == nil {
@@ -122,14 +128,31 @@ extension StoreState {
         return (count, bytes)
     }
 
-    /// Syncs and closes the blobs (and directories) written since the last group commit.
+    /// Deletes the pack files in which nothing is live (but the newest), once the records that
+    /// killed their needles are durable, as for ``deleteGarbage(layout:)``. Other processes that
+    /// still map one keep reading it; its disk is freed when the last of them unmaps it.
+    mutating func deleteDeadPacks(layout: StoreLayout) {
+        let dead = index.deadPacks
+        guard !dead.isEmpty else { return }
+        for number in dead {
+            _ = try? Syscalls.unlink(layout.pack(number))
+        }
+        index.forgetDeadPacks()
+        packs.unmapUnused(index)
+    }
+
+    /// Syncs and closes the blobs (and directories) written since the last group commit, and
+    /// syncs the pack this process appends to.
     mutating func syncUnsyncedBlobs() throws {
         let blobs = unsynced.blobs
         let directories = unsynced.directories
+        let pack = unsynced.packWriter ? packs.writer?.descriptor : nil
         unsynced.blobs = []
         unsynced.directories = []
+        unsynced.packWriter = false
         defer { for fd in blobs { Syscalls.close(fd) } }
         for fd in blobs { try Syscalls.fdatasync(fd) }
+        if let pack { try Syscalls.fdatasync(pack) }
         for directory in directories { try Syscalls.fsyncDirectory(directory) }
     }
 

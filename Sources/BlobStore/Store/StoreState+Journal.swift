@@ -13,6 +13,7 @@ extension StoreState {
         }
         journalEnd += Int64(scan.validEnd)
         tailNeedsRepair = scan.ending != .clean
+        if scan.recordCount > 0 { packs.unmapUnused(index) }
         return scan
     }
 
@@ -60,7 +61,12 @@ extension StoreState {
         journal = loaded.journal
         generation = loaded.current.generation
         currentVersion = loaded.current.version
+        formatVersion = loaded.version
         index = StoreIndex()
+        // A new generation may follow a repair that dropped records: nothing mapped or open for
+        // appending is trusted across it.
+        packs.closeAll(keepingUnsynced: &unsynced.blobs, writerUnsynced: unsynced.packWriter)
+        unsynced.packWriter = false
         manifestBytes = Int64(loaded.manifestBytes?.count ?? 0)
         manifestDamaged = false
         if let bytes = loaded.manifestBytes {
@@ -77,18 +83,22 @@ extension StoreState {
     private mutating func readManifest(_ bytes: [UInt8]) -> String? {
         var entries = 0
         let damage: String? = bytes.withUnsafeBytes { buffer in
+            let version: UInt32
             do {
                 let header = try JournalHeader(parsing: buffer, magic: ManifestFormat.magic)
                 guard header.generation == generation else {
                     return "the manifest says generation \(header.generation), CURRENT says \(generation)"
                 }
+                version = header.version
             } catch {
                 return "the manifest header is not valid"
             }
             // An entry takes at least 38 bytes; most keys are longer than the 26 this assumes.
             index.reserveCapacity(buffer.count / 64)
-            let result = ManifestReader.read(UnsafeRawBufferPointer(rebasing: buffer[JournalFormat.fileHeaderSize...]))
-            {
+            let result = ManifestReader.read(
+                UnsafeRawBufferPointer(rebasing: buffer[JournalFormat.fileHeaderSize...]), version: version,
+                packs: { index.insert($0) }
+            ) {
                 index.insert($0)
             }
             entries = result.entries

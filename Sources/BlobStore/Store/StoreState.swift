@@ -7,6 +7,15 @@ struct StoreState: Sendable {
     var journal: FileDescriptor
     /// Journal file offset up to which records have been applied to ``index``.
     var journalEnd: Int64
+    /// The journal's format version: 1 for a store written before packs, converted by a
+    /// compaction before anything packed is appended.
+    var formatVersion: UInt32 = JournalFormat.version
+    /// The packs this process maps for reading, and the one it appends to.
+    var packs = PackFiles()
+    /// A write reclaims dead needles once ``StoreIndex/deadPackBytes`` reaches this.
+    var nextRepackCheck = StoreState.repackCheckInterval
+    /// How many dead needle bytes gather between two automatic reclaims: half a pack.
+    static let repackCheckInterval = PackFormat.maximumPackSize / 2
     /// Size of the generation's manifest (0 without one).
     var manifestBytes: Int64 = 0
     /// The manifest did not read whole: the next writer rewrites it (a compaction) under the
@@ -62,6 +71,8 @@ struct UnsyncedWrites: Sendable {
     var blobs: [FileDescriptor] = []
     var directories: Set<String> = []
     var journal = false
+    /// Needles were appended to the pack ``PackFiles/writer`` has open.
+    var packWriter = false
 
-    var isEmpty: Bool { blobs.isEmpty && directories.isEmpty && !journal }
+    var isEmpty: Bool { blobs.isEmpty && directories.isEmpty && !journal && !packWriter }
 }

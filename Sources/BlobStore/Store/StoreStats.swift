@@ -6,7 +6,9 @@ public struct StoreStats: Sendable, Equatable, Codable {
     public var distinctBlobs: Int
     /// Sum of the sizes of all values, as if each key had its own copy.
     public var logicalBytes: UInt64
-    /// Sum of the sizes of the distinct referenced blobs: what deduplication leaves on disk.
+    /// The disk the distinct referenced blobs occupy: loose blobs in whole 4 KiB blocks, and every
+    /// pack that holds a live needle, whole (its dead needles included, until a repack). What
+    /// ``EvictionLimits/capacity`` limits (docs/design.md, "Disk use").
     public var storedBytes: UInt64
     /// Bytes of the current journal this process has read (its size, unless another process
     /// is appending at this moment).

@@ -14,8 +14,13 @@ import Synchronization
         case compactionCurrentSwapped
         /// Compaction: the old manifest and journal are deleted; garbage blobs are not yet.
         case compactionOldGenerationRemoved
-        /// A put has linked its blob into `blobs/` and not yet appended its record.
+        /// A put has linked its blob into `blobs/` (or appended its needle to a pack) and not yet
+        /// appended its record.
         case putBlobLinked
+        /// A repack has copied the live needles of the packs it rewrites; no record says so yet.
+        case repackNeedlesCopied
+        /// A repack's `relocate` records are appended and synced; the old packs still exist.
+        case repackJournaled
     }
 
     private static let handler = Mutex<(@Sendable (Point) -> Void)?>(nil)

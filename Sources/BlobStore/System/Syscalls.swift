@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// Every system call the store makes, each wrapped once: `EINTR` is retried in one helper and
@@ -113,6 +114,21 @@ enum Syscalls {
         while done < buffer.count {
             let n = try retrying("write", fd.path) {
                 Glibc.write(fd.rawValue, buffer.baseAddress! + done, buffer.count - done)
+            }
+            done += n
+        }
+    }
+
+    /// `pwrite(2)` until every byte is written at `offset`, for needles appended to a pack.
+    static func pwriteFully(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, at offset: UInt64) throws {
+        if injecting {
+            try FaultInjection.check(.write, fd.path)
+            FaultInjection.willModify(fd)
+        }
+        var done = 0
+        while done < buffer.count {
+            let n = try retrying("pwrite", fd.path) {
+                Glibc.pwrite(fd.rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
             }
             done += n
         }
@@ -315,6 +331,33 @@ enum Syscalls {
     /// Unmaps a page from ``mapSharedPage(_:writable:)``.
     static func unmapSharedPage(_ page: UnsafeMutableRawPointer) {
         _ = munmap(page, sharedPageSize)
+    }
+
+    /// Maps `length` bytes of `fd` read-only and shared, from offset 0; the file may be shorter
+    /// (touching a page past its end raises `SIGBUS`, so callers read only what `fstat` showed).
+    static func mapReadOnly(_ fd: FileDescriptor, length: Int) throws -> UnsafeRawPointer {
+        guard let address = mmap(nil, length, PROT_READ, MAP_SHARED, fd.rawValue, 0), address != MAP_FAILED else {
+            throw BlobStoreError.system("mmap", path: fd.path, errno: errno)
+        }
+        return UnsafeRawPointer(address)
+    }
+
+    /// Unmaps what ``mapReadOnly(_:length:)`` mapped.
+    static func unmap(_ address: UnsafeRawPointer, length: Int) {
+        _ = munmap(UnsafeMutableRawPointer(mutating: address), length)
+    }
+
+    /// An anonymous file in memory (`memfd_create(2)`), open for reading and writing; it is
+    /// freed when the last descriptor on it closes. Needs no writable directory, so it works in a
+    /// store open for reading only.
+    static func memoryFile(named name: String) throws -> FileDescriptor {
+        let fd = try retrying("memfd_create", name) { blobstore_memfd_create(name, blobstore_mfd_cloexec()) }
+        return FileDescriptor(rawValue: fd, path: "memfd:" + name)
+    }
+
+    /// `lseek(fd, 0, SEEK_SET)`.
+    static func rewind(_ fd: FileDescriptor) throws {
+        _ = try retrying("lseek", fd.path) { Glibc.lseek(fd.rawValue, 0, SEEK_SET) }
     }
 
     // MARK: - Process

@@ -1,0 +1,108 @@
+import Foundation
+import Glibc
+
+// MARK: - Packed values: the put, soundness checks, reads
+
+extension BlobStore {
+    /// Puts a small value whose digest is known: reuses a sound copy of the content if there is
+    /// one (packed or loose), else appends a needle to the newest pack; then appends the record.
+    /// Under the mutex and the exclusive lock, like ``commit(_:blob:)``; the needle costs one
+    /// `pwrite(2)` and no file is created (but the first of a pack).
+    func commitPacked(_ record: JournalRecord.PutRecord, _ bytes: UnsafeRawBufferPointer) throws {
+        try state.withLock { state in
+            try checkWritable(state)
+            try exclusively {
+                try prepareAppend(&state)
+                var record = record
+                if let reference = state.index.blobs[record.digest], try isSound(record.digest, reference, &state) {
+                    record.location = reference.location
+                } else {
+                    record.location = .packed(try appendNeedle(bytes, digest: record.digest, &state))
+                    TestHooks.reach(.putBlobLinked)
+                }
+                try state.append([.put(record)])
+                state.index.markVerified(record.digest)
+                try finishWrite(&state, newBlob: nil)
+                maintainAfterWrite(&state, protecting: record.key)
+            }
+        }
+    }
+
+    /// Appends a needle and makes it as durable as the mode asks before its record is written:
+    /// `always` syncs the pack (and `packs/` when the pack is new) now, `batched` leaves it to
+    /// the group commit. Exclusive lock held, after catching up.
+    func appendNeedle(_ bytes: UnsafeRawBufferPointer, digest: SHA256Digest, _ state: inout StoreState) throws
+        -> PackLocation
+    {
+        try layout.checkFixedDirectory(layout.packsDirectory)
+        let appended = try state.packs.append(
+            bytes, digest: digest, index: state.index, layout: layout, fileMode: configuration.fileMode,
+            rotateAt: configuration.effectivePackSize)
+        state.index.noteNeedle(at: appended.location, size: UInt64(bytes.count))
+        switch configuration.durability {
+        case .always:
+            for fd in appended.retired { Syscalls.close(fd) }
+            if let writer = state.packs.writer?.descriptor {
+                try syncOrPoison(&state) { try Syscalls.fdatasync(writer) }
+            }
+        case .batched:
+            state.unsynced.blobs.append(contentsOf: appended.retired)
+            state.unsynced.packWriter = true
+        case .none:
+            for fd in appended.retired { Syscalls.close(fd) }
+        }
+        if appended.createdPack { try syncDirectories([layout.packsDirectory], &state) }
+        return appended.location
+    }
+
+    /// Whether the copy of `digest` that `reference` locates is sound, so that a put can refer to
+    /// it instead of writing the content again: for a packed blob, its needle's header matches
+    /// and (unless this process verified it before) its bytes hash to the digest; for a loose one,
+    /// ``ContentStore/reusableBlob(_:size:verify:sync:)``. In ``Durability/always`` mode a reused
+    /// needle's pack is synced, since the process that wrote it may not have. Exclusive lock held.
+    func isSound(_ digest: SHA256Digest, _ reference: StoreIndex.BlobReference, _ state: inout StoreState) throws
+        -> Bool
+    {
+        guard let location = reference.location.packed else {
+            do {
+                return try content.reusableBlob(
+                    digest, size: reference.size, verify: !reference.isVerified,
+                    sync: configuration.durability == .always)
+            } catch {
+                throw state.poisoningIfSync(error)
+            }
+        }
+        guard case .found(let data) = state.packs.read(location, size: reference.size, digest: digest, layout: layout)
+        else { return false }
+        if !reference.isVerified, SHA256Hasher.hash(data) != digest { return false }
+        if configuration.durability == .always {
+            try syncOrPoison(&state) {
+                guard let fd = try Syscalls.openIfExists(layout.pack(location.pack), O_RDONLY) else { return }
+                defer { Syscalls.close(fd) }
+                try Syscalls.fdatasync(fd)
+            }
+        }
+        return true
+    }
+
+    /// Rehashes a packed read's bytes when `verify`; a mismatch is damage.
+    static func checked(_ result: ContentStore.ReadResult, digest: SHA256Digest, verify: Bool) -> ContentStore.ReadResult {
+        guard verify, case .found(let data) = result else { return result }
+        return SHA256Hasher.hash(data) == digest ? result : .corrupt(reason: "content does not hash to its name")
+    }
+
+    /// Reads the needle of a packed blob under the mutex (the bytes are copied out of the
+    /// mapping). A needle whose pack is gone may have been moved by a repack this process has not
+    /// seen yet: then the store catches up (system calls, even when the change counter says
+    /// nothing moved) and `location` is asked again, once.
+    func readPacked(
+        _ digest: SHA256Digest, size: UInt64, location: PackLocation, _ state: inout StoreState,
+        locateAgain: (inout StoreState) -> PackLocation?
+    ) throws -> ContentStore.ReadResult {
+        let result = state.packs.read(location, size: size, digest: digest, layout: layout)
+        guard case .missing = result else { return result }
+        try state.catchUp(layout: layout)
+        guard let again = locateAgain(&state) else { return .missing }
+        return state.packs.read(again, size: size, digest: digest, layout: layout)
+    }
+}
