@@ -6,7 +6,7 @@ import Foundation
 struct PeerRun {
     static let usage = """
         usage: blobstore-bench --workload small|large --dir DIR [--data DATADIR] --phase LIST [--count N]
-                               [--durability none|batched|always] [--no-verify]
+                               [--durability none|batched|always] [--no-verify] [--pack-threshold BYTES]
         """
 
     var workload = ""
@@ -16,8 +16,10 @@ struct PeerRun {
     var count: Int?
     var durability = Durability.none
     var verifyReads = true
+    /// `Configuration.packThreshold`; `nil` keeps the default.
+    var packThreshold: Int?
 
-    /// Parses the contract's arguments plus `--durability` and `--no-verify`.
+    /// Parses the contract's arguments plus `--durability`, `--no-verify` and `--pack-threshold`.
     init(arguments: [String]) throws {
         var rest = arguments[...]
         func value(_ option: String) throws -> String {
@@ -40,6 +42,11 @@ struct PeerRun {
                 }
                 durability = mode
             case "--no-verify": verifyReads = false
+            case "--pack-threshold":
+                guard let bytes = Int(try value(option)), bytes >= 0 else {
+                    throw BenchError("--pack-threshold needs a number of bytes (0 packs nothing)")
+                }
+                packThreshold = bytes
             default: throw BenchError("unknown option '\(option)'\n\(Self.usage)")
             }
         }
@@ -52,6 +59,7 @@ struct PeerRun {
     private var configuration: BlobStore.Configuration {
         var configuration = BlobStore.Configuration(durability: durability)
         configuration.verifyReads = verifyReads
+        if let packThreshold { configuration.packThreshold = packThreshold }
         return configuration
     }
 

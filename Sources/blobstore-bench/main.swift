@@ -1,7 +1,7 @@
 // BlobStore's benchmark.
 //
 //   blobstore-bench --workload small|large --dir DIR [--data DATADIR] --phase put,get,miss,reopen
-//                   [--count N] [--durability none|batched|always] [--no-verify]
+//                   [--count N] [--durability none|batched|always] [--no-verify] [--pack-threshold BYTES]
 //
 // One peer of the shared benchmark (../shared/bench/CONTRACT.md): run it beside the others with
 // `../shared/bench/run_all.sh --swift '<abs path>/blobstore-bench --durability none'`.

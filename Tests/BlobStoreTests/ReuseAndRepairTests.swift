@@ -127,6 +127,14 @@ import Testing
             writeBytes(path + "/CURRENT.new", Array("blobstore-format 1\ngeneration 2\n".utf8))
             try FileManager.default.removeItem(atPath: path + "/CURRENT")
             try FileManager.default.moveItem(atPath: path + "/CURRENT.new", toPath: path + "/CURRENT")
+            // That process took the exclusive lock first, which bumps LOCK's change counter (the
+            // first eight bytes, little-endian); it died before it could bump it again.
+            var lock = readBytes(path + "/LOCK")
+            let counter = lock.prefix(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } + 1
+            for index in 0..<8 { lock[index] = UInt8(truncatingIfNeeded: counter >> (8 * UInt64(index))) }
+            let fd = open(path + "/LOCK", O_WRONLY)
+            #expect(pwrite(fd, lock, 8, 0) == 8)
+            close(fd)
             try store.put(Data("two"), for: "k2")
             #expect(try store.stats().generation == 2)
             try store.close()

@@ -76,6 +76,13 @@ struct ByteReader {
     }
 
     /// `count` raw bytes.
+    /// A 32-byte digest, read in place (no array is made).
+    mutating func digest() throws(Failure) -> SHA256Digest {
+        guard remaining >= SHA256Digest.byteCount else { throw Failure(reason: "unexpected end of record") }
+        defer { position += SHA256Digest.byteCount }
+        return SHA256Digest(raw: buffer.baseAddress! + position)
+    }
+
     mutating func bytes(_ count: Int) throws(Failure) -> [UInt8] {
         guard count >= 0, remaining >= count else { throw Failure(reason: "length \(count) runs past the record") }
         defer { position += count }

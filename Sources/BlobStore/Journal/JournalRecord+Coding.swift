@@ -135,7 +135,7 @@ extension JournalRecord {
     }
 
     static func readDigest(_ reader: inout ByteReader) throws(ByteReader.Failure) -> SHA256Digest {
-        SHA256Digest(bytes: try reader.bytes(SHA256Digest.byteCount))!
+        try reader.digest()
     }
 
     /// `pack:varint offset:varint`.

@@ -56,8 +56,13 @@ struct PackFiles: @unchecked Sendable {
         guard size <= UInt64(PackFormat.maximumPackedValue), location.offset >= PackFormat.headerSize,
             end <= PackFormat.maximumPackSize
         else { return .corrupt(reason: "needle at \(location.offset) outside a pack") }
-        if mappings[location.pack] == nil, let problem = map(location.pack, layout: layout) { return problem }
-        var mapping = mappings[location.pack]!
+        var mapping: Mapping
+        if let mapped = mappings[location.pack] {
+            mapping = mapped
+        } else {
+            if let problem = map(location.pack, layout: layout) { return problem }
+            mapping = mappings[location.pack]!
+        }
         if end > mapping.knownSize {
             // The pack grew since it was mapped (or it is short): look again.
             guard let info = try? Syscalls.lstat(layout.pack(location.pack)),
@@ -151,12 +156,15 @@ struct PackFiles: @unchecked Sendable {
     /// index knows: bytes a dead writer left past the last record stay as dead space, and after a
     /// power loss that shortened a pack no new needle is placed where an old record points.
     ///
-    /// A pack in `avoiding` (one a repack is emptying) is never appended to: the needle goes to
-    /// a new pack instead. A pack is closed once a needle would take it past `rotateAt` bytes
+    /// With `trustingIndex` (nobody else took the exclusive lock since this process last let it
+    /// go caught up: ``ChangeCounter/isQuiet``), the index's end of the pack is its size and the
+    /// `fstat` is skipped. A pack in `avoiding` (one a repack is emptying) is never appended to:
+    /// the needle goes to a new pack instead. A pack is closed once a needle would take it past `rotateAt` bytes
     /// (``BlobStore/Configuration/packSize``), but an empty pack takes any needle.
     mutating func append(
         _ value: UnsafeRawBufferPointer, digest: SHA256Digest, index: StoreIndex, layout: StoreLayout,
-        fileMode: mode_t, rotateAt: UInt64 = PackFormat.maximumPackSize, avoiding: Set<UInt32> = []
+        fileMode: mode_t, rotateAt: UInt64 = PackFormat.maximumPackSize, avoiding: Set<UInt32> = [],
+        trustingIndex: Bool = false
     ) throws -> Appended {
         let needleSize = PackFormat.needleSize(UInt64(value.count))
         var retired: [FileDescriptor] = []
@@ -183,13 +191,18 @@ struct PackFiles: @unchecked Sendable {
                 createdPack = createdPack || opened.created
             }
             let writer = writer!
-            let info = try Syscalls.fstat(writer.descriptor)
-            let known = index.packs[target]?.end ?? PackFormat.headerSize
-            let offset = max(UInt64(max(0, info.st_size)), known, PackFormat.headerSize)
+            let known = max(index.packs[target]?.end ?? PackFormat.headerSize, PackFormat.headerSize)
+            var offset = known
+            var isLinked = true
+            if !trustingIndex || createdPack {
+                let info = try Syscalls.fstat(writer.descriptor)
+                offset = max(UInt64(max(0, info.st_size)), known)
+                isLinked = info.st_nlink > 0
+            }
             let fits =
                 offset <= PackFormat.maximumPackSize - needleSize
                 && (offset == PackFormat.headerSize || offset + needleSize <= rotateAt)
-            guard info.st_nlink > 0, fits, !avoiding.contains(target) else {
+            guard isLinked, fits, !avoiding.contains(target) else {
                 // Full, or deleted under us: never written again.
                 target = max(target + 1, index.nextPack)
                 continue
@@ -216,6 +229,8 @@ struct PackFiles: @unchecked Sendable {
         var created = false
         let fd: FileDescriptor
         if isNew {
+            // Checked before anything is created in it: a link there would put the pack elsewhere.
+            try layout.checkFixedDirectory(layout.packsDirectory)
             do {
                 fd = try Syscalls.open(path, O_RDWR | O_CREAT | O_EXCL, mode: fileMode)
                 created = true

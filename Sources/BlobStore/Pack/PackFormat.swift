@@ -81,12 +81,11 @@ enum PackFormat {
         guard size <= available, offset <= available, offset + needleHeaderSize + size <= available else {
             return .missing
         }
-        let end = offset + needleHeaderSize + size
-        let header = UnsafeRawBufferPointer(rebasing: pack[Int(offset)..<Int(offset + needleHeaderSize)])
+        let header = UnsafeRawBufferPointer(start: pack.baseAddress! + Int(offset), count: Int(needleHeaderSize))
         guard needleHeaderMatches(header, size: size, digest: digest) else {
             return .corrupt(reason: "the needle's header does not match its record")
         }
-        return .found(Data(pack[Int(offset + needleHeaderSize)..<Int(end)]))
+        return .found(Data(bytes: pack.baseAddress! + Int(offset + needleHeaderSize), count: Int(size)))
     }
 
     /// Whether the 36 bytes at `header` are the header of a needle holding `size` bytes whose

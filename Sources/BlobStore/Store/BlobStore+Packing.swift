@@ -34,10 +34,9 @@ extension BlobStore {
     func appendNeedle(_ bytes: UnsafeRawBufferPointer, digest: SHA256Digest, _ state: inout StoreState) throws
         -> PackLocation
     {
-        try layout.checkFixedDirectory(layout.packsDirectory)
         let appended = try state.packs.append(
             bytes, digest: digest, index: state.index, layout: layout, fileMode: configuration.fileMode,
-            rotateAt: configuration.effectivePackSize)
+            rotateAt: configuration.effectivePackSize, trustingIndex: changes?.isQuiet == true)
         state.index.noteNeedle(at: appended.location, size: UInt64(bytes.count))
         switch configuration.durability {
         case .always:

@@ -69,7 +69,6 @@ extension BlobStore {
         var retired: [FileDescriptor] = []
         var createdPack = false
         defer { for fd in retired { Syscalls.close(fd) } }
-        try layout.checkFixedDirectory(layout.packsDirectory)
         for blob in state.index.packedBlobs(in: Set(numbers)) {
             let read = state.packs.read(blob.location, size: blob.size, digest: blob.digest, layout: layout)
             guard case .found(let data) = Self.checked(read, digest: blob.digest, verify: true) else {

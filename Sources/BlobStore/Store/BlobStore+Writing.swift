@@ -302,8 +302,12 @@ extension BlobStore {
 
     /// Catches up with other processes and repairs the journal's tail; a store of format 1 is
     /// converted (compacted into format 2) before anything is appended to it. Exclusive lock held.
+    ///
+    /// When nobody else took the exclusive lock since this process last let it go caught up
+    /// (``ChangeCounter/isQuiet``), nothing can have changed and the catch-up's system calls are
+    /// skipped.
     func prepareAppend(_ state: inout StoreState) throws {
-        try state.catchUp(layout: layout)
+        if changes?.isQuiet != true { try state.catchUp(layout: layout) }
         do {
             try state.repair(layout: layout, configuration: configuration)
             if state.formatVersion < JournalFormat.version {
@@ -314,6 +318,7 @@ extension BlobStore {
             state.poison = error
             throw error
         }
+        changes?.markCaughtUp()
     }
 
     /// In ``Durability/always`` mode, syncs new directory entries before the record is written.

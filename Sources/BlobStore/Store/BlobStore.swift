@@ -23,7 +23,7 @@ public final class BlobStore: Sendable {
     let layout: StoreLayout
     let content: ContentStore
     let lockFile: FileDescriptor
-    /// LOCK's shared change counter, bumped at every release of the exclusive lock.
+    /// LOCK's shared change counter, bumped whenever the exclusive lock is taken or let go.
     let changes: ChangeCounter?
     let identity: StoreIdentity
     let state: Mutex<StoreState>
@@ -77,7 +77,15 @@ public final class BlobStore: Sendable {
             }
             let lock = try Self.openLockFile(layout, configuration: configuration, readOnly: foreignOwner != nil)
             lockFile = lock
-            let changes = ChangeCounter(lock: lock, writable: try Self.isWritable(lock))
+            let writableLock = try Self.isWritable(lock)
+            let changes = ChangeCounter(lock: lock, writable: writableLock)
+            if writableLock && changes == nil {
+                // Writers rely on every holder of the exclusive lock bumping the counter
+                // (ChangeCounter.isQuiet): one that cannot would hide its changes from them.
+                throw BlobStoreError(
+                    .io, "\(layout.lock) could not be mapped into memory (out of memory or address space?); "
+                        + "the store cannot be written safely without it. Retry, or free memory.", path: layout.lock)
+            }
             if try Syscalls.lstat(layout.current) == nil {
                 try Self.withLock(lock, LOCK_EX, timeout: configuration.lockTimeout, bumping: changes) {
                     try Self.initialize(layout, configuration: configuration)
@@ -341,8 +349,9 @@ public final class BlobStore: Sendable {
         try Syscalls.accessMode(lock) != O_RDONLY
     }
 
-    /// Runs `body` holding `flock(operation)` on LOCK, waiting up to `timeout` for it. Releasing
-    /// an exclusive lock bumps `changes` first, so readers in other processes catch up.
+    /// Runs `body` holding `flock(operation)` on LOCK, waiting up to `timeout` for it. Taking and
+    /// releasing an exclusive lock bump `changes`, so readers in other processes catch up and
+    /// writers know whether anyone else held it (``ChangeCounter/isQuiet``).
     static func withLock<R>(
         _ lock: FileDescriptor, _ operation: CInt, timeout: Duration, bumping changes: ChangeCounter?,
         _ body: () throws -> R
@@ -360,8 +369,9 @@ public final class BlobStore: Sendable {
             Syscalls.sleep(microseconds: pause)
             pause = min(pause * 2, 10_000)
         }
+        if operation == LOCK_EX { changes?.acquired() }
         defer {
-            if operation == LOCK_EX { changes?.bump() }
+            if operation == LOCK_EX { changes?.releasing() }
             Syscalls.unlock(lock)
         }
         return try body()
@@ -373,8 +383,9 @@ public final class BlobStore: Sendable {
         _ lock: FileDescriptor, _ operation: CInt, bumping changes: ChangeCounter?, _ body: () throws -> R
     ) throws -> R? {
         guard try Syscalls.tryFlock(lock, operation) else { return nil }
+        if operation == LOCK_EX { changes?.acquired() }
         defer {
-            if operation == LOCK_EX { changes?.bump() }
+            if operation == LOCK_EX { changes?.releasing() }
             Syscalls.unlock(lock)
         }
         return try body()

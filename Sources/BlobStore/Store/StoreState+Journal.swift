@@ -42,7 +42,8 @@ extension StoreState {
     mutating func catchUpIfChanged(layout: StoreLayout, changes: ChangeCounter?) throws {
         guard let changes else { return try catchUp(layout: layout) }
         let value = changes.value
-        guard value != seenChanges else { return }
+        // Unchanged since the last catch-up, or since this process's own last write.
+        guard value != seenChanges, !changes.isOwnRelease(value) else { return }
         try catchUp(layout: layout)
         seenChanges = value
     }
