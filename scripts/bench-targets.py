@@ -36,28 +36,24 @@ sha256 = limits["openssl_MBps"]["sha256@16384"]["median"]
 write = limits["dd_MBps"]["write_fdatasync"]["median"]
 best_get, best_get_peer = best("small", "get")
 best_reopen, best_reopen_peer = best("small", "reopen")
-smallest_disk = min((disk(name), name) for name in peers
-                    if not name.startswith(("swift", "raw")) and peers[name]["count"].get("small", 0) == 0)
 
+sqlite_disk = disk("sqlite-autocommit")
+
+# The targets of the storage-engine issue (docs/benchmarks.md, "The targets").
 rows = [
-    ("W1 put, none ≥ sqlite-batch1000", rate("swift", "small", "put"), "sqlite-batch1000",
-     rate("sqlite-batch1000", "small", "put"), 1.0, "ops/s"),
-    ("W1 put, none ≥ 2 × sqlite-autocommit", rate("swift", "small", "put"), "2 × sqlite-autocommit",
-     2 * rate("sqlite-autocommit", "small", "put"), 1.0, "ops/s"),
-    ("W1 get, verified ≥ 1.2 × best peer", rate("swift", "small", "get"), best_get_peer, best_get, 1.2, "ops/s"),
-    ("(W1 get, verified, against the raw baseline)", rate("swift", "small", "get"), "raw",
-     rate("raw", "small", "get"), 1.0, "ops/s"),
-    ("W1 miss ≥ 10 × sqlite", rate("swift", "small", "miss"), "sqlite-batch1000",
-     rate("sqlite-batch1000", "small", "miss"), 10.0, "ops/s"),
-    ("W1 reopen ≥ 1.2 × best peer", rate("swift", "small", "reopen"), best_reopen_peer, best_reopen, 1.2, "ops/s"),
-    ("(W1 reopen against the raw baseline)", rate("swift", "small", "reopen"), "raw",
-     rate("raw", "small", "reopen"), 1.0, "ops/s"),
-    ("W2 put ≥ 50 % of min(SHA-256, write)", rate("swift", "large", "put", "MB_s"), "min(SHA-256, dd write)",
-     min(sha256, write), 0.5, "MB/s"),
-    ("W2 get, verified ≥ 70 % of SHA-256", rate("swift", "large", "get", "MB_s"), "SHA-256 (16 KiB blocks)",
-     sha256, 0.7, "MB/s"),
-    ("W2 get, not verified ≥ raw", rate("swift-noverify", "large", "get", "MB_s"), "raw",
-     rate("raw", "large", "get", "MB_s"), 1.0, "MB/s"),
+    ("W1 put, none ≥ 2 × sqlite-batch1000", rate("swift", "small", "put"), "2 × sqlite-batch1000",
+     2 * rate("sqlite-batch1000", "small", "put"), 1.0, "ops/s"),
+    ("W1 put, always ≥ raw + fdatasync (2,000 entries each)", rate("swift-always", "small", "put"), "raw-fsync",
+     rate("raw-fsync", "small", "put"), 1.0, "ops/s"),
+    ("W1 get, verified ≥ 1.5 × best peer", rate("swift", "small", "get"), best_get_peer, best_get, 1.5, "ops/s"),
+    ("W1 reopen ≥ 1.5 × best peer", rate("swift", "small", "reopen"), best_reopen_peer, best_reopen, 1.5, "ops/s"),
+    ("W1 miss ≥ 20 × sqlite", rate("swift", "small", "miss"), "sqlite-batch1000",
+     rate("sqlite-batch1000", "small", "miss"), 20.0, "ops/s"),
+    ("W2 put ≥ raw", rate("swift", "large", "put", "MB_s"), "raw", rate("raw", "large", "put", "MB_s"), 1.0, "MB/s"),
+    ("W2 put ≥ 80 % of min(SHA-256, write)", rate("swift", "large", "put", "MB_s"), "min(SHA-256, dd write)",
+     min(sha256, write), 0.8, "MB/s"),
+    ("W2 get, verified ≥ 85 % of SHA-256", rate("swift", "large", "get", "MB_s"), "SHA-256 (16 KiB blocks)",
+     sha256, 0.85, "MB/s"),
 ]
 
 print("| target | BlobStore | reference | reference value | ratio | met |")
@@ -67,5 +63,5 @@ for name, ours, reference, value, needed, unit in rows:
     print(f"| {name} | {ours:,.0f} {unit} | {reference} | {value:,.0f} {unit} | {ratio:.2f} × "
           f"| {'yes' if ratio >= needed else 'NO'} |")
 ours_disk = disk("swift")
-print(f"| W1 disk used ≤ smallest peer | {ours_disk:.1f} MiB | {smallest_disk[1]} | {smallest_disk[0]:.1f} MiB "
-      f"| {ours_disk / smallest_disk[0]:.2f} × | {'yes' if ours_disk <= smallest_disk[0] else 'NO'} |")
+print(f"| W1 disk ≤ 0.95 × SQLite's | {ours_disk:.1f} MiB | sqlite-autocommit | {sqlite_disk:.1f} MiB "
+      f"| {ours_disk / sqlite_disk:.2f} × | {'yes' if ours_disk <= 0.95 * sqlite_disk else 'NO'} |")

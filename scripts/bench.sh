@@ -42,11 +42,12 @@ peers += [
           "crash); no fsync", "sha256 verified on every get",
           "Swift 6.3, BlobStore, put(_:for:) / value(for:), one op at a time"),
     swift("swift-batched", ["--durability", "batched"],
-          "batched: group commit (blobs, directories, journal fdatasync) at most 50 ms after a write "
-          "and every 256 new blobs", "sha256 verified on every get", "as swift, durability batched"),
+          "batched: group commit (packs, blobs, directories, journal fdatasync) at most 50 ms after a "
+          "write and every 256 new loose blobs", "sha256 verified on every get", "as swift, durability batched"),
     swift("swift-always", ["--durability", "always"],
-          "always: fdatasync blob + fsync shard directory (new content) + fdatasync journal before "
-          "each put returns", "sha256 verified on every get",
+          "always: before each put returns, fdatasync of the pack (a new value below 64 KiB: a needle) "
+          "or of the blob + fsync of its shard directory (larger), then fdatasync of the journal",
+          "sha256 verified on every get",
           "as swift, durability always; W1 with 2,000 entries (rates are per op)", count={"small": 2000}),
     swift("swift-noverify", ["--durability", "none", "--no-verify"], "as swift",
           "none (size only)", "as swift, verifyReads off"),

@@ -9,7 +9,7 @@ import Synchronization
 struct ScaleRun {
     static let usage = """
         usage: blobstore-bench scale [--dir DIR] [--entries N] [--distinct D] [--stream-mib M]
-                                     [--only million,threads,stream] [--keep]
+                                     [--only million,threads,stream,latency,disk] [--keep]
         """
 
     var directory = "/tmp/blobstore-bench"
@@ -17,7 +17,7 @@ struct ScaleRun {
     /// Distinct contents among the entries of the `million` store (entry i holds content i % D).
     var distinct = 100_000
     var streamMiB = 2048
-    var only: Set<String> = ["million", "threads", "stream"]
+    var only: Set<String> = ["million", "threads", "stream", "latency", "disk"]
     /// Keep the stores (their directory is printed) instead of deleting them at the end.
     var keep = false
 
@@ -71,6 +71,8 @@ struct ScaleRun {
         if only.contains("stream") { try Self.runChild(["scale-stream", run, String(streamMiB)], label: "stream") }
         if only.contains("million") { try million(in: run) }
         if only.contains("threads") { try threads(in: run) }
+        if only.contains("latency") { try latency(in: run) }
+        if only.contains("disk") { try disk(in: run) }
     }
 
     /// Runs this executable with `arguments` and waits; its lines go to the same standard output.
@@ -128,19 +130,104 @@ struct ScaleRun {
     }
 
     /// In a child process: opens the store, prints the time and the resident memory the open
-    /// added, per entry and beyond the keys' own bytes.
+    /// added, per entry and beyond the keys' own bytes; then 100,000 verified gets of keys spread
+    /// over the store and 100,000 misses, and the disk the store takes (`st_blocks`).
     static func measureOpen(_ path: String, label: String) throws {
         let before = Measure.residentMemory().current
         let (seconds, store) = try Measure.time { try BlobStore(at: path, configuration: .init(durability: .none)) }
         let after = Measure.residentMemory().current
-        let entries = try store.entries()
-        let keyBytes = entries.reduce(0) { $0 + $1.key.bytes.count }
+        let count = try store.stats().entries
+        let keyBytes = try store.entries().reduce(0) { $0 + $1.key.bytes.count }
+        let probes = min(100_000, count)
+        let stride = max(1, count / max(probes, 1))
+        var wrong = 0
+        let (getSeconds, _) = try Measure.time {
+            for n in 0..<probes where try store.value(for: key(n * stride)) == nil { wrong += 1 }
+        }
+        let (missSeconds, _) = try Measure.time {
+            for n in 0..<probes where try store.value(for: key(-1 - n)) != nil { wrong += 1 }
+        }
         try store.close()
-        let perEntry = Double(after - before) / Double(max(entries.count, 1))
+        let perEntry = Double(after - before) / Double(max(count, 1))
+        let disk = Measure.allocatedBytes(under: path)
         Measure.emit([
-            "scale": label, "entries": entries.count, "seconds": seconds, "rss_added_bytes": after - before,
+            "scale": label, "entries": count, "seconds": seconds, "rss_added_bytes": after - before,
             "rss_bytes_per_entry": perEntry,
-            "rss_bytes_per_entry_beyond_keys": perEntry - Double(keyBytes) / Double(max(entries.count, 1)),
+            "rss_bytes_per_entry_beyond_keys": perEntry - Double(keyBytes) / Double(max(count, 1)),
+            "gets_per_second": Double(probes) / getSeconds, "misses_per_second": Double(probes) / missSeconds,
+            "get_errors": wrong, "disk_bytes": disk, "disk_bytes_per_entry": Double(disk) / Double(max(count, 1)),
+        ])
+    }
+
+    // MARK: - Get latency under durable puts
+
+    /// Verified gets of 4 KiB values on one thread, each timed: first alone, then while another
+    /// thread puts new values with durability `always` (each put synced before it returns).
+    /// Prints the median and the 99th percentile of both.
+    private func latency(in run: String) throws {
+        let path = run + "/latency"
+        let count = 20_000
+        let loader = try BlobStore(at: path, configuration: .init(durability: .none))
+        for i in 0..<count { try loader.put(Self.pageValue(i), for: Self.key(i)) }
+        try loader.close()
+        let store = try BlobStore(at: path, configuration: .init(durability: .always))
+        func sample() throws -> [Double] {
+            var times: [Double] = []
+            times.reserveCapacity(count)
+            for i in 0..<count {
+                let start = Measure.now()
+                guard try store.value(for: Self.key(i)) != nil else { throw BenchError("a latency key is missing") }
+                times.append(Measure.now() - start)
+            }
+            return times.sorted()
+        }
+        let idle = try sample()
+        let stop = Atomic<Bool>(false)
+        let puts = Atomic<Int>(0)
+        let writer = Thread {
+            var i = count
+            while !stop.load(ordering: .relaxed) {
+                _ = try? store.put(Self.pageValue(i), for: Self.key(i))
+                i += 1
+                puts.add(1, ordering: .relaxed)
+            }
+        }
+        writer.start()
+        while puts.load(ordering: .relaxed) < 10 { usleep(1000) }
+        let busy = try sample()
+        stop.store(true, ordering: .relaxed)
+        while !writer.isFinished { usleep(1000) }
+        try store.close()
+        func percentile(_ sorted: [Double], _ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        Measure.emit([
+            "scale": "latency", "gets": count, "idle_p50_us": percentile(idle, 0.5) * 1e6,
+            "idle_p99_us": percentile(idle, 0.99) * 1e6, "busy_p50_us": percentile(busy, 0.5) * 1e6,
+            "busy_p99_us": percentile(busy, 0.99) * 1e6, "always_puts_meanwhile": puts.load(ordering: .relaxed),
+            "p99_ratio": percentile(busy, 0.99) / percentile(idle, 0.99),
+        ])
+    }
+
+    // MARK: - Disk of small values
+
+    /// 100,000 distinct 100-byte values: the disk the store takes (`st_blocks`, as `du` counts
+    /// it, index included), against the values' own bytes; after the puts and after a compaction.
+    private func disk(in run: String) throws {
+        let path = run + "/disk"
+        let count = 100_000
+        let store = try BlobStore(at: path, configuration: .init(durability: .none))
+        for i in 0..<count { try store.put(Data(String(format: "%0100d", i).utf8), for: Self.key(i)) }
+        try store.close()
+        let afterPuts = Measure.allocatedBytes(under: path)
+        let compacting = try BlobStore(at: path, configuration: .init(durability: .none))
+        try compacting.compact()
+        let stored = try compacting.stats().storedBytes
+        try compacting.close()
+        let afterCompaction = Measure.allocatedBytes(under: path)
+        let values = Double(count * 100)
+        Measure.emit([
+            "scale": "disk", "values": count, "value_bytes": 100, "disk_bytes_after_puts": afterPuts,
+            "ratio_after_puts": Double(afterPuts) / values, "disk_bytes_after_compaction": afterCompaction,
+            "ratio_after_compaction": Double(afterCompaction) / values, "stored_bytes": stored,
         ])
     }
 

@@ -113,6 +113,7 @@ import Testing
                 evicted:         32 entries, 3.1 MiB (1 expired, 0 idle too long, 31 least recently used)
                 blobs deleted:   0, 0 B
                 blobs kept:      2 unreferenced, younger than the grace period
+                packs:           0 rewritten (0 needles moved), 0 deleted, 0 B
                 temporary files: 0 deleted, 0 B
                 old generations: 0 files deleted
                 after:           9 entries, 900 KiB stored

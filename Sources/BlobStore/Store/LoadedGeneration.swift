@@ -101,9 +101,9 @@ struct LoadedGeneration {
     static func readAll(_ fd: FileDescriptor, from offset: Int64) throws -> [UInt8] {
         let size = Int64(try Syscalls.fstat(fd).st_size)
         guard size > offset else { return [] }
-        var bytes = [UInt8](repeating: 0, count: Int(size - offset))
-        let count = try bytes.withUnsafeMutableBytes { try Syscalls.preadFully(fd, into: $0, at: offset) }
-        if count < bytes.count { bytes.removeLast(bytes.count - count) }
-        return bytes
+        // Not zero-filled first: pread overwrites what it reads, and only that is kept.
+        return try [UInt8](unsafeUninitializedCapacity: Int(size - offset)) { buffer, initialized in
+            initialized = try Syscalls.preadFully(fd, into: UnsafeMutableRawBufferPointer(buffer), at: offset)
+        }
     }
 }

@@ -76,6 +76,9 @@ extension StoreState {
             if let damage { recovery.manifestDamage = damage }
         }
         journalEnd = Int64(JournalFormat.fileHeaderSize)
+        // Room for the journal's keys too (a put takes at least 50 bytes; most are 100 or more),
+        // so that the tables do not grow step by step while it is replayed.
+        index.reserveCapacity(index.count + loaded.journalBytes.count / 128)
         let scan = replay(loaded.journalBytes, from: JournalFormat.fileHeaderSize)
         recovery.recordsReplayed = scan.recordCount
     }

@@ -40,6 +40,11 @@ extension Runner {
             ),
             ("blobs deleted", "\(report.blobsDeleted), \(bytes(report.blobBytesDeleted))"),
             ("blobs kept", "\(report.blobsKeptYoung) unreferenced, younger than the grace period"),
+            (
+                "packs",
+                "\(report.packsRewritten) rewritten (\(count(report.needlesMoved, "needle", "needles")) moved), "
+                    + "\(report.packsDeleted) deleted, \(bytes(report.packBytesDeleted))"
+            ),
             ("temporary files", "\(report.temporaryFilesDeleted) deleted, \(bytes(report.temporaryBytesDeleted))"),
             ("old generations", "\(count(report.oldGenerationFilesDeleted, "file", "files")) deleted"),
             ("after", "\(count(report.entriesAfter, "entry", "entries")), \(bytes(report.storedBytesAfter)) stored"),
