@@ -38,7 +38,7 @@ extension BlobStore {
         if !plan.victims.isEmpty {
             try state.append(plan.victims.map { .evict(key: $0.key, digest: $0.digest) })
         }
-        if configuration.durability != .none, !state.index.garbage.isEmpty {
+        if configuration.durability != .none, !state.index.garbage.isEmpty || !state.index.deadPacks.isEmpty {
             // Blobs, then the journal (with what other processes appended: their removes and
             // overwrites made some of this garbage), so that after a power loss no record
             // refers to a deleted blob.

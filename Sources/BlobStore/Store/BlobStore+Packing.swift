@@ -31,6 +31,10 @@ extension BlobStore {
     /// Appends a needle and makes it as durable as the mode asks before its record is written:
     /// `always` syncs the pack (and `packs/` when the pack is new) now, `batched` leaves it to
     /// the group commit. Exclusive lock held, after catching up.
+    ///
+    /// The order matters in `always` mode: a record that reached the disk before its needle
+    /// would, after a power loss, replace a key's older durable value with a missing one (the
+    /// power-loss sweep catches syncing the two at once).
     func appendNeedle(_ bytes: UnsafeRawBufferPointer, digest: SHA256Digest, _ state: inout StoreState) throws
         -> PackLocation
     {
@@ -40,6 +44,7 @@ extension BlobStore {
         state.index.noteNeedle(at: appended.location, size: UInt64(bytes.count))
         switch configuration.durability {
         case .always:
+            // Their needles were synced by the writes that appended them.
             for fd in appended.retired { Syscalls.close(fd) }
             if let writer = state.packs.writer?.descriptor {
                 try syncOrPoison(&state) { try Syscalls.fdatasync(writer) }
