@@ -73,15 +73,36 @@ struct RecipeReader {
         return SHA256Digest(bytes: (0..<32).map { UInt8(truncatingIfNeeded: Int(seed) &* 31 &+ $0) })!
     }
 
+    /// A place a needle of `size` bytes can have (pack 1 to 2^31, after the header, inside 64 MiB).
+    mutating func packLocation(size: UInt64) -> PackLocation {
+        let pack = UInt32(truncatingIfNeeded: u64() % UInt64(JournalFormat.maxPackNumber)) + 1
+        let room = PackFormat.maximumPackSize - PackFormat.needleSize(size) - PackFormat.headerSize
+        return PackLocation(pack: pack, offset: PackFormat.headerSize + u64() % (room + 1))
+    }
+
     mutating func record() -> JournalRecord {
-        switch byte() % 4 {
-        case 0:
+        switch byte() % 6 {
+        case 0, 4:
             let key = key()
             let digest = digest()
-            let size = u64()
+            var size = u64()
             let created = i64()
             let expires: Int64? = byte() & 1 == 0 ? nil : i64()
-            return .put(.init(key: key, digest: digest, size: size, created: created, expires: expires, metadata: blob(maxCount: 64)))
+            let metadata = blob(maxCount: 64)
+            // Type 4 of the recipe is a packed put (journal type 7): a size a pack can hold.
+            var location = BlobLocation.loose
+            if byte() % 2 == 1 {
+                size %= UInt64(PackFormat.maximumPackedValue) + 1
+                location = .packed(packLocation(size: size))
+            }
+            return .put(
+                .init(
+                    key: key, digest: digest, size: size, created: created, expires: expires, metadata: metadata,
+                    location: location))
+        case 5:
+            let digest = digest()
+            let size = u64() % (UInt64(PackFormat.maximumPackedValue) + 1)
+            return .relocate(.init(digest: digest, size: size, from: packLocation(size: size), to: packLocation(size: size)))
         case 1:
             let count = Int(byte() % 6)
             return .access((0..<count).map { _ in JournalRecord.AccessItem(key: key(), time: i64()) })

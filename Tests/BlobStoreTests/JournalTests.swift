@@ -10,10 +10,18 @@ func sampleRecords(_ count: Int) -> [JournalRecord] {
         let digest = SHA256Hasher.hash(Data("content \(index % 7)"))
         switch index % 4 {
         case 0, 1:
+            // Every other put is packed (record type 7); every eighth record a relocate (type 8).
+            if index % 8 == 1 {
+                return .relocate(
+                    JournalRecord.RelocateRecord(
+                        digest: digest, size: UInt64(index * 100), from: PackLocation(pack: 1, offset: 24),
+                        to: PackLocation(pack: UInt32(index), offset: UInt64(24 + index * 136))))
+            }
             return .put(
                 JournalRecord.PutRecord(
                     key: key, digest: digest, size: UInt64(index * 100), created: 1_700_000_000_000 + Int64(index),
-                    expires: index % 8 == 0 ? nil : 1_800_000_000_000, metadata: Array("meta\(index)".utf8)))
+                    expires: index % 8 == 0 ? nil : 1_800_000_000_000, metadata: Array("meta\(index)".utf8),
+                    location: index % 4 == 0 ? .loose : .packed(PackLocation(pack: 2, offset: UInt64(24 + index)))))
         case 2:
             return .access([
                 JournalRecord.AccessItem(key: key, time: 1_700_000_000_500),
