@@ -317,7 +317,7 @@ extension BlobStore {
         var quarantinedStrays = 0
         var quarantinedBlobs = 0
         var dropped = 0
-        try state.withLock { state in
+        try holdingWriters { try state.withLock { state in
             try checkWritable(state)
             try exclusively {
                 try prepareAppend(&state)
@@ -398,7 +398,7 @@ extension BlobStore {
                 state.repairs += records.count
                 try finishWrite(&state, newBlob: nil)
             }
-        }
+        } }
         report.quarantinedStrayFiles = quarantinedStrays
         report.quarantinedBlobs = quarantinedBlobs
         report.droppedEntries = dropped

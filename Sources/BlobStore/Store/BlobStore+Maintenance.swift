@@ -14,13 +14,15 @@ extension BlobStore {
     /// (``Configuration/compactionMinimumJournalBytes``, ``Configuration/compactionDeadFraction``).
     @discardableResult
     public func compact() throws -> CompactionReport {
-        try state.withLock { state in
-            try checkWritable(state)
-            return try exclusively {
-                try prepareAppend(&state)
-                let report = try state.compact(layout: layout, configuration: configuration)
-                try reclaimPacks(&state, capacity: nil)
-                return report
+        try holdingWriters {
+            try state.withLock { state in
+                try checkWritable(state)
+                return try exclusively {
+                    try prepareAppend(&state)
+                    let report = try state.compact(layout: layout, configuration: configuration)
+                    try reclaimPacks(&state, capacity: nil)
+                    return report
+                }
             }
         }
     }
@@ -98,7 +100,7 @@ extension BlobStore {
         if let problem = LimitsFile.validationProblem(limits) {
             throw BlobStoreError(.invalidArgument, problem)
         }
-        try state.withLock { state in
+        try holdingWriters { try state.withLock { state in
             try checkWritable(state)
             try exclusively {
                 do {
@@ -110,7 +112,7 @@ extension BlobStore {
                 }
             }
             state.limits = limits
-        }
+        } }
     }
 
     // MARK: - Internals
@@ -126,16 +128,20 @@ extension BlobStore {
     /// Runs `body` caught up, under the mutex and the exclusive lock. A dry run changes nothing,
     /// not even a torn tail: it only catches up, without the lock, as a read does.
     private func underLock(dryRun: Bool, _ body: (inout StoreState) throws -> Void) throws {
-        try state.withLock { state in
-            if dryRun {
+        if dryRun {
+            return try state.withLock { state in
                 try checkUsable(state)
                 try state.catchUp(layout: layout)
-                return try body(&state)
-            }
-            try checkWritable(state)
-            try exclusively {
-                try prepareAppend(&state)
                 try body(&state)
+            }
+        }
+        try holdingWriters {
+            try state.withLock { state in
+                try checkWritable(state)
+                try exclusively {
+                    try prepareAppend(&state)
+                    try body(&state)
+                }
             }
         }
     }

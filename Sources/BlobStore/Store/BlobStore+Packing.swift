@@ -8,29 +8,44 @@ extension BlobStore {
     /// one (packed or loose), else appends a needle to the newest pack; then appends the record.
     /// Under the mutex and the exclusive lock, like ``commit(_:blob:)``; the needle costs one
     /// `pwrite(2)` and no file is created (but the first of a pack).
+    ///
+    /// In ``Durability/always`` mode the two syncs run with the state mutex let go (the needle's
+    /// pack before the record is appended, the journal after it), so that readers of this
+    /// process never wait for them; ``writers`` and the exclusive lock are held throughout.
     func commitPacked(_ record: JournalRecord.PutRecord, _ bytes: UnsafeRawBufferPointer) throws {
-        try state.withLock { state in
-            try checkWritable(state)
+        try holdingWriters {
+            try state.withLock { try checkWritable($0) }
             try exclusively {
-                try prepareAppend(&state)
-                var record = record
-                if let reference = state.index.blobs[record.digest], try isSound(record.digest, reference, &state) {
-                    record.location = reference.location
-                } else {
+                let (located, appended, packToSync) = try state.withLock {
+                    state -> (JournalRecord.PutRecord, Bool, FileDescriptor?) in
+                    try checkWritable(state)
+                    try prepareAppend(&state)
+                    var record = record
+                    if let reference = state.index.blobs[record.digest], try isSound(record.digest, reference, &state) {
+                        record.location = reference.location
+                        return (record, false, nil)
+                    }
                     record.location = .packed(try appendNeedle(bytes, digest: record.digest, &state))
-                    TestHooks.reach(.putBlobLinked)
+                    return (record, true, configuration.durability == .always ? state.packs.writer?.descriptor : nil)
                 }
-                try state.append([.put(record)])
-                state.index.markVerified(record.digest)
-                try finishWrite(&state, newBlob: nil)
-                maintainAfterWrite(&state, protecting: record.key)
+                if let packToSync { try syncOrPoison { try Syscalls.fdatasync(packToSync) } }
+                if appended { TestHooks.reach(.putBlobLinked) }
+                try state.withLock { state in
+                    try checkWritable(state)
+                    try state.append([.put(located)])
+                    state.index.markVerified(located.digest)
+                    try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
+                    maintainAfterWrite(&state, protecting: located.key)
+                }
+                try syncDeferredJournal()
             }
         }
     }
 
-    /// Appends a needle and makes it as durable as the mode asks before its record is written:
-    /// `always` syncs the pack (and `packs/` when the pack is new) now, `batched` leaves it to
-    /// the group commit. Exclusive lock held, after catching up.
+    /// Appends a needle and arranges for it to be as durable as the mode asks before its record
+    /// is written: `always` syncs `packs/` now when the pack is new and leaves the pack's sync to
+    /// the caller, `batched` leaves both to the group commit. Exclusive lock held, after catching
+    /// up.
     ///
     /// The order matters in `always` mode: a record that reached the disk before its needle
     /// would, after a power loss, replace a key's older durable value with a missing one (the
@@ -44,11 +59,9 @@ extension BlobStore {
         state.index.noteNeedle(at: appended.location, size: UInt64(bytes.count))
         switch configuration.durability {
         case .always:
-            // Their needles were synced by the writes that appended them.
+            // Their needles were synced by the writes that appended them; the caller syncs this
+            // one before the record goes out (``commitPacked(_:_:)``, or a repack's own syncs).
             for fd in appended.retired { Syscalls.close(fd) }
-            if let writer = state.packs.writer?.descriptor {
-                try syncOrPoison(&state) { try Syscalls.fdatasync(writer) }
-            }
         case .batched:
             state.unsynced.blobs.append(contentsOf: appended.retired)
             state.unsynced.packWriter = true

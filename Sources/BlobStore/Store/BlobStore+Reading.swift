@@ -267,11 +267,15 @@ extension BlobStore {
     /// have put the same content since, linking a sound copy; then nothing is dropped. A damaged
     /// file is moved to `quarantine/`. A read-only store only counts.
     private func repair(_ digest: SHA256Digest, quarantine: Bool) throws {
-        try state.withLock { state in
+        let writable = try state.withLock { state -> Bool in
             state.misses += 1
             state.damagedReads += 1
             try checkUsable(state)
-            guard state.readOnly == nil else { return }
+            return state.readOnly == nil
+        }
+        guard writable else { return }
+        try holdingWriters { try state.withLock { state in
+            try checkUsable(state)
             try exclusively {
                 try prepareAppend(&state)
                 guard var reference = state.index.blobs[digest] else {
@@ -289,6 +293,6 @@ extension BlobStore {
                 state.repairs += keys.count
                 try finishWrite(&state, newBlob: nil)
             }
-        }
+        } }
     }
 }

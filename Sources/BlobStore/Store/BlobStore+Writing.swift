@@ -115,19 +115,50 @@ extension BlobStore {
     /// no key referring to it.
     @discardableResult
     public func remove(_ key: StoreKey) throws -> Bool {
-        try state.withLock { state in
-            try checkWritable(state)
+        try write { state in
+            guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else {
+                return false
+            }
+            try state.append([.remove(key: key, digest: nil)])
+            try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
+            maintainAfterWrite(&state, protecting: nil)
+            return true
+        }
+    }
+
+    // MARK: - The write path
+
+    /// One write of this process: holding ``writers`` and the exclusive lock, `body` runs with
+    /// the state mutex held, on a store that takes writes, caught up (``prepareAppend(_:)``). A
+    /// journal sync that `body` deferred (``finishWrite(_:newBlob:deferringJournalSync:)``, in
+    /// ``Durability/always`` mode) runs after it, with the state mutex let go: readers of this
+    /// process do not wait for it, and the write returns once it is done.
+    func write<R>(_ body: (inout StoreState) throws -> R) throws -> R {
+        try holdingWriters {
+            try state.withLock { try checkWritable($0) }
             return try exclusively {
-                try prepareAppend(&state)
-                guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else {
-                    return false
+                let result = try state.withLock { state in
+                    try checkWritable(state)
+                    try prepareAppend(&state)
+                    return try body(&state)
                 }
-                try state.append([.remove(key: key, digest: nil)])
-                try finishWrite(&state, newBlob: nil)
-                maintainAfterWrite(&state, protecting: nil)
-                return true
+                try syncDeferredJournal()
+                return result
             }
         }
+    }
+
+    /// Syncs the journal if a write deferred its sync; a failure poisons the handle. Called
+    /// holding ``writers`` and the exclusive lock, so that the journal descriptor stays the one
+    /// appended to: only a holder of ``writers`` closes it or moves to a new generation.
+    func syncDeferredJournal() throws {
+        let journal = state.withLock { state -> FileDescriptor? in
+            guard state.journalSyncDeferred else { return nil }
+            state.journalSyncDeferred = false
+            return state.poison == nil && !state.isClosed ? state.journal : nil
+        }
+        guard let journal else { return }
+        try syncOrPoison { try Syscalls.fdatasync(journal) }
     }
 
     // MARK: - Durability
@@ -136,14 +167,20 @@ extension BlobStore {
     /// group commit now. In ``Durability/always`` mode everything is already durable; in
     /// ``Durability/none`` nothing is synced.
     public func flush() throws {
-        try state.withLock { state in
-            try checkUsable(state)
-            try flushLocked(&state, waitingForLock: true)
+        try holdingWriters {
+            try state.withLock { state in
+                try checkUsable(state)
+                try flushLocked(&state, waitingForLock: true)
+            }
         }
     }
 
     /// Flushes and closes the store. Further calls throw ``BlobStoreError/Code/closed``.
     public func close() throws {
+        try holdingWriters { try closeHoldingWriters() }
+    }
+
+    private func closeHoldingWriters() throws {
         try state.withLock { state in
             guard !state.isClosed else { return }
             defer {
@@ -243,7 +280,7 @@ extension BlobStore {
         if let blob, configuration.durability == .always {
             try syncOrPoison { try Syscalls.fdatasync(blob.descriptor) }
         }
-        try state.withLock { state in
+        try holdingWriters { try state.withLock { state in
             try checkWritable(state)
             try exclusively {
                 try prepareAppend(&state)
@@ -286,7 +323,7 @@ extension BlobStore {
                 try finishWrite(&state, newBlob: handedOver)
                 maintainAfterWrite(&state, protecting: record.key)
             }
-        }
+        } }
     }
 
     /// Whether a sound copy of `record`'s blob is in `blobs/` (``ContentStore/reusableBlob(_:size:verify:sync:)``);
@@ -335,14 +372,19 @@ extension BlobStore {
         }
     }
 
-    /// After an append: sync now (`always`), queue for the group commit (`batched`), or just
-    /// close the new blob (`none`).
-    func finishWrite(_ state: inout StoreState, newBlob: FileDescriptor?) throws {
+    /// After an append: sync now (`always`; or, with `deferringJournalSync`, once the caller
+    /// has let the state mutex go: ``write(_:)``), queue for the group commit (`batched`), or
+    /// just close the new blob (`none`).
+    func finishWrite(_ state: inout StoreState, newBlob: FileDescriptor?, deferringJournalSync: Bool = false) throws {
         switch configuration.durability {
         case .always:
             if let newBlob { Syscalls.close(newBlob) }
-            let journal = state.journal
-            try syncOrPoison(&state) { try Syscalls.fdatasync(journal) }
+            if deferringJournalSync {
+                state.journalSyncDeferred = true
+            } else {
+                let journal = state.journal
+                try syncOrPoison(&state) { try Syscalls.fdatasync(journal) }
+            }
             state.unsynced.journal = false
         case .batched:
             if let newBlob { state.unsynced.blobs.append(newBlob) }
@@ -366,11 +408,43 @@ extension BlobStore {
         }
     }
 
+    /// The group commit on its timer: the work is taken under the state mutex and synced after
+    /// it is let go (holding ``writers``, so no write of this process runs meanwhile), so that
+    /// readers never wait for it. The journal and the pack are synced through duplicates of
+    /// their descriptors: another process may compact meanwhile, and this process's next
+    /// catch-up then closes the originals.
     private func runScheduledCommit() {
-        state.withLock { state in
-            state.commitScheduled = false
-            guard !state.isClosed, state.poison == nil else { return }
-            try? groupCommitLocked(&state)
+        writers.withLock { _ in
+            let taken = state.withLock { state -> (UnsyncedWrites, journal: FileDescriptor?, pack: FileDescriptor?)? in
+                state.commitScheduled = false
+                guard !state.isClosed, state.poison == nil, !state.unsynced.isEmpty else { return nil }
+                let work = state.unsynced
+                state.unsynced = UnsyncedWrites()
+                let journal = work.journal ? try? Syscalls.duplicate(state.journal) : nil
+                let pack = work.packWriter ? state.packs.writer.flatMap { try? Syscalls.duplicate($0.descriptor) } : nil
+                return (work, journal, pack)
+            }
+            guard let (work, journal, pack) = taken else { return }
+            defer {
+                for fd in work.blobs { Syscalls.close(fd) }
+                if let journal { Syscalls.close(journal) }
+                if let pack { Syscalls.close(pack) }
+            }
+            do {
+                guard work.journal == (journal != nil), work.packWriter == (pack != nil) else {
+                    throw BlobStoreError(.io, "The group commit could not duplicate a descriptor to sync.", path: path)
+                }
+                for fd in work.blobs { Syscalls.startWriteback(fd) }
+                if let pack { Syscalls.startWriteback(pack) }
+                for fd in work.blobs { try Syscalls.fdatasync(fd) }
+                if let pack { try Syscalls.fdatasync(pack) }
+                for directory in work.directories { try Syscalls.fsyncDirectory(directory) }
+                if let journal { try Syscalls.fdatasync(journal) }
+            } catch let error as BlobStoreError {
+                state.withLock { $0.poison = $0.poison ?? error }
+            } catch {
+                preconditionFailure("a group commit threw \(error), which is not a BlobStoreError")
+            }
         }
     }
 
@@ -406,7 +480,7 @@ extension BlobStore {
                     try state.append([])
                 }
             } else {
-                appendAccessHints(&state)
+                appendAccessHints(&state, holdingWriters: true)
             }
         }
         if configuration.durability == .batched {
@@ -417,14 +491,20 @@ extension BlobStore {
     /// Appends buffered access times if the exclusive lock is free right now. They are hints: a
     /// read never waits for another process's lock or fails because of them, and they are never
     /// synced on their own. Past four batches waiting for the lock, they are dropped.
-    func appendAccessHints(_ state: inout StoreState) {
+    ///
+    /// Called with the state mutex held: ``writers`` is only tried (a write of this process in
+    /// progress means the lock is not free), unless the caller holds it already.
+    func appendAccessHints(_ state: inout StoreState, holdingWriters: Bool = false) {
         guard state.readOnly == nil, state.poison == nil else { return }
-        let appended =
+        func appendIfFree(_ state: inout StoreState) -> Bool {
             (try? Self.withLockIfFree(lockFile, LOCK_EX, bumping: changes) { () throws -> Bool in
                 try prepareAppend(&state)
                 try state.append([])
                 return true
             }) == true
+        }
+        let appended =
+            holdingWriters ? appendIfFree(&state) : (writers.withLockIfAvailable { _ in appendIfFree(&state) } ?? false)
         if !appended && state.pendingAccess.count > 4 * configuration.accessBatchSize {
             state.dropPendingAccess()
         }
@@ -449,7 +529,7 @@ extension BlobStore {
         }
     }
 
-    private func syncOrPoison(_ body: () throws -> Void) throws {
+    func syncOrPoison(_ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as BlobStoreError {

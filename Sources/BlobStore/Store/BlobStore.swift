@@ -27,6 +27,12 @@ public final class BlobStore: Sendable {
     let changes: ChangeCounter?
     let identity: StoreIdentity
     let state: Mutex<StoreState>
+    /// Held by every thread of this process that takes (or may take) the exclusive lock, for the
+    /// whole hold, and by a group commit while it syncs: `flock` locks belong to the open file,
+    /// so they keep other processes out but not this process's other threads. Always taken
+    /// before ``state``, never while holding it (but for a try that does not wait), so that a
+    /// writer can let ``state`` go while it syncs (docs/design.md, "Threads").
+    let writers = Mutex(())
 
     /// The current on-disk format, written in CURRENT.
     static let formatVersion = 1
@@ -391,8 +397,16 @@ public final class BlobStore: Sendable {
         return try body()
     }
 
+    /// Runs `body` holding ``writers``.
+    func holdingWriters<R>(_ body: () throws -> R) throws -> R {
+        var result: Result<R, any Error>?
+        writers.withLock { _ in result = Result { try body() } }
+        return try result!.get()
+    }
+
     /// Runs `body` holding the exclusive lock: every journal append happens inside, after a
-    /// catch-up, so that appends from several processes never interleave with a torn tail.
+    /// catch-up, so that appends from several processes never interleave with a torn tail. The
+    /// caller holds ``writers``.
     func exclusively<R>(_ body: () throws -> R) throws -> R {
         try Self.withLock(lockFile, LOCK_EX, timeout: configuration.lockTimeout, bumping: changes, body)
     }

@@ -39,6 +39,9 @@ struct StoreState: Sendable {
     /// Writes not yet synced, in ``Durability/batched`` mode.
     var unsynced = UnsyncedWrites()
     var commitScheduled = false
+    /// A write appended in ``Durability/always`` mode and left the journal's sync to be run once
+    /// the state mutex is let go (``BlobStore/write(_:)``).
+    var journalSyncDeferred = false
     /// Set when an `fsync` failed: nothing more is acknowledged (DESIGN.md, invariant 7).
     var poison: BlobStoreError?
     /// Set when the store must not be written (it belongs to another user) or the journal could

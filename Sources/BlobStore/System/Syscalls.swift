@@ -54,6 +54,13 @@ enum Syscalls {
         }
     }
 
+    /// A second descriptor on the same open file (`fcntl(F_DUPFD_CLOEXEC)`), for syncing it after
+    /// the original may have been closed.
+    static func duplicate(_ fd: FileDescriptor) throws -> FileDescriptor {
+        let copy = try retrying("fcntl", fd.path) { fcntl(fd.rawValue, F_DUPFD_CLOEXEC, 0) }
+        return FileDescriptor(rawValue: copy, path: fd.path)
+    }
+
     /// Opens a directory for `fsync` and `flock`.
     static func openDirectory(_ path: String) throws -> FileDescriptor {
         try open(path, O_RDONLY | O_DIRECTORY)
