@@ -13,17 +13,9 @@ extension BlobStore {
         let result =
             try packed.map { Self.checked($0, digest: entry.digest, verify: configuration.verifyReads) }
             ?? content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads)
-        switch result {
-        case .found(let data):
-            recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-            return data
-        case .missing:
-            try repair(entry.digest, quarantine: false)
-            return nil
-        case .corrupt:
-            try repair(entry.digest, quarantine: true)
-            return nil
-        }
+        guard let data = try settle(result, digest: entry.digest) else { return nil }
+        recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
+        return data
     }
 
     /// A read-only handle on the blob holding `key`'s value, positioned at its start, for large
@@ -59,17 +51,9 @@ extension BlobStore {
         let result =
             try packed.map { Self.checked($0, digest: digest, verify: true) }
             ?? content.read(digest, expectedSize: size, verify: true)
-        switch result {
-        case .found(let data):
-            state.withLock { $0.index.markVerified(digest) }
-            return data
-        case .missing:
-            if size != nil { try repair(digest, quarantine: false) }
-            return nil
-        case .corrupt:
-            try repair(digest, quarantine: true)
-            return nil
-        }
+        guard let data = try settle(result, digest: digest, repairingMissing: size != nil) else { return nil }
+        state.withLock { $0.index.markVerified(digest) }
+        return data
     }
 
     /// A read-only handle on the blob whose SHA-256 is `digest`, positioned at its start, if the
@@ -81,17 +65,11 @@ extension BlobStore {
     public func fileHandle(forBlob digest: SHA256Digest) throws -> FileHandle? {
         let (size, packed) = try indexedBlob(digest)
         if let packed {
-            switch Self.checked(packed, digest: digest, verify: true) {
-            case .found(let data):
-                state.withLock { $0.index.markVerified(digest) }
-                return try content.unnamedFile(containing: data)
-            case .missing:
-                try repair(digest, quarantine: false)
-                return nil
-            case .corrupt:
-                try repair(digest, quarantine: true)
+            guard let data = try settle(Self.checked(packed, digest: digest, verify: true), digest: digest) else {
                 return nil
             }
+            state.withLock { $0.index.markVerified(digest) }
+            return try content.unnamedFile(containing: data)
         }
         let fd: FileDescriptor
         let info: stat
@@ -199,17 +177,10 @@ extension BlobStore {
     private func openVerified(_ key: StoreKey) throws -> (digest: SHA256Digest, handle: FileHandle, packed: Data?)? {
         guard let (entry, packed) = try lookup(key) else { return nil }
         if let packed {
-            switch Self.checked(packed, digest: entry.digest, verify: configuration.verifyReads) {
-            case .found(let data):
-                recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-                return (entry.digest, try content.unnamedFile(containing: data), data)
-            case .missing:
-                try repair(entry.digest, quarantine: false)
-                return nil
-            case .corrupt:
-                try repair(entry.digest, quarantine: true)
-                return nil
-            }
+            let checked = Self.checked(packed, digest: entry.digest, verify: configuration.verifyReads)
+            guard let data = try settle(checked, digest: entry.digest) else { return nil }
+            recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
+            return (entry.digest, try content.unnamedFile(containing: data), data)
         }
         let fd: FileDescriptor
         switch try content.open(entry.digest) {
@@ -232,6 +203,23 @@ extension BlobStore {
         }
         recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
         return (entry.digest, handle, nil)
+    }
+
+    /// The bytes a read found; for a blob found missing (when `repairingMissing`) or damaged,
+    /// the repair runs and the result is `nil`.
+    private func settle(_ result: ContentStore.ReadResult, digest: SHA256Digest, repairingMissing: Bool = true)
+        throws -> Data?
+    {
+        switch result {
+        case .found(let data):
+            return data
+        case .missing:
+            if repairingMissing { try repair(digest, quarantine: false) }
+            return nil
+        case .corrupt:
+            try repair(digest, quarantine: true)
+            return nil
+        }
     }
 
     /// Writes a loose copy of a packed blob, for ``fileURL(for:)-7zi9u``: a temporary file linked
