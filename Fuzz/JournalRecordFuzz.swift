@@ -18,8 +18,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for record in records {
         let framed = record.framed
         let (decoded, scan) = scanAll(framed)
-        check(scan == JournalReader.Scan(validEnd: framed.count, recordCount: 1, ending: .clean), framed, "the framing of \(record) scans as \(scan)")
-        check(decoded.count == 1 && decoded[0].0 == record, framed, "decode(encode(x)) != x: x = \(record), decoded = \(decoded.map(\.0))")
+        check(
+            scan == JournalReader.Scan(validEnd: framed.count, recordCount: 1, ending: .clean), framed,
+            "the framing of \(record) scans as \(scan)")
+        check(
+            decoded.count == 1 && decoded[0].0 == record, framed,
+            "decode(encode(x)) != x: x = \(record), decoded = \(decoded.map(\.0))")
     }
     let scanned = checkScanProperties(journal, what: "journal of \(records.count) records")
     check(scanned.map(\.0) == records, journal, "the journal of \(records) scans as \(scanned.map(\.0))")
@@ -102,7 +106,8 @@ struct RecipeReader {
         case 5:
             let digest = digest()
             let size = u64() % (UInt64(PackFormat.maximumPackedValue) + 1)
-            return .relocate(.init(digest: digest, size: size, from: packLocation(size: size), to: packLocation(size: size)))
+            return .relocate(
+                .init(digest: digest, size: size, from: packLocation(size: size), to: packLocation(size: size)))
         case 1:
             let count = Int(byte() % 6)
             return .access((0..<count).map { _ in JournalRecord.AccessItem(key: key(), time: i64()) })

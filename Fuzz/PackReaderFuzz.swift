@@ -58,13 +58,18 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     // (c) A pack header parses only when it is exactly what PackFormat.header writes.
     if let number = PackFormat.parseHeader(Array(pack.prefix(24))) {
-        check(PackFormat.header(number) == Array(pack.prefix(24)), pack, "header of pack \(number) parsed from other bytes")
+        check(
+            PackFormat.header(number) == Array(pack.prefix(24)), pack,
+            "header of pack \(number) parsed from other bytes")
     }
     // (d) What a writer appends reads back.
     let value = Array(pack.prefix(Int(valueSize % 512)))
-    let written = PackFormat.header(1) + PackFormat.needleHeader(size: UInt32(value.count), digest: SHA256Hasher.hash(value)) + value
+    let written =
+        PackFormat.header(1) + PackFormat.needleHeader(size: UInt32(value.count), digest: SHA256Hasher.hash(value))
+        + value
     written.withUnsafeBytes { buffer in
-        let back = PackFormat.needle(in: buffer, at: PackFormat.headerSize, size: UInt64(value.count), digest: SHA256Hasher.hash(value))
+        let back = PackFormat.needle(
+            in: buffer, at: PackFormat.headerSize, size: UInt64(value.count), digest: SHA256Hasher.hash(value))
         check(back == .found(Data(value)), written, "an appended needle does not read back")
     }
     return 0

@@ -198,7 +198,9 @@ struct ScaleRun {
         stop.store(true, ordering: .relaxed)
         while !writer.isFinished { usleep(1000) }
         try store.close()
-        func percentile(_ sorted: [Double], _ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        func percentile(_ sorted: [Double], _ p: Double) -> Double {
+            sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+        }
         Measure.emit([
             "scale": "latency", "gets": count, "idle_p50_us": percentile(idle, 0.5) * 1e6,
             "idle_p99_us": percentile(idle, 0.99) * 1e6, "busy_p50_us": percentile(busy, 0.5) * 1e6,

@@ -1,8 +1,7 @@
+import BlobStore
 import Foundation
 import Glibc
 import Testing
-
-import BlobStore
 
 /// Opens a store written by the 0.1 code (store format 1, journal and manifest version 1) and
 /// reads every value back: whatever a later format changes, a format-1 store must still open

@@ -250,7 +250,8 @@ struct Outside {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
             let outside = Outside(dir.child("outside"), files: [:])
-            let digest = try withStore(path, looseOnly) { store throws in try store.put(Data("to be damaged"), for: "k") }
+            let digest = try withStore(path, looseOnly) { store throws in try store.put(Data("to be damaged"), for: "k")
+            }
             #expect(symlink(outside.path, path + "/quarantine") == 0)
             #expect(errorCode { _ = try BlobStore(at: path, configuration: fast) } == .unsafeLayout)
             #expect(unlink(path + "/quarantine") == 0)

@@ -39,7 +39,9 @@ import Testing
             let path = dir.child("s")
             let sizes = [0, 1, 100, 4096, (64 << 10) - 1, 64 << 10, 300_000]
             try withStore(path) { store throws in
-                for (index, size) in sizes.enumerated() { try store.put(value(index, size: size), for: StoreKey("k\(size)")) }
+                for (index, size) in sizes.enumerated() {
+                    try store.put(value(index, size: size), for: StoreKey("k\(size)"))
+                }
                 for (index, size) in sizes.enumerated() {
                     #expect(try store.value(for: StoreKey("k\(size)")) == value(index, size: size), "size \(size)")
                 }
@@ -51,7 +53,9 @@ import Testing
             #expect(readBytes(path + "/packs/pack-1").count == 24 + packed.reduce(0) { $0 + 36 + $1 })
             try withStore(path) { store throws in
                 for (index, size) in sizes.enumerated() {
-                    #expect(try store.value(for: StoreKey("k\(size)")) == value(index, size: size), "reopened, size \(size)")
+                    #expect(
+                        try store.value(for: StoreKey("k\(size)")) == value(index, size: size), "reopened, size \(size)"
+                    )
                     #expect(try store.blob(SHA256Hasher.hash(value(index, size: size))) == value(index, size: size))
                 }
             }
@@ -244,7 +248,9 @@ import Testing
                     try store.put(value(index, size: 100 + index % 900), for: StoreKey("k\(index)"))
                     if index % 100 == 99 {
                         #expect(try store.stats().storedBytes <= capacity, "after put \(index)")
-                        #expect(allocatedBytes(path + "/packs") <= capacity + UInt64(configuration.packSize), "after put \(index)")
+                        #expect(
+                            allocatedBytes(path + "/packs") <= capacity + UInt64(configuration.packSize),
+                            "after put \(index)")
                     }
                 }
                 // The newest entries survive; every survivor reads back.

@@ -189,7 +189,9 @@ import Testing
     @Test func damagedBlobIsAMissAndIsQuarantined() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
-            let digest = try withStore(path, looseOnly) { store throws in try store.put(Data("precious bytes"), for: "k") }
+            let digest = try withStore(path, looseOnly) { store throws in
+                try store.put(Data("precious bytes"), for: "k")
+            }
             let hex = digest.hex
             let blob = blobFile(path, digest)
             chmod(blob, 0o600)

@@ -119,7 +119,7 @@ struct StoreIndex: Sendable {
         for pack in table.packs {
             updatePack(pack.number) { $0.end = max($0.end, pack.end) }
         }
-        if table.nextPack > nextPack { setNextPack(table.nextPack) }
+        nextPack = max(nextPack, table.nextPack)
     }
 
     /// The pack table a manifest keeps: every pack with a live needle, the newest, and the next
@@ -128,7 +128,9 @@ struct StoreIndex: Sendable {
         let kept = packs.filter { $0.value.live > 0 || $0.key == activePack }
         return ManifestPackTable(
             nextPack: nextPack,
-            packs: kept.map { ManifestPackTable.Pack(number: $0.key, end: $0.value.end) }.sorted { $0.number < $1.number })
+            packs: kept.map { ManifestPackTable.Pack(number: $0.key, end: $0.value.end) }.sorted {
+                $0.number < $1.number
+            })
     }
 
     /// Notes that a writer placed a needle of `size` bytes at `location` (its bytes are there
@@ -245,7 +247,6 @@ struct StoreIndex: Sendable {
         logicalBytes &+= entry.size
         liveRecordBytes &+= Self.recordBytes(entry, key: key)
         var isNew = false
-        var previous = location
         let added = { () -> BlobReference in
             isNew = true
             return BlobReference(referenceCount: 0, size: entry.size, location: location)
@@ -253,11 +254,11 @@ struct StoreIndex: Sendable {
         blobs[entry.digest, default: added()].referenceCount += 1
         if !isNew {
             // A put that found the old copy unsound wrote a new one: every key moves to it.
-            previous = blobs[entry.digest]!.location
-            guard previous != location else { return }
+            let reference = blobs[entry.digest]!
+            guard reference.location != location else { return }
             blobs[entry.digest]!.location = location
-            removeAllocation(size: blobs[entry.digest]!.size, at: previous)
-            addAllocation(size: blobs[entry.digest]!.size, at: location)
+            removeAllocation(size: reference.size, at: reference.location)
+            addAllocation(size: reference.size, at: location)
             return
         }
         addAllocation(size: entry.size, at: location)
@@ -329,13 +330,8 @@ struct StoreIndex: Sendable {
     /// Changes one pack's usage (creating it), keeping ``countedPackBytes`` and ``nextPack`` right.
     private mutating func updatePack(_ number: UInt32, _ change: (inout PackUsage) -> Void) {
         countedPackBytes &-= contribution(number)
-        if number >= nextPack { setNextPack(number &+ 1) }
+        nextPack = max(nextPack, number &+ 1)
         change(&packs[number, default: PackUsage()])
         countedPackBytes &+= contribution(number)
-    }
-
-    /// Moves ``nextPack`` forward.
-    private mutating func setNextPack(_ next: UInt32) {
-        if next > nextPack { nextPack = next }
     }
 }

@@ -121,7 +121,8 @@ extension BlobStore {
                     guard let reference = state.index.blobs[missing.digest] else { return false }
                     if let location = reference.location.packed {
                         // A repack may have moved it since the snapshot.
-                        let read = state.packs.read(location, size: reference.size, digest: missing.digest, layout: layout)
+                        let read = state.packs.read(
+                            location, size: reference.size, digest: missing.digest, layout: layout)
                         if case .missing = read { return true }
                         return false
                     }
@@ -317,88 +318,84 @@ extension BlobStore {
         var quarantinedStrays = 0
         var quarantinedBlobs = 0
         var dropped = 0
-        try holdingWriters { try state.withLock { state in
-            try checkWritable(state)
-            try exclusively {
-                try prepareAppend(&state)
-                for relative in strays {
-                    guard let info = try Syscalls.lstat(layout.root + "/" + relative),
-                        !content.belongs(relative, type: info.st_mode & S_IFMT)
-                    else { continue }
-                    try content.quarantineStray(relative)
-                    quarantinedStrays += 1
+        try write { state in
+            for relative in strays {
+                guard let info = try Syscalls.lstat(layout.root + "/" + relative),
+                    !content.belongs(relative, type: info.st_mode & S_IFMT)
+                else { continue }
+                try content.quarantineStray(relative)
+                quarantinedStrays += 1
+            }
+            if strays.contains(where: { $0 == "blobs" || $0 == "blobs/sha256" }) {
+                for directory in [layout.blobsRoot, layout.blobsSHA256] {
+                    try Syscalls.mkdir(directory, mode: configuration.directoryMode)
                 }
-                if strays.contains(where: { $0 == "blobs" || $0 == "blobs/sha256" }) {
-                    for directory in [layout.blobsRoot, layout.blobsSHA256] {
-                        try Syscalls.mkdir(directory, mode: configuration.directoryMode)
-                    }
-                }
-                var records: [JournalRecord] = []
-                // One pass over the index for every finding, not one per finding.
-                let wanted = Set(findings.corrupt).union(findings.missing)
-                var keysByDigest: [SHA256Digest: [StoreKey]] = [:]
-                for (key, entry) in state.index.entries where wanted.contains(entry.digest) {
-                    keysByDigest[entry.digest, default: []].append(key)
-                }
-                for digest in findings.corrupt {
-                    if let reference = state.index.blobs[digest], let location = reference.location.packed {
-                        // A damaged loose copy goes aside; the entries go only if the needle is bad.
-                        let copy = try check(
-                            ContentStore.BlobFile(digest: digest, size: 0), expectedSize: reference.size, buffer: buffer)
-                        if case .corrupt = copy.outcome {
-                            try content.quarantine(digest)
-                            quarantinedBlobs += 1
-                            quarantinedBytes += copy.bytesRead
-                        }
-                        let needle = Self.checked(
-                            state.packs.read(location, size: reference.size, digest: digest, layout: layout),
-                            digest: digest, verify: true)
-                        if case .found = needle { continue }
-                        // The pack is never rewritten in place: a copy of the damaged needle is the evidence.
-                        if let raw = state.packs.rawNeedle(location, size: reference.size, layout: layout) {
-                            let quarantine = try layout.preparedQuarantine(mode: configuration.directoryMode)
-                            let name = digest.hex + "-" + String(Syscalls.random64() & 0xffff_ffff, radix: 16)
-                            try BlobStore.writeFileAtomically(
-                                quarantine + "/" + name, raw, directory: quarantine, mode: configuration.fileMode)
-                            quarantinedBlobs += 1
-                            quarantinedBytes += UInt64(raw.count)
-                        }
-                        records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
-                        continue
-                    }
-                    let expectedSize = state.index.blobs[digest]?.size
-                    let found = try check(
-                        ContentStore.BlobFile(digest: digest, size: 0), expectedSize: expectedSize, buffer: buffer)
-                    switch found.outcome {
-                    case .sound:
-                        continue
-                    case .vanished where expectedSize == nil:
-                        continue
-                    case .vanished:
-                        break
-                    case .corrupt:
+            }
+            var records: [JournalRecord] = []
+            // One pass over the index for every finding, not one per finding.
+            let wanted = Set(findings.corrupt).union(findings.missing)
+            var keysByDigest: [SHA256Digest: [StoreKey]] = [:]
+            for (key, entry) in state.index.entries where wanted.contains(entry.digest) {
+                keysByDigest[entry.digest, default: []].append(key)
+            }
+            for digest in findings.corrupt {
+                if let reference = state.index.blobs[digest], let location = reference.location.packed {
+                    // A damaged loose copy goes aside; the entries go only if the needle is bad.
+                    let copy = try check(
+                        ContentStore.BlobFile(digest: digest, size: 0), expectedSize: reference.size, buffer: buffer)
+                    if case .corrupt = copy.outcome {
                         try content.quarantine(digest)
                         quarantinedBlobs += 1
-                        quarantinedBytes += found.bytesRead
+                        quarantinedBytes += copy.bytesRead
+                    }
+                    let needle = Self.checked(
+                        state.packs.read(location, size: reference.size, digest: digest, layout: layout),
+                        digest: digest, verify: true)
+                    if case .found = needle { continue }
+                    // The pack is never rewritten in place: a copy of the damaged needle is the evidence.
+                    if let raw = state.packs.rawNeedle(location, size: reference.size, layout: layout) {
+                        let quarantine = try layout.preparedQuarantine(mode: configuration.directoryMode)
+                        let name = digest.hex + "-" + String(Syscalls.random64() & 0xffff_ffff, radix: 16)
+                        try BlobStore.writeFileAtomically(
+                            quarantine + "/" + name, raw, directory: quarantine, mode: configuration.fileMode)
+                        quarantinedBlobs += 1
+                        quarantinedBytes += UInt64(raw.count)
                     }
                     records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
+                    continue
                 }
-                for digest in findings.missing {
-                    if let reference = state.index.blobs[digest], let location = reference.location.packed {
-                        let needle = state.packs.read(location, size: reference.size, digest: digest, layout: layout)
-                        guard case .missing = needle else { continue }
-                    } else if try lstatBlob(digest) != nil {
-                        continue
-                    }
-                    records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
+                let expectedSize = state.index.blobs[digest]?.size
+                let found = try check(
+                    ContentStore.BlobFile(digest: digest, size: 0), expectedSize: expectedSize, buffer: buffer)
+                switch found.outcome {
+                case .sound:
+                    continue
+                case .vanished where expectedSize == nil:
+                    continue
+                case .vanished:
+                    break
+                case .corrupt:
+                    try content.quarantine(digest)
+                    quarantinedBlobs += 1
+                    quarantinedBytes += found.bytesRead
                 }
-                guard !records.isEmpty else { return }
-                try state.append(records)
-                dropped = records.count
-                state.repairs += records.count
-                try finishWrite(&state, newBlob: nil)
+                records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
             }
-        } }
+            for digest in findings.missing {
+                if let reference = state.index.blobs[digest], let location = reference.location.packed {
+                    let needle = state.packs.read(location, size: reference.size, digest: digest, layout: layout)
+                    guard case .missing = needle else { continue }
+                } else if try lstatBlob(digest) != nil {
+                    continue
+                }
+                records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
+            }
+            guard !records.isEmpty else { return }
+            try state.append(records)
+            dropped = records.count
+            state.repairs += records.count
+            try finishWrite(&state, newBlob: nil)
+        }
         report.quarantinedStrayFiles = quarantinedStrays
         report.quarantinedBlobs = quarantinedBlobs
         report.droppedEntries = dropped

@@ -73,7 +73,9 @@ enum ManifestReader {
         for _ in 0..<count {
             let number = try reader.varint()
             let end = try reader.varint()
-            guard number >= 1, number < next else { throw ByteReader.Failure(reason: "pack number \(number) out of range") }
+            guard number >= 1, number < next else {
+                throw ByteReader.Failure(reason: "pack number \(number) out of range")
+            }
             guard end >= PackFormat.headerSize, end <= PackFormat.maximumPackSize else {
                 throw ByteReader.Failure(reason: "pack end \(end) out of range")
             }

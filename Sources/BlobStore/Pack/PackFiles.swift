@@ -82,7 +82,8 @@ struct PackFiles: @unchecked Sendable {
         if mappings[location.pack] == nil, map(location.pack, layout: layout) != nil { return nil }
         guard let mapping = mappings[location.pack], location.offset < mapping.knownSize else { return nil }
         let end = min(mapping.knownSize, location.offset &+ PackFormat.needleSize(size))
-        return Array(UnsafeRawBufferPointer(start: mapping.base + Int(location.offset), count: Int(end - location.offset)))
+        return Array(
+            UnsafeRawBufferPointer(start: mapping.base + Int(location.offset), count: Int(end - location.offset)))
     }
 
     /// Maps pack `number` after checking its header; returns why it cannot be read, or `nil`.
@@ -209,7 +210,7 @@ struct PackFiles: @unchecked Sendable {
             }
             var needle = PackFormat.needleHeader(size: UInt32(value.count), digest: digest)
             needle.append(contentsOf: value)
-            try needle.withUnsafeBytes { try Syscalls.pwriteFully(writer.descriptor, $0, at: offset) }
+            try needle.withUnsafeBytes { try Syscalls.writeFully(writer.descriptor, $0, at: offset) }
             if var mapping = mappings[target], mapping.inode == writer.inode, mapping.device == writer.device {
                 mapping.knownSize = max(mapping.knownSize, offset + needleSize)
                 mappings[target] = mapping
@@ -254,12 +255,14 @@ struct PackFiles: @unchecked Sendable {
                     Syscalls.close(fd)
                     return nil
                 }
-                try PackFormat.header(number).withUnsafeBytes { try Syscalls.pwriteFully(fd, $0, at: 0) }
+                try PackFormat.header(number).withUnsafeBytes { try Syscalls.writeFully(fd, $0, at: 0) }
             } else if !Self.hasValidHeader(fd, number: number) {
                 Syscalls.close(fd)
                 return nil
             }
-            return (Writer(number: number, descriptor: fd, device: UInt64(info.st_dev), inode: UInt64(info.st_ino)), created)
+            return (
+                Writer(number: number, descriptor: fd, device: UInt64(info.st_dev), inode: UInt64(info.st_ino)), created
+            )
         } catch {
             Syscalls.close(fd)
             throw error

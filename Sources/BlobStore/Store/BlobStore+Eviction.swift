@@ -5,8 +5,9 @@ import Glibc
 extension BlobStore {
     /// After a write, with the exclusive lock held: runs an eviction round if the store is over
     /// a limit (or an idle-age check is due), reclaims dead needles once enough have gathered,
-    /// then compacts if the journal is big and mostly dead. The write is already appended, so a failure here is not the write's: it is left
-    /// for the next write to retry (a failed sync still poisons the handle).
+    /// then compacts if the journal is big and mostly dead. The write is already appended, so a
+    /// failure here is not the write's: it is left for the next write to retry (a failed sync
+    /// still poisons the handle).
     func maintainAfterWrite(_ state: inout StoreState, protecting key: StoreKey?) {
         let now = Syscalls.nowMilliseconds()
         let limits = state.limits

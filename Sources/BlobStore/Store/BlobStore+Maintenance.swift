@@ -14,16 +14,10 @@ extension BlobStore {
     /// (``Configuration/compactionMinimumJournalBytes``, ``Configuration/compactionDeadFraction``).
     @discardableResult
     public func compact() throws -> CompactionReport {
-        try holdingWriters {
-            try state.withLock { state in
-                try checkWritable(state)
-                return try exclusively {
-                    try prepareAppend(&state)
-                    let report = try state.compact(layout: layout, configuration: configuration)
-                    try reclaimPacks(&state, capacity: nil)
-                    return report
-                }
-            }
+        try write { state in
+            let report = try state.compact(layout: layout, configuration: configuration)
+            try reclaimPacks(&state, capacity: nil)
+            return report
         }
     }
 
@@ -100,19 +94,21 @@ extension BlobStore {
         if let problem = LimitsFile.validationProblem(limits) {
             throw BlobStoreError(.invalidArgument, problem)
         }
-        try holdingWriters { try state.withLock { state in
-            try checkWritable(state)
-            try exclusively {
-                do {
-                    try BlobStore.writeFileAtomically(
-                        layout.limits, Array(LimitsFile.encode(limits).utf8), directory: layout.root,
-                        mode: configuration.fileMode)
-                } catch {
-                    throw state.poisoningIfSync(error)
+        try holdingWriters {
+            try state.withLock { state in
+                try checkWritable(state)
+                try exclusively {
+                    do {
+                        try BlobStore.writeFileAtomically(
+                            layout.limits, Array(LimitsFile.encode(limits).utf8), directory: layout.root,
+                            mode: configuration.fileMode)
+                    } catch {
+                        throw state.poisoningIfSync(error)
+                    }
                 }
+                state.limits = limits
             }
-            state.limits = limits
-        } }
+        }
     }
 
     // MARK: - Internals
@@ -135,15 +131,7 @@ extension BlobStore {
                 try body(&state)
             }
         }
-        try holdingWriters {
-            try state.withLock { state in
-                try checkWritable(state)
-                try exclusively {
-                    try prepareAppend(&state)
-                    try body(&state)
-                }
-            }
-        }
+        try write(body)
     }
 
     /// Deletes blob files no entry refers to and older than the grace period, one shard directory

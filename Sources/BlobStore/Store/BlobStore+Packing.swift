@@ -103,7 +103,9 @@ extension BlobStore {
     }
 
     /// Rehashes a packed read's bytes when `verify`; a mismatch is damage.
-    static func checked(_ result: ContentStore.ReadResult, digest: SHA256Digest, verify: Bool) -> ContentStore.ReadResult {
+    static func checked(_ result: ContentStore.ReadResult, digest: SHA256Digest, verify: Bool)
+        -> ContentStore.ReadResult
+    {
         guard verify, case .found(let data) = result else { return result }
         return SHA256Hasher.hash(data) == digest ? result : .corrupt(reason: "content does not hash to its name")
     }

@@ -262,25 +262,21 @@ extension BlobStore {
             return state.readOnly == nil
         }
         guard writable else { return }
-        try holdingWriters { try state.withLock { state in
-            try checkUsable(state)
-            try exclusively {
-                try prepareAppend(&state)
-                guard var reference = state.index.blobs[digest] else {
-                    if quarantine { try content.quarantine(digest) }
-                    return
-                }
-                // Hashed again whatever this process knew: the read just found it unsound.
-                reference.isVerified = false
-                if try isSound(digest, reference, &state) {
-                    state.index.markVerified(digest)
-                    return
-                }
-                let keys = state.index.keys(referring: digest)
-                try state.append(keys.map { .remove(key: $0, digest: digest) })
-                state.repairs += keys.count
-                try finishWrite(&state, newBlob: nil)
+        try write { state in
+            guard var reference = state.index.blobs[digest] else {
+                if quarantine { try content.quarantine(digest) }
+                return
             }
-        } }
+            // Hashed again whatever this process knew: the read just found it unsound.
+            reference.isVerified = false
+            if try isSound(digest, reference, &state) {
+                state.index.markVerified(digest)
+                return
+            }
+            let keys = state.index.keys(referring: digest)
+            try state.append(keys.map { .remove(key: $0, digest: digest) })
+            state.repairs += keys.count
+            try finishWrite(&state, newBlob: nil)
+        }
     }
 }

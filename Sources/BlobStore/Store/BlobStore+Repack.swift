@@ -7,14 +7,8 @@ extension BlobStore {
     struct RepackOutcome: Equatable, Sendable {
         /// Packs whose live needles were copied out.
         var packsRewritten = 0
-        /// Needles copied, and their bytes (headers included).
+        /// Needles copied.
         var needlesMoved = 0
-        var bytesMoved: UInt64 = 0
-        /// Pack files deleted (rewritten ones and those with nothing live), and their sizes.
-        var packsDeleted = 0
-        var packBytesDeleted: UInt64 = 0
-        /// Needles found damaged while copying: their entries were dropped.
-        var damagedNeedles = 0
     }
 
     /// Gives back the disk of dead needles. Every pack whose live fraction is below
@@ -38,12 +32,7 @@ extension BlobStore {
             state.unsynced.journal = true
             try groupCommitLocked(&state)
         }
-        let before = state.index.packs
         state.deleteDeadPacks(layout: layout)
-        for (number, usage) in before where state.index.packs[number] == nil {
-            outcome.packsDeleted += 1
-            outcome.packBytesDeleted &+= usage.end
-        }
         return outcome
     }
 
@@ -73,7 +62,6 @@ extension BlobStore {
             let read = state.packs.read(blob.location, size: blob.size, digest: blob.digest, layout: layout)
             guard case .found(let data) = Self.checked(read, digest: blob.digest, verify: true) else {
                 // Never copy damage: the entries go, as a read would drop them.
-                outcome.damagedNeedles += 1
                 records += state.index.keys(referring: blob.digest).map { .remove(key: $0, digest: blob.digest) }
                 continue
             }
@@ -90,7 +78,6 @@ extension BlobStore {
                     JournalRecord.RelocateRecord(
                         digest: blob.digest, size: blob.size, from: blob.location, to: appended.location)))
             outcome.needlesMoved += 1
-            outcome.bytesMoved &+= PackFormat.needleSize(blob.size)
         }
         TestHooks.reach(.repackNeedlesCopied)
         let journal = state.journal

@@ -28,7 +28,8 @@ extension BlobStore {
         if data.count < configuration.effectivePackThreshold {
             let digest = SHA256Hasher.hash(data)
             try data.withUnsafeBytes {
-                try commitPacked(putRecord(key: key, digest: digest, size: data.count, metadata: metadata, expires: expires), $0)
+                try commitPacked(
+                    putRecord(key: key, digest: digest, size: data.count, metadata: metadata, expires: expires), $0)
             }
             return digest
         }
@@ -238,7 +239,8 @@ extension BlobStore {
             let digest = SHA256Hasher.hash(prefix)
             try prefix.withUnsafeBytes {
                 try commitPacked(
-                    putRecord(key: key(digest), digest: digest, size: prefixCount, metadata: metadata, expires: expires),
+                    putRecord(
+                        key: key(digest), digest: digest, size: prefixCount, metadata: metadata, expires: expires),
                     $0)
             }
             return digest
@@ -280,60 +282,44 @@ extension BlobStore {
         if let blob, configuration.durability == .always {
             try syncOrPoison { try Syscalls.fdatasync(blob.descriptor) }
         }
-        try holdingWriters { try state.withLock { state in
-            try checkWritable(state)
-            try exclusively {
-                try prepareAppend(&state)
-                let reference = state.index.blobs[record.digest]
-                // Content no entry refers to is usually not on disk: try the link first, and look
-                // at what is there only if the name is taken (garbage not yet collected, damage).
-                var reused = false
-                var record = record
-                if let reference, reference.location != .loose {
-                    // Packed already: reuse that needle if it is sound.
-                    reused = try isSound(record.digest, reference, &state)
-                    if reused { record.location = reference.location }
-                } else if reference != nil || unlinked == nil {
-                    reused = try reusable(record, verify: reference?.isVerified != true, &state)
-                }
-                if !reused {
-                    guard let blob = unlinked else { throw CommitRetry.blobVanished }
-                    var changed = try content.link(blob)
-                    if changed == nil {
-                        reused = try reusable(record, verify: true, &state)
-                        if !reused {
-                            // reusable quarantined what was there.
-                            changed = try content.link(blob)
-                            guard changed != nil else {
-                                throw BlobStoreError(
-                                    .io, "The blob \(record.digest) reappeared while being replaced; retry the put.")
-                            }
+        try write { state in
+            let reference = state.index.blobs[record.digest]
+            // A loose copy checked from scratch (nothing this process knows about it).
+            let unverified = StoreIndex.BlobReference(referenceCount: 0, size: record.size)
+            // Content no entry refers to is usually not on disk: try the link first, and look
+            // at what is there only if the name is taken (garbage not yet collected, damage).
+            var reused = false
+            var record = record
+            if reference != nil || unlinked == nil {
+                reused = try isSound(record.digest, reference ?? unverified, &state)
+                if reused, let reference { record.location = reference.location }
+            }
+            if !reused {
+                guard let blob = unlinked else { throw CommitRetry.blobVanished }
+                var changed = try content.link(blob)
+                if changed == nil {
+                    reused = try isSound(record.digest, unverified, &state)
+                    if !reused {
+                        // isSound quarantined what was there.
+                        changed = try content.link(blob)
+                        guard changed != nil else {
+                            throw BlobStoreError(
+                                .io, "The blob \(record.digest) reappeared while being replaced; retry the put.")
                         }
                     }
-                    if let changed {
-                        (linked, unlinked) = (blob.descriptor, nil)
-                        TestHooks.reach(.putBlobLinked)
-                        try syncDirectories(changed, &state)
-                    }
                 }
-                try state.append([.put(record)])
-                state.index.markVerified(record.digest)
-                let handedOver = linked
-                linked = nil
-                try finishWrite(&state, newBlob: handedOver)
-                maintainAfterWrite(&state, protecting: record.key)
+                if let changed {
+                    (linked, unlinked) = (blob.descriptor, nil)
+                    TestHooks.reach(.putBlobLinked)
+                    try syncDirectories(changed, &state)
+                }
             }
-        } }
-    }
-
-    /// Whether a sound copy of `record`'s blob is in `blobs/` (``ContentStore/reusableBlob(_:size:verify:sync:)``);
-    /// a failed sync poisons the handle. Exclusive lock held.
-    private func reusable(_ record: JournalRecord.PutRecord, verify: Bool, _ state: inout StoreState) throws -> Bool {
-        do {
-            return try content.reusableBlob(
-                record.digest, size: record.size, verify: verify, sync: configuration.durability == .always)
-        } catch {
-            throw state.poisoningIfSync(error)
+            try state.append([.put(record)])
+            state.index.markVerified(record.digest)
+            let handedOver = linked
+            linked = nil
+            try finishWrite(&state, newBlob: handedOver)
+            maintainAfterWrite(&state, protecting: record.key)
         }
     }
 

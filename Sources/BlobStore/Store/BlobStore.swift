@@ -89,7 +89,8 @@ public final class BlobStore: Sendable {
                 // Writers rely on every holder of the exclusive lock bumping the counter
                 // (ChangeCounter.isQuiet): one that cannot would hide its changes from them.
                 throw BlobStoreError(
-                    .io, "\(layout.lock) could not be mapped into memory (out of memory or address space?); "
+                    .io,
+                    "\(layout.lock) could not be mapped into memory (out of memory or address space?); "
                         + "the store cannot be written safely without it. Retry, or free memory.", path: layout.lock)
             }
             if try Syscalls.lstat(layout.current) == nil {

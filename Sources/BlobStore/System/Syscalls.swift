@@ -111,31 +111,21 @@ enum Syscalls {
         return done
     }
 
-    /// `write(2)` until every byte is written.
-    static func writeFully(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer) throws {
+    /// `write(2)` until every byte is written, or with `offset`, `pwrite(2)` there (a needle
+    /// appended to a pack).
+    static func writeFully(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, at offset: UInt64? = nil) throws {
         if injecting {
             try FaultInjection.check(.write, fd.path)
             FaultInjection.willModify(fd)
         }
         var done = 0
         while done < buffer.count {
-            let n = try retrying("write", fd.path) {
-                Glibc.write(fd.rawValue, buffer.baseAddress! + done, buffer.count - done)
-            }
-            done += n
-        }
-    }
-
-    /// `pwrite(2)` until every byte is written at `offset`, for needles appended to a pack.
-    static func pwriteFully(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, at offset: UInt64) throws {
-        if injecting {
-            try FaultInjection.check(.write, fd.path)
-            FaultInjection.willModify(fd)
-        }
-        var done = 0
-        while done < buffer.count {
-            let n = try retrying("pwrite", fd.path) {
-                Glibc.pwrite(fd.rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            let start = buffer.baseAddress! + done
+            let n = try retrying(offset == nil ? "write" : "pwrite", fd.path) {
+                if let offset {
+                    return Glibc.pwrite(fd.rawValue, start, buffer.count - done, off_t(offset) + off_t(done))
+                }
+                return Glibc.write(fd.rawValue, start, buffer.count - done)
             }
             done += n
         }
