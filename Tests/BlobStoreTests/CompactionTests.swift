@@ -100,30 +100,39 @@ import Testing
         }
     }
 
-    @Test func aDamagedManifestKeepsWhatPrecedesTheDamageAndIsRewritten() throws {
+    /// A bit flipped in a key block loses that block's entries, and only them: the others read
+    /// back, the damage is reported once a read finds it, and the next writer rewrites the
+    /// manifest, setting the damaged one aside.
+    @Test func aDamagedBlockLosesOnlyItsEntriesAndIsRewritten() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
             try withStore(path) { store throws in
-                for index in 0..<20 { try store.put(Data("value \(index)"), for: StoreKey("k\(index)")) }
+                for index in 0..<200 { try store.put(Data("value \(index)"), for: StoreKey("k\(index)")) }
                 try store.compact()
             }
             let manifest = path + "/manifest-2"
-            // Inside the one entries record (the pack table and the end record follow it).
+            // Inside the first key block's payload.
             flipBit(manifest, at: JournalFormat.fileHeaderSize + JournalFormat.recordHeaderSize + 10, bit: 1)
             try withStore(path) { store throws in
-                let report = store.recoveryReport
-                #expect(report.manifestDamage != nil)
-                #expect(!report.isClean)
-                // Every entry in the manifest is in its one entries record: the whole record is lost.
-                #expect(try store.stats().entries == 0)
-                #expect(try store.stats().generation == 3, "the next writer (here, opening) rewrites it")
+                #expect(store.recoveryReport.isClean, "opening checks the index, not the blocks")
+                var found = 0
+                for index in 0..<200 {
+                    guard let value = try store.value(for: StoreKey("k\(index)")) else { continue }
+                    #expect(value == Data("value \(index)"))
+                    found += 1
+                }
+                #expect(found > 150 && found < 200, "one block of about a dozen entries is lost: \(found) read")
+                #expect(store.recoveryReport.manifestDamage?.contains("key block 0") == true)
+                #expect(try store.stats().generation == 2)
                 try store.put(Data("new"), for: "new")
+                #expect(try store.stats().generation == 3, "the next writer rewrites the manifest")
+                #expect(try store.stats().entries == found + 1)
             }
             #expect(regularFiles(under: path + "/quarantine").contains { $0.hasPrefix("manifest-2-") })
             try withStore(path) { store throws in
                 #expect(store.recoveryReport.isClean)
                 #expect(try store.value(for: "new") == Data("new"))
-                #expect(try store.value(for: "k3") == nil)
+                #expect(try store.verify().isClean)
             }
         }
     }
@@ -147,8 +156,9 @@ import Testing
         }
     }
 
-    /// Every bit of a store's manifest flipped in turn, and the manifest cut at every byte:
-    /// the store always opens, reports the damage, and never returns a wrong value.
+    /// Every bit of a store's manifest flipped in turn, and the manifest cut at every byte: the
+    /// store always opens, never returns a wrong value, and `verify` (which reads every block)
+    /// always reports the damage.
     @Test func everyBitFlipAndTruncationOfAManifestThroughTheStore() throws {
         try withTemporaryDirectory { dir throws in
             let original = dir.child("original")
@@ -172,11 +182,18 @@ import Testing
                 try FileManager.default.copyItem(atPath: original, toPath: work)
                 writeBytes(work + "/manifest-2", damaged)
                 try withStore(work) { store throws in
-                    #expect(store.recoveryReport.manifestDamage != nil, "damage went unnoticed")
+                    for index in 0..<3 {
+                        let value = try store.value(for: StoreKey("key-\(index)"))
+                        #expect(value == nil || value == Data("value \(index)"))
+                    }
                     for entry in try store.entries() {
                         let index = Int(entry.key.string.dropFirst(4))!
-                        #expect(try store.value(for: entry.key) == Data("value \(index)"))
+                        let value = try store.value(for: entry.key)
+                        #expect(value == nil || value == Data("value \(index)"))
                     }
+                    let report = try store.verify()
+                    #expect(report.recovery.manifestDamage != nil, "damage went unnoticed")
+                    #expect(!report.isClean)
                 }
             }
             #expect(damagedCases.count == manifest.count * 9)
@@ -200,36 +217,106 @@ import Testing
         }
     }
 
-    @Test func manifestRoundTripsAndRejectsEveryTruncationAndBitFlip() throws {
-        var entries: [ManifestEntry] = []
-        for index in 0..<40 {
+    private func table(_ bytes: [UInt8]) throws(ByteReader.Failure) -> ManifestTable {
+        try ManifestTable(FileMapping(copying: bytes))
+    }
+
+    private func manifestEntries(_ count: Int) -> [ManifestEntry] {
+        // Blobs 25 to 49 are needles, one after another in packs 1 and 2.
+        var locations: [BlobLocation] = Array(repeating: .loose, count: 50)
+        var ends: [UInt64] = [24, 24]
+        for blob in 25..<50 {
+            let pack = blob % 2
+            locations[blob] = .packed(PackLocation(pack: UInt32(pack + 1), offset: ends[pack]))
+            ends[pack] += PackFormat.needleSize(UInt64(blob * 1000))
+        }
+        return (0..<count).map { index in
             let expires: Int64? = index % 3 == 0 ? 1_800_000_000_000 : nil
             let entry = IndexEntry(
-                digest: SHA256Hasher.hash(Data("\(index)")), size: UInt64(index * 1000), created: 1_700_000_000_000,
-                lastAccess: 1_700_000_000_000 + Int64(index), expires: expires, metadata: Array("meta \(index)".utf8))
-            entries.append(ManifestEntry(key: StoreKey("key-\(index)"), entry: entry))
+                digest: SHA256Hasher.hash(Data("\(index % 50)")), size: UInt64(index % 50 * 1000),
+                created: 1_700_000_000_000, lastAccess: 1_700_000_000_000 + Int64(index), expires: expires,
+                metadata: Array("meta \(index)".utf8))
+            return ManifestEntry(key: StoreKey("key-\(index)"), entry: entry, location: locations[index % 50])
+        }
+    }
+
+    /// A manifest of 3,000 entries over 50 blobs: every key and every blob is found, nothing else
+    /// is, the totals are the entries', and a scan reads them all back in the table's order.
+    @Test func manifestTableFindsEveryEntryAndBlob() throws {
+        let entries = manifestEntries(3000)
+        let bytes = ManifestWriter.encode(
+            generation: 9, entries: entries,
+            packs: ManifestPackTable(nextPack: 3, packs: [.init(number: 1, end: 4096), .init(number: 2, end: 8192)]))
+        let table = try table(bytes)
+        #expect(table.totals.entries == 3000)
+        #expect(table.totals.blobs == 50)
+        #expect(table.totals.logicalBytes == entries.reduce(0) { $0 + $1.entry.size })
+        #expect(table.nextPack == 3)
+        #expect(table.packs.map(\.number) == [1, 2])
+        for entry in entries { #expect(table.entry(for: entry.key) == entry) }
+        #expect(table.entry(for: "key-3000") == nil)
+        #expect(table.entry(for: "") == nil)
+        for entry in entries.prefix(50) {
+            let blob = table.blob(entry.entry.digest)
+            #expect(blob?.references == 60)
+            #expect(blob?.size == entry.entry.size)
+            #expect(blob?.location == entry.location)
+        }
+        #expect(table.blob(SHA256Hasher.hash(Data("absent"))) == nil)
+        var scanned: [ManifestEntry] = []
+        table.forEachEntry { scanned.append($0) }
+        #expect(Set(scanned.map(\.key)) == Set(entries.map(\.key)))
+        #expect(scanned.count == 3000)
+        #expect(table.check() == nil)
+        #expect(ManifestWriter.encode(generation: 9, entries: scanned.reversed(), packs: ManifestPackTable(nextPack: 3, packs: [.init(number: 1, end: 4096), .init(number: 2, end: 8192)])) == bytes, "the same entries make the same bytes, in any order")
+    }
+
+    /// An empty store's manifest: the header, the index and the trailer.
+    @Test func anEmptyManifestHoldsNothing() throws {
+        let bytes = ManifestWriter.encode(generation: 2, entries: [])
+        #expect(bytes.count == JournalFormat.fileHeaderSize + JournalFormat.recordHeaderSize + ManifestFormat.indexFixedSize + ManifestFormat.trailerSize)
+        let table = try table(bytes)
+        #expect(table.totals == ManifestTable.Totals(entries: 0, blobs: 0, logicalBytes: 0, looseBytes: 0, liveRecordBytes: 0))
+        #expect(table.entry(for: "a") == nil)
+        #expect(table.check() == nil)
+    }
+
+    /// Every cut and every flipped bit of a manifest is refused at opening or found by a full
+    /// check, and no lookup or scan ever yields an entry that was not written.
+    @Test func manifestTableRejectsEveryTruncationAndBitFlip() throws {
+        let entries = manifestEntries(40).map { entry -> ManifestEntry in
+            var entry = entry
+            entry.location = .loose
+            return entry
         }
         let bytes = ManifestWriter.encode(generation: 9, entries: entries)
-        let body = Array(bytes[JournalFormat.fileHeaderSize...])
-        var decoded: [ManifestEntry] = []
-        let result = body.withUnsafeBytes { ManifestReader.read($0) { decoded.append($0) } }
-        #expect(result == ManifestReader.Result(entries: 40, damage: nil))
-        #expect(decoded == entries)
-        #expect(ManifestWriter.encode(generation: 9, entries: decoded) == bytes, "re-encoding is the identity")
-        for length in 0..<body.count {
-            let cut = Array(body.prefix(length))
-            let result = cut.withUnsafeBytes { ManifestReader.read($0) { _ in } }
-            #expect(result.damage != nil, "a manifest cut at \(length) must not read as whole")
+        for length in 0..<bytes.count {
+            guard let cut = try? table(Array(bytes.prefix(length))) else { continue }
+            #expect(cut.check() != nil, "a manifest cut at \(length) must not read as whole")
         }
-        for offset in 0..<body.count {
+        var refusedAtOpening = 0
+        for offset in 0..<bytes.count {
             for bit in 0..<8 {
-                var damaged = body
+                var damaged = bytes
                 damaged[offset] ^= 1 << UInt8(bit)
+                if offset < JournalFormat.fileHeaderSize {
+                    // The header is the caller's to check.
+                    #expect((try? JournalHeader(parsing: damaged.withUnsafeBytes { $0 }, magic: ManifestFormat.magic)) == nil)
+                    continue
+                }
+                guard let table = try? table(damaged) else {
+                    refusedAtOpening += 1
+                    continue
+                }
+                for entry in entries {
+                    if let found = table.entry(for: entry.key) { #expect(found == entry, "bit \(bit) of byte \(offset)") }
+                }
                 var read: [ManifestEntry] = []
-                let result = damaged.withUnsafeBytes { ManifestReader.read($0) { read.append($0) } }
-                #expect(result.damage != nil, "bit \(bit) of byte \(offset)")
+                table.forEachEntry { read.append($0) }
                 #expect(read.allSatisfy { entries.contains($0) }, "no entry is altered by a flipped bit")
+                #expect(table.check() != nil, "bit \(bit) of byte \(offset)")
             }
         }
+        #expect(refusedAtOpening > 0)
     }
 }

@@ -65,7 +65,7 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
 
 @Suite struct JournalFormatTests {
     /// The examples in docs/format.md, produced there by an independent encoder: the 82-byte
-    /// journal of one packed put, the 65-byte pack holding its needle, the 121-byte manifest of
+    /// journal of one packed put, the 65-byte pack holding its needle, the 282-byte manifest of
     /// the store after a compaction, and the 80-byte format-1 journal of one loose put.
     @Test func workedExamplesOfDocsFormatMd() {
         let hello = Data("hello")
@@ -96,9 +96,13 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
             generation: 2, entries: [entry], packs: ManifestPackTable(nextPack: 2, packs: [.init(number: 1, end: 65)]))
         #expect(
             hex(manifest)
-                == "424c4f424d4e4654020000000200000000000000898e36133500000005659e20dbf14099e60101612cf24dba5f"
-                + "b0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b98240580d095ffbc31e0a499ffbc31000001011804"
-                + "00000009bfd0649ca1588daa020101410100000006052b284381dfb4c001")
+                == "424c4f424d4e4654020000000200000000000000898e36133500000005659e20dbf14099e60101612cf24dba5fb0"
+                + "a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b98240580d095ffbc31e0a499ffbc3100000101182600"
+                + "00000a0ff09b7ae40f080e012cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b98240501"
+                + "0101186c0000000b7e52814ec04e41d6010000000000000001000000000000000500000000000000000000000000"
+                + "00004100000000000000020000000100000001000000010000000100000041000000000000002900000000000000"
+                + "8cec01864cdc63af18000000000000000ea3b05fba4df22c5a000000000000008d00000000000000424c4f424d45"
+                + "4e4461d025d8")
 
         var formatOne = JournalHeader(generation: 1)
         formatOne.version = 1

@@ -270,7 +270,7 @@ import Testing
         }
         index.apply(.access([.init(key: "a", time: 10)]))
         #expect(index.keysByRecency() == ["b", "c", "a"])
-        #expect(index.blobs[digest]?.referenceCount == 3)
+        #expect(index.blob(digest)?.referenceCount == 3)
         index.apply(.evict(key: "b", digest: SHA256Hasher.hash(Data("other"))))
         #expect(index.count == 3, "an eviction naming another digest changes nothing")
         index.apply(.evict(key: "b", digest: digest))

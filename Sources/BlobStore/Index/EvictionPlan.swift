@@ -39,24 +39,23 @@ extension StoreIndex {
             released[entry.digest, default: 0] += 1
             // A packed blob's needle is given back when its pack is repacked or deleted, which
             // the round does after evicting (BlobStore.reclaimPacks).
-            if let reference = blobs[entry.digest], released[entry.digest] == reference.referenceCount {
+            if let reference = blob(entry.digest), released[entry.digest] == reference.referenceCount {
                 stored &-= reference.allocatedBytes
             }
         }
         let idleSince = limits.maxAge.map { now &- Int64(clamping: $0.clampedNanoseconds / 1_000_000) }
         // Least-recently-used candidates are only needed when the store is over a limit.
         let isOver = isOverLimits(limits)
-        // Positions in records: sorting 4-byte numbers, not whole entries.
-        var candidates: [UInt32] = []
+        var candidates: [(lastAccess: Int64, key: StoreKey, entry: IndexEntry)] = []
         if isOver { candidates.reserveCapacity(count) }
-        for (position, record) in records.enumerated() where record.key != protecting {
-            let entry = record.entry
+        forEachEntry { key, entry in
+            guard key != protecting else { return }
             if entry.isExpired(at: now) {
-                evict(record.key, entry, .expired)
+                evict(key, entry, .expired)
             } else if let idleSince, entry.lastAccess < idleSince {
-                evict(record.key, entry, .aged)
+                evict(key, entry, .aged)
             } else if isOver {
-                candidates.append(UInt32(position))
+                candidates.append((entry.lastAccess, key, entry))
             }
         }
         guard isOver else { return plan }
@@ -66,10 +65,10 @@ extension StoreIndex {
             (byteTarget.map { stored <= $0 } ?? true) && (countTarget.map { remaining <= $0 } ?? true)
         }
         guard !isUnderTargets() else { return plan }
-        candidates.sort(by: isLessRecent)
+        // The older access first, the smaller key on a tie.
+        candidates.sort { ($0.lastAccess, $0.key) < ($1.lastAccess, $1.key) }
         for candidate in candidates {
-            let record = records[Int(candidate)]
-            evict(record.key, record.entry, .leastRecentlyUsed)
+            evict(candidate.key, candidate.entry, .leastRecentlyUsed)
             if isUnderTargets() { break }
         }
         return plan

@@ -1,6 +1,7 @@
-/// The in-memory index, rebuilt by replaying the journal: key → entry, digest → references, size
-/// and location, pack → usage, and running totals. Opening a store never walks the blob
-/// directories or the packs; every size is here.
+/// The index: key → entry, digest → references, size and location, pack → usage, and running
+/// totals. It is the compacted manifest, read in place (``ManifestTable``), with the changes the
+/// journal made since held in memory. Opening a store never walks the blob directories or the
+/// packs; every size is here.
 ///
 /// Totals use wrapping arithmetic: sizes come from the journal, and a record with a valid
 /// checksum but an absurd size must not trap the process (adds and subtracts still cancel).
@@ -37,13 +38,26 @@ struct StoreIndex: Sendable {
         var entry: IndexEntry
     }
 
-    /// The entries, densely and in no particular order. A key's place is in ``positions``; a
-    /// removal moves the last record into the hole. A hash table keeps its buckets at most 3/4
-    /// full, so buckets of a 4-byte position instead of a whole entry save about 100 bytes of
-    /// memory per entry (docs/design.md, "Memory").
-    private(set) var records: ContiguousArray<Record> = []
+    /// The compacted generation's manifest, read in place; `nil` without one (or for a format-1
+    /// manifest, whose entries are decoded into ``records``). Everything below is a change on
+    /// top of it, made by the journal since (docs/design.md, "The index").
+    private(set) var base: ManifestTable?
+    /// The entries the journal added or changed since the manifest, densely and in no particular
+    /// order. A key's place is in ``positions``; a removal moves the last record into the hole. A
+    /// hash table keeps its buckets at most 3/4 full, so buckets of a 4-byte position instead of a
+    /// whole entry save about 100 bytes of memory per entry (docs/design.md, "Memory").
+    private var records: ContiguousArray<Record> = []
     private var positions: [StoreKey: UInt32] = [:]
-    private(set) var blobs: [SHA256Digest: BlobReference] = [:]
+    /// Keys of the manifest that ``records`` replaces or that were removed: the manifest's entry
+    /// for them is not read.
+    private var shadowed: Set<StoreKey> = []
+    /// Blobs whose references changed since the manifest (all blobs, without one). A count of 0
+    /// hides the manifest's blob: nothing refers to it any more.
+    private var changedBlobs: [SHA256Digest: BlobReference] = [:]
+    /// Live entries.
+    private(set) var count = 0
+    /// Distinct blobs that some entry refers to.
+    private(set) var distinctBlobs = 0
     /// Sum of the sizes of all entries (a blob shared by two keys counts twice).
     private(set) var logicalBytes: UInt64 = 0
     /// The disk the referenced loose blobs take (``BlobReference/allocatedBytes``).
@@ -78,15 +92,94 @@ struct StoreIndex: Sendable {
     /// journal and manifest sizes to tell how much of them is dead.
     private(set) var liveRecordBytes: UInt64 = 0
 
-    subscript(key: StoreKey) -> IndexEntry? {
-        positions[key].map { records[Int($0)].entry }
+    /// An empty index.
+    init() {}
+
+    /// An index of `manifest`'s entries, read in place: only its totals and packs are taken in.
+    init(base manifest: ManifestTable) {
+        base = manifest
+        let totals = manifest.totals
+        count = Int(clamping: totals.entries)
+        distinctBlobs = Int(clamping: totals.blobs)
+        logicalBytes = totals.logicalBytes
+        looseBytes = totals.looseBytes
+        liveRecordBytes = totals.liveRecordBytes
+        for (number, usage) in manifest.packs {
+            livePackBytes &+= usage.live
+            updatePack(number) { $0 = usage }
+        }
+        nextPack = max(nextPack, manifest.nextPack)
     }
 
-    var count: Int { records.count }
+    /// Why the manifest is not whole, as far as lookups and scans have found; `nil` if nothing
+    /// read from it failed its check.
+    var manifestDamage: String? { base?.damage }
+
+    /// Reads and checks the whole manifest (``ManifestTable/check()``), for `verify`.
+    func checkManifest() { _ = base?.check() }
+
+    subscript(key: StoreKey) -> IndexEntry? {
+        if let position = positions[key] { return records[Int(position)].entry }
+        return baseEntry(key)?.entry
+    }
+
+    /// `key`'s entry and where its blob is. A manifest's entry carries its blob's location, so
+    /// a read of one needs no blob lookup unless the journal moved the blob since.
+    func located(_ key: StoreKey) -> (entry: IndexEntry, location: BlobLocation)? {
+        if let position = positions[key] {
+            let entry = records[Int(position)].entry
+            return (entry, blob(entry.digest)?.location ?? .loose)
+        }
+        guard let item = baseEntry(key) else { return nil }
+        return (item.entry, changedBlobs[item.entry.digest]?.location ?? item.location)
+    }
+
+    /// What the index knows of `digest`, or `nil` when no entry refers to it.
+    func blob(_ digest: SHA256Digest) -> BlobReference? {
+        if let reference = changedBlobs[digest] { return reference.referenceCount > 0 ? reference : nil }
+        guard let found = base?.blob(digest) else { return nil }
+        return BlobReference(referenceCount: found.references, size: found.size, location: found.location)
+    }
+
+    /// Calls `body` with every entry and its key, in no particular order.
+    func forEachEntry(_ body: (StoreKey, IndexEntry) -> Void) {
+        base?.forEachEntry { item in
+            if shadowed.isEmpty || !shadowed.contains(item.key) { body(item.key, item.entry) }
+        }
+        for record in records { body(record.key, record.entry) }
+    }
+
+    /// Every entry with its key and its blob's location, as a manifest stores them.
+    func forEachManifestEntry(_ body: (ManifestEntry) -> Void) {
+        base?.forEachEntry { item in
+            guard shadowed.isEmpty || !shadowed.contains(item.key) else { return }
+            var item = item
+            if let changed = changedBlobs[item.entry.digest] { item.location = changed.location }
+            body(item)
+        }
+        for record in records {
+            // A manifest's entry copied here by an access may refer to a blob only the manifest knows.
+            let location = blob(record.entry.digest)?.location ?? .loose
+            body(ManifestEntry(key: record.key, entry: record.entry, location: location))
+        }
+    }
+
+    /// Calls `body` with every referenced blob, in no particular order.
+    func forEachBlob(_ body: (SHA256Digest, BlobReference) -> Void) {
+        base?.forEachBlob { blob in
+            guard changedBlobs[blob.digest] == nil else { return }
+            body(
+                blob.digest, BlobReference(referenceCount: blob.references, size: blob.size, location: blob.location))
+        }
+        for (digest, reference) in changedBlobs where reference.referenceCount > 0 { body(digest, reference) }
+    }
 
     /// Every entry with its key, in no particular order.
-    var entries: LazyMapSequence<ContiguousArray<Record>, (key: StoreKey, value: IndexEntry)> {
-        records.lazy.map { ($0.key, $0.entry) }
+    var entries: [(key: StoreKey, value: IndexEntry)] {
+        var all: [(key: StoreKey, value: IndexEntry)] = []
+        all.reserveCapacity(count)
+        forEachEntry { all.append(($0, $1)) }
+        return all
     }
 
     /// Applies one journal record. Records that no longer match (an eviction of a key that was
@@ -109,17 +202,9 @@ struct StoreIndex: Sendable {
         }
     }
 
-    /// Adds an entry read from a manifest (creation and access times as they were).
+    /// Adds an entry read from a format-1 manifest (creation and access times as they were).
     mutating func insert(_ item: ManifestEntry) {
         store(item.entry, for: item.key, at: item.location)
-    }
-
-    /// Takes in a manifest's pack table: the next pack number and each pack's end.
-    mutating func insert(_ table: ManifestPackTable) {
-        for pack in table.packs {
-            updatePack(pack.number) { $0.end = max($0.end, pack.end) }
-        }
-        nextPack = max(nextPack, table.nextPack)
     }
 
     /// The pack table a manifest keeps: every pack with a live needle, the newest, and the next
@@ -140,6 +225,11 @@ struct StoreIndex: Sendable {
         updatePack(location.pack) { $0.end = max($0.end, location.offset &+ PackFormat.needleSize(size)) }
     }
 
+    /// Moves the next pack number to at least `number` (pack numbers are never reused).
+    mutating func noteNextPack(_ number: UInt32) {
+        nextPack = max(nextPack, number)
+    }
+
     /// Forgets packs with nothing live that are not the newest, after their files were deleted.
     mutating func forgetDeadPacks() {
         for (number, usage) in packs where usage.live == 0 && number != activePack {
@@ -155,17 +245,17 @@ struct StoreIndex: Sendable {
     /// The packed blobs in `numbers`, by pack and offset.
     func packedBlobs(in numbers: Set<UInt32>) -> [(digest: SHA256Digest, size: UInt64, location: PackLocation)] {
         var found: [(digest: SHA256Digest, size: UInt64, location: PackLocation)] = []
-        for (digest, reference) in blobs {
-            guard let location = reference.location.packed, numbers.contains(location.pack) else { continue }
+        forEachBlob { digest, reference in
+            guard let location = reference.location.packed, numbers.contains(location.pack) else { return }
             found.append((digest, reference.size, location))
         }
         return found.sorted { ($0.location.pack, $0.location.offset) < ($1.location.pack, $1.location.offset) }
     }
 
-    /// Makes room for about `count` entries, before a manifest is read into an empty index.
+    /// Makes room for about `count` more entries, before a journal or a format-1 manifest is read.
     mutating func reserveCapacity(_ count: Int) {
-        records.reserveCapacity(count)
-        positions.reserveCapacity(count)
+        records.reserveCapacity(records.count + count)
+        positions.reserveCapacity(positions.count + count)
     }
 
     /// Forgets the garbage list, after its blobs were deleted.
@@ -174,42 +264,52 @@ struct StoreIndex: Sendable {
         garbageBytes = 0
     }
 
-    /// Moves `key`'s last access forward to `time` (never back).
+    /// Moves `key`'s last access forward to `time` (never back). A manifest's entry is copied
+    /// among the changes first.
     mutating func touch(_ key: StoreKey, at time: Int64) {
-        guard let position = positions[key].map(Int.init), time > records[position].entry.lastAccess else { return }
-        records[position].entry.lastAccess = time
+        if let position = positions[key].map(Int.init) {
+            if time > records[position].entry.lastAccess { records[position].entry.lastAccess = time }
+            return
+        }
+        guard var entry = baseEntry(key)?.entry, time > entry.lastAccess else { return }
+        entry.lastAccess = time
+        shadowed.insert(key)
+        positions[key] = UInt32(records.count)
+        records.append(Record(key: key, entry: entry))
     }
 
     /// Records that this process has checked `digest`'s file (or written it).
     mutating func markVerified(_ digest: SHA256Digest) {
-        blobs[digest]?.isVerified = true
+        guard var reference = blob(digest), !reference.isVerified else { return }
+        reference.isVerified = true
+        changedBlobs[digest] = reference
     }
 
     /// Keys ordered from least to most recently accessed (ties by key), for eviction.
     func keysByRecency() -> [StoreKey] {
-        (0..<UInt32(records.count)).sorted(by: isLessRecent).map { records[Int($0)].key }
-    }
-
-    /// Eviction order of two positions in ``records``: the older access first, the smaller key
-    /// on a tie.
-    func isLessRecent(_ lhs: UInt32, _ rhs: UInt32) -> Bool {
-        let (left, right) = (records[Int(lhs)], records[Int(rhs)])
-        return left.entry.lastAccess != right.entry.lastAccess
-            ? left.entry.lastAccess < right.entry.lastAccess : left.key < right.key
+        entries.sorted { ($0.value.lastAccess, $0.key) < ($1.value.lastAccess, $1.key) }.map(\.key)
     }
 
     /// Keys whose entry refers to `digest`.
     func keys(referring digest: SHA256Digest) -> [StoreKey] {
-        entries.compactMap { $0.value.digest == digest ? $0.key : nil }
+        var keys: [StoreKey] = []
+        forEachEntry { key, entry in if entry.digest == digest { keys.append(key) } }
+        return keys
     }
 
     // MARK: - Reference counting
 
+    /// The manifest's entry for `key`, unless the changes replace or removed it.
+    private func baseEntry(_ key: StoreKey) -> ManifestEntry? {
+        guard let base, shadowed.isEmpty || !shadowed.contains(key) else { return nil }
+        return base.entry(for: key)
+    }
+
     /// Puts `entry` under `key`, replacing (and releasing) what was there; the blob is at
     /// `location`.
     private mutating func store(_ entry: IndexEntry, for key: StoreKey, at location: BlobLocation) {
-        precondition(records.count < UInt32.max, "the index holds at most 2^32 - 1 entries")
-        // One hash lookup for a new key (every key of a manifest); an overwrite puts the old
+        precondition(records.count < UInt32.max, "the index holds at most 2^32 - 1 changed entries")
+        // One hash lookup for a key the changes do not hold yet; an overwrite puts the old
         // position back.
         if let position = positions.updateValue(UInt32(records.count), forKey: key) {
             positions[key] = position
@@ -218,67 +318,86 @@ struct StoreIndex: Sendable {
             // Retain first: an overwrite with the same content must not make it garbage.
             retain(entry, key: key, at: location)
             release(old, key: key)
+            return
+        }
+        let old = baseEntry(key)?.entry
+        records.append(Record(key: key, entry: entry))
+        retain(entry, key: key, at: location)
+        if let old {
+            shadowed.insert(key)
+            release(old, key: key)
         } else {
-            records.append(Record(key: key, entry: entry))
-            retain(entry, key: key, at: location)
+            count &+= 1
         }
     }
 
     private mutating func removeEntry(_ key: StoreKey, ifDigest digest: SHA256Digest?) {
-        guard let position = positions[key].map(Int.init), digest == nil || records[position].entry.digest == digest
-        else { return }
-        let old = records[position].entry
-        positions[key] = nil
-        let last = records.count - 1
-        if position != last {
-            records.swapAt(position, last)
-            positions[records[position].key] = UInt32(position)
+        if let position = positions[key].map(Int.init) {
+            guard digest == nil || records[position].entry.digest == digest else { return }
+            let old = records[position].entry
+            positions[key] = nil
+            let last = records.count - 1
+            if position != last {
+                records.swapAt(position, last)
+                positions[records[position].key] = UInt32(position)
+            }
+            records.removeLast()
+            count &-= 1
+            release(old, key: key)
+            return
         }
-        records.removeLast()
+        guard let old = baseEntry(key)?.entry, digest == nil || old.digest == digest else { return }
+        shadowed.insert(key)
+        count &-= 1
         release(old, key: key)
     }
 
     /// Manifest bytes of an entry, give or take a few varint bytes.
-    private static func recordBytes(_ entry: IndexEntry, key: StoreKey) -> UInt64 {
+    static func recordBytes(_ entry: IndexEntry, key: StoreKey) -> UInt64 {
         UInt64(key.bytes.count + entry.metadata.count + 64)
     }
 
     private mutating func retain(_ entry: IndexEntry, key: StoreKey, at location: BlobLocation) {
         logicalBytes &+= entry.size
         liveRecordBytes &+= Self.recordBytes(entry, key: key)
-        var isNew = false
-        let added = { () -> BlobReference in
-            isNew = true
-            return BlobReference(referenceCount: 0, size: entry.size, location: location)
-        }
-        blobs[entry.digest, default: added()].referenceCount += 1
-        if !isNew {
-            // A put that found the old copy unsound wrote a new one: every key moves to it.
-            let reference = blobs[entry.digest]!
-            guard reference.location != location else { return }
-            blobs[entry.digest]!.location = location
-            removeAllocation(size: reference.size, at: reference.location)
-            addAllocation(size: reference.size, at: location)
+        guard var reference = blob(entry.digest) else {
+            distinctBlobs &+= 1
+            changedBlobs[entry.digest] = BlobReference(referenceCount: 1, size: entry.size, location: location)
+            addAllocation(size: entry.size, at: location)
+            if !garbage.isEmpty, let size = garbage.removeValue(forKey: entry.digest) { garbageBytes &-= size }
             return
         }
-        addAllocation(size: entry.size, at: location)
-        if !garbage.isEmpty, let size = garbage.removeValue(forKey: entry.digest) { garbageBytes &-= size }
+        reference.referenceCount += 1
+        if reference.location != location {
+            // A put that found the old copy unsound wrote a new one: every key moves to it.
+            removeAllocation(size: reference.size, at: reference.location)
+            addAllocation(size: reference.size, at: location)
+            reference.location = location
+        }
+        changedBlobs[entry.digest] = reference
     }
 
     private mutating func release(_ entry: IndexEntry, key: StoreKey) {
         logicalBytes &-= entry.size
         liveRecordBytes &-= Self.recordBytes(entry, key: key)
-        guard let reference = blobs[entry.digest] else { return }
-        if reference.referenceCount <= 1 {
-            blobs[entry.digest] = nil
-            removeAllocation(size: reference.size, at: reference.location)
-            if reference.location == .loose {
-                let bytes = reference.allocatedBytes
-                if let old = garbage.updateValue(bytes, forKey: entry.digest) { garbageBytes &-= old }
-                garbageBytes &+= bytes
-            }
+        guard var reference = blob(entry.digest) else { return }
+        guard reference.referenceCount <= 1 else {
+            reference.referenceCount -= 1
+            changedBlobs[entry.digest] = reference
+            return
+        }
+        distinctBlobs &-= 1
+        if base == nil {
+            changedBlobs[entry.digest] = nil
         } else {
-            blobs[entry.digest]!.referenceCount -= 1
+            reference.referenceCount = 0
+            changedBlobs[entry.digest] = reference
+        }
+        removeAllocation(size: reference.size, at: reference.location)
+        if reference.location == .loose {
+            let bytes = reference.allocatedBytes
+            if let old = garbage.updateValue(bytes, forKey: entry.digest) { garbageBytes &-= old }
+            garbageBytes &+= bytes
         }
     }
 
@@ -312,12 +431,13 @@ struct StoreIndex: Sendable {
     /// A repack copied a needle: the blob moves if it is still where the record says it was.
     private mutating func relocate(_ move: JournalRecord.RelocateRecord) {
         noteNeedle(at: move.to, size: move.size)
-        guard let reference = blobs[move.digest], reference.location == .packed(move.from),
+        guard var reference = blob(move.digest), reference.location == .packed(move.from),
             reference.size == move.size
         else { return }
-        blobs[move.digest]!.location = .packed(move.to)
         removeAllocation(size: reference.size, at: reference.location)
         addAllocation(size: reference.size, at: .packed(move.to))
+        reference.location = .packed(move.to)
+        changedBlobs[move.digest] = reference
     }
 
     /// What a pack adds to ``countedPackBytes``: its end while something in it is live, nothing

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Reads what ``ByteWriter`` writes from untrusted bytes. Every length is checked against the
 /// bytes left and against a caller's limit before anything is allocated; nothing traps.
 struct ByteReader {
@@ -87,6 +89,28 @@ struct ByteReader {
         guard count >= 0, remaining >= count else { throw Failure(reason: "length \(count) runs past the record") }
         defer { position += count }
         return Array(UnsafeRawBufferPointer(rebasing: buffer[position..<position + count]))
+    }
+
+    /// Moves past `count` bytes.
+    mutating func skip(_ count: Int) throws(Failure) {
+        guard count >= 0, remaining >= count else { throw Failure(reason: "length \(count) runs past the record") }
+        position += count
+    }
+
+    /// Moves back (or on) to `position`, which must be within the bytes.
+    mutating func seek(to position: Int) {
+        precondition(position >= 0 && position <= buffer.count)
+        self.position = position
+    }
+
+    /// Reads a varint length of at most `limit` and the bytes after it, and tells whether they
+    /// equal `expected`, without copying them.
+    mutating func lengthPrefixedEquals(_ expected: [UInt8], limit: Int, what: String) throws(Failure) -> Bool {
+        let count = try count(limit: limit, what: what)
+        guard remaining >= count else { throw Failure(reason: "length \(count) runs past the record") }
+        defer { position += count }
+        guard count == expected.count else { return false }
+        return expected.withUnsafeBytes { memcmp($0.baseAddress!, buffer.baseAddress! + position, count) == 0 }
     }
 
     /// A varint length of at most `limit`, then that many bytes.

@@ -118,7 +118,7 @@ extension BlobStore {
             let stillMissing = try state.withLock { state in
                 try state.catchUp(layout: layout)
                 return try report.missingBlobs.filter { missing in
-                    guard let reference = state.index.blobs[missing.digest] else { return false }
+                    guard let reference = state.index.blob(missing.digest) else { return false }
                     if let location = reference.location.packed {
                         // A repack may have moved it since the snapshot.
                         let read = state.packs.read(
@@ -179,14 +179,16 @@ extension BlobStore {
             var snapshot = IndexSnapshot()
             snapshot.entries = state.index.count
             snapshot.indexBytes = UInt64(state.journalEnd + state.manifestBytes)
-            snapshot.recovery = state.recovery
-            for (key, entry) in state.index.entries {
+            // Every block of the manifest is read and checked, so its damage is reported.
+            state.index.checkManifest()
+            snapshot.recovery = state.recoveryReport
+            state.index.forEachEntry { key, entry in
                 snapshot.blobs[entry.digest, default: IndexSnapshot.Blob(size: entry.size, keys: [])].keys
                     .append(key.string)
             }
             for digest in snapshot.blobs.keys {
                 snapshot.blobs[digest]!.keys.sort()
-                snapshot.blobs[digest]!.location = state.index.blobs[digest]?.location.packed
+                snapshot.blobs[digest]!.location = state.index.blob(digest)?.location.packed
             }
             return snapshot
         }
@@ -339,7 +341,7 @@ extension BlobStore {
                 keysByDigest[entry.digest, default: []].append(key)
             }
             for digest in findings.corrupt {
-                if let reference = state.index.blobs[digest], let location = reference.location.packed {
+                if let reference = state.index.blob(digest), let location = reference.location.packed {
                     // A damaged loose copy goes aside; the entries go only if the needle is bad.
                     let copy = try check(
                         ContentStore.BlobFile(digest: digest, size: 0), expectedSize: reference.size, buffer: buffer)
@@ -364,7 +366,7 @@ extension BlobStore {
                     records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
                     continue
                 }
-                let expectedSize = state.index.blobs[digest]?.size
+                let expectedSize = state.index.blob(digest)?.size
                 let found = try check(
                     ContentStore.BlobFile(digest: digest, size: 0), expectedSize: expectedSize, buffer: buffer)
                 switch found.outcome {
@@ -382,7 +384,7 @@ extension BlobStore {
                 records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
             }
             for digest in findings.missing {
-                if let reference = state.index.blobs[digest], let location = reference.location.packed {
+                if let reference = state.index.blob(digest), let location = reference.location.packed {
                     let needle = state.packs.read(location, size: reference.size, digest: digest, layout: layout)
                     guard case .missing = needle else { continue }
                 } else if try lstatBlob(digest) != nil {

@@ -1,4 +1,5 @@
-/// Decodes manifest bytes, checking every frame and the end record's count.
+/// Decodes a format-1 manifest, checking every frame and the end record's count, and the
+/// entries and blobs of format-2 blocks (``ManifestTable``).
 enum ManifestReader {
     /// What reading a manifest found.
     struct Result: Equatable, Sendable {
@@ -8,20 +9,13 @@ enum ManifestReader {
         var damage: String?
     }
 
-    /// Reads the records after the file header, calling `body` for each entry in order and
-    /// `packs` for the pack table.
+    /// Reads the records of a format-1 manifest after its file header, calling `body` for each
+    /// entry in order.
     ///
-    /// - Parameters:
-    ///   - bytes: The manifest without its 24-byte header.
-    ///   - version: The format version its header gives (1 has no locations and no pack table).
-    static func read(
-        _ bytes: UnsafeRawBufferPointer, version: UInt32 = JournalFormat.version,
-        packs: (ManifestPackTable) -> Void = { _ in },
-        _ body: (ManifestEntry) -> Void
-    ) -> Result {
+    /// - Parameter bytes: The manifest without its 24-byte header.
+    static func read(_ bytes: UnsafeRawBufferPointer, _ body: (ManifestEntry) -> Void) -> Result {
         var entries = 0
         var declared: UInt64? = nil
-        var sawPacks = false
         let scan = JournalReader.scanFrames(bytes) { type, payload, _ throws(ByteReader.Failure) in
             guard declared == nil else { throw ByteReader.Failure(reason: "record after the end record") }
             var reader = ByteReader(payload)
@@ -31,7 +25,7 @@ enum ManifestReader {
                 // Decode the whole record before handing any of it over: a record is all or nothing.
                 var decoded: [ManifestEntry] = []
                 decoded.reserveCapacity(min(count, reader.remaining / 40))
-                for _ in 0..<count { decoded.append(try decodeEntry(&reader, version: version)) }
+                for _ in 0..<count { decoded.append(try decodeEntry(&reader, version: 1)) }
                 guard reader.isAtEnd else {
                     throw ByteReader.Failure(reason: "\(reader.remaining) trailing bytes in record")
                 }
@@ -44,10 +38,6 @@ enum ManifestReader {
                     throw ByteReader.Failure(reason: "end record counts \(total) entries, the records hold \(entries)")
                 }
                 declared = total
-            case ManifestFormat.packsType where version >= 2:
-                guard !sawPacks else { throw ByteReader.Failure(reason: "a second pack table") }
-                sawPacks = true
-                packs(try decodePackTable(&reader))
             default:
                 throw ByteReader.Failure(reason: "unknown manifest record type \(type)")
             }
@@ -62,30 +52,8 @@ enum ManifestReader {
         }
     }
 
-    private static func decodePackTable(_ reader: inout ByteReader) throws(ByteReader.Failure) -> ManifestPackTable {
-        let next = try reader.varint()
-        guard next >= 1, next <= UInt64(JournalFormat.maxPackNumber) + 1 else {
-            throw ByteReader.Failure(reason: "next pack number \(next) out of range")
-        }
-        let count = try reader.count(limit: ManifestFormat.maxPacks, what: "pack count")
-        var packs: [ManifestPackTable.Pack] = []
-        packs.reserveCapacity(min(count, reader.remaining / 2))
-        for _ in 0..<count {
-            let number = try reader.varint()
-            let end = try reader.varint()
-            guard number >= 1, number < next else {
-                throw ByteReader.Failure(reason: "pack number \(number) out of range")
-            }
-            guard end >= PackFormat.headerSize, end <= PackFormat.maximumPackSize else {
-                throw ByteReader.Failure(reason: "pack end \(end) out of range")
-            }
-            packs.append(.init(number: UInt32(number), end: end))
-        }
-        guard reader.isAtEnd else { throw ByteReader.Failure(reason: "trailing bytes in the pack table") }
-        return ManifestPackTable(nextPack: UInt32(next), packs: packs)
-    }
-
-    private static func decodeEntry(_ reader: inout ByteReader, version: UInt32) throws(ByteReader.Failure)
+    /// One entry; version 1 has no location.
+    static func decodeEntry(_ reader: inout ByteReader, version: UInt32) throws(ByteReader.Failure)
         -> ManifestEntry
     {
         let key = try JournalRecord.readKey(&reader)
@@ -95,19 +63,46 @@ enum ManifestReader {
         let lastAccess = try reader.time()
         let expires = try reader.optionalTime(what: "expiry")
         let metadata = try reader.lengthPrefixed(limit: JournalFormat.maxMetadataSize, what: "metadata length")
-        var location = BlobLocation.loose
-        if version >= 2 {
-            switch try reader.u8() {
-            case 0: break
-            case 1: location = .packed(try JournalRecord.readPackLocation(&reader, size: size))
-            case let tag: throw ByteReader.Failure(reason: "bad location tag \(tag)")
-            }
-        }
+        let location = version >= 2 ? try decodeLocation(&reader, size: size) : .loose
         return ManifestEntry(
             key: key,
             entry: IndexEntry(
                 digest: digest, size: size, created: created, lastAccess: lastAccess, expires: expires,
                 metadata: metadata),
             location: location)
+    }
+
+    /// Moves past the rest of a format-2 entry whose key was just read.
+    static func skipEntryAfterKey(_ reader: inout ByteReader) throws(ByteReader.Failure) {
+        try reader.skip(SHA256Digest.byteCount)
+        let size = try reader.varint()
+        _ = try reader.varint()
+        _ = try reader.varint()
+        _ = try reader.optionalTime(what: "expiry")
+        try reader.skip(try reader.count(limit: JournalFormat.maxMetadataSize, what: "metadata length"))
+        _ = try decodeLocation(&reader, size: size)
+    }
+
+    /// One blob of a format-2 blob block.
+    static func decodeBlob(_ reader: inout ByteReader) throws(ByteReader.Failure) -> ManifestBlob {
+        let digest = try JournalRecord.readDigest(&reader)
+        let size = try reader.varint()
+        let references = try reader.varint()
+        guard references >= 1, references <= UInt64(UInt32.max) else {
+            throw ByteReader.Failure(reason: "reference count \(references) out of range")
+        }
+        let location = try decodeLocation(&reader, size: size)
+        return ManifestBlob(digest: digest, size: size, references: Int(references), location: location)
+    }
+
+    /// A location: tag 0 (loose) or 1 and a pack location checked as a packed put's.
+    private static func decodeLocation(_ reader: inout ByteReader, size: UInt64) throws(ByteReader.Failure)
+        -> BlobLocation
+    {
+        switch try reader.u8() {
+        case 0: return .loose
+        case 1: return .packed(try JournalRecord.readPackLocation(&reader, size: size))
+        case let tag: throw ByteReader.Failure(reason: "bad location tag \(tag)")
+        }
     }
 }

@@ -1,48 +1,94 @@
-/// Encodes a snapshot of entries as manifest bytes (header, entries records, end record).
+/// Encodes a snapshot of entries as a format-2 manifest (docs/format.md, "Manifest"): the key
+/// blocks, the blob blocks, the index and the trailer. Every total and table in the index is
+/// computed here from the entries written, so a manifest is consistent by construction.
 enum ManifestWriter {
-    /// The whole manifest for `entries`, in the order given, and `packs`.
+    /// The whole manifest for `entries` (in any order; the writer sorts them) and `packs`.
+    ///
+    /// Every entry that refers to one digest must give the same location.
     static func encode(
-        generation: UInt64, entries: some Sequence<ManifestEntry>,
+        generation: UInt64, entries: [ManifestEntry],
         packs: ManifestPackTable = ManifestPackTable(nextPack: 1, packs: [])
     ) -> [UInt8] {
         var file = ByteWriter()
         file.raw(JournalHeader(generation: generation, magic: ManifestFormat.magic).encoded)
-        var payload = ByteWriter()
-        var inRecord = 0
-        var total: UInt64 = 0
-        func closeRecord() {
-            guard inRecord > 0 else { return }
-            var record = ByteWriter()
-            record.varint(UInt64(inRecord))
-            record.raw(payload.bytes)
-            JournalRecord.frame(type: ManifestFormat.entriesType, payload: record.bytes, into: &file)
-            payload = ByteWriter()
-            inRecord = 0
+
+        let order = entries.indices.map { (hash: ManifestFormat.keyHash(entries[$0].key), position: $0) }.sorted {
+            $0.hash != $1.hash ? $0.hash < $1.hash : entries[$0.position].key < entries[$1.position].key
         }
-        for item in entries {
-            encode(item, into: &payload)
-            inRecord += 1
-            total += 1
-            if payload.bytes.count >= ManifestFormat.targetPayloadSize || inRecord == ManifestFormat.maxEntriesPerRecord
-            {
-                closeRecord()
+        var totals = Totals()
+        var blobs: [SHA256Digest: ManifestBlob] = [:]
+        var keyBlocks: [(first: UInt64, offset: UInt64)] = []
+        var block = BlockWriter(type: ManifestFormat.entriesType)
+        for (hash, position) in order {
+            let item = entries[position]
+            if block.count == 0 { keyBlocks.append((hash, UInt64(file.bytes.count))) }
+            encode(item, into: &block.payload)
+            block.count += 1
+            if block.isFull { block.close(into: &file) }
+            totals.entries &+= 1
+            totals.logicalBytes &+= item.entry.size
+            totals.liveRecordBytes &+= StoreIndex.recordBytes(item.entry, key: item.key)
+            blobs[item.entry.digest, default: ManifestBlob(digest: item.entry.digest, size: item.entry.size, references: 0, location: item.location)].references += 1
+        }
+        block.close(into: &file)
+
+        var usage: [UInt32: PackUsage] = [:]
+        for pack in packs.packs { usage[pack.number, default: PackUsage()].end = pack.end }
+        var blobBlocks: [(first: UInt64, offset: UInt64)] = []
+        block = BlockWriter(type: ManifestFormat.blobsType)
+        for blob in blobs.values.sorted(by: { $0.digest < $1.digest }) {
+            if block.count == 0 { blobBlocks.append((ManifestFormat.digestPrefix(blob.digest), UInt64(file.bytes.count))) }
+            encode(blob, into: &block.payload)
+            block.count += 1
+            if block.isFull { block.close(into: &file) }
+            totals.blobs &+= 1
+            switch blob.location {
+            case .loose:
+                totals.looseBytes &+= StoreIndex.allocatedBytes(size: blob.size, location: .loose)
+            case .packed(let location):
+                let needle = PackFormat.needleSize(blob.size)
+                usage[location.pack, default: PackUsage()].live &+= needle
+                usage[location.pack]!.end = max(usage[location.pack]!.end, location.offset &+ needle)
             }
         }
-        closeRecord()
-        var table = ByteWriter()
-        table.varint(UInt64(packs.nextPack))
-        table.varint(UInt64(packs.packs.count))
-        for pack in packs.packs {
-            table.varint(UInt64(pack.number))
-            table.varint(pack.end)
+        block.close(into: &file)
+
+        let indexOffset = UInt64(file.bytes.count)
+        var index = ByteWriter()
+        index.u64(totals.entries)
+        index.u64(totals.blobs)
+        index.u64(totals.logicalBytes)
+        index.u64(totals.looseBytes)
+        index.u64(totals.liveRecordBytes)
+        index.u32(max(packs.nextPack, (usage.keys.max() ?? 0) &+ 1))
+        index.u32(UInt32(usage.count))
+        index.u32(UInt32(keyBlocks.count))
+        index.u32(UInt32(blobBlocks.count))
+        for (number, pack) in usage.sorted(by: { $0.key < $1.key }) {
+            index.u32(number)
+            index.u64(pack.end)
+            index.u64(pack.live)
         }
-        JournalRecord.frame(type: ManifestFormat.packsType, payload: table.bytes, into: &file)
-        var end = ByteWriter()
-        end.varint(total)
-        JournalRecord.frame(type: ManifestFormat.endType, payload: end.bytes, into: &file)
+        for (first, offset) in keyBlocks + blobBlocks {
+            index.u64(first)
+            index.u64(offset)
+        }
+        JournalRecord.frame(type: ManifestFormat.indexType, payload: index.bytes, into: &file)
+        file.raw(trailer(indexOffset: indexOffset))
         return file.bytes
     }
 
+    /// The 20-byte trailer that points at the index.
+    static func trailer(indexOffset: UInt64) -> [UInt8] {
+        var trailer = ByteWriter()
+        trailer.u64(indexOffset)
+        trailer.raw(ManifestFormat.trailerMagic)
+        let crc = trailer.bytes.withUnsafeBytes { CRC32C.checksum($0) }
+        trailer.u32(CRC32C.mask(crc))
+        return trailer.bytes
+    }
+
+    /// One entry: a journal `put` payload with `last_access` after `created`, and a location.
     static func encode(_ item: ManifestEntry, into writer: inout ByteWriter) {
         let entry = item.entry
         writer.lengthPrefixed(item.key.bytes)
@@ -52,11 +98,55 @@ enum ManifestWriter {
         writer.time(entry.lastAccess)
         writer.optionalTime(entry.expires)
         writer.lengthPrefixed(entry.metadata)
-        if let location = item.location.packed {
+        encode(item.location, into: &writer)
+    }
+
+    static func encode(_ blob: ManifestBlob, into writer: inout ByteWriter) {
+        writer.raw(blob.digest.bytes)
+        writer.varint(blob.size)
+        writer.varint(UInt64(blob.references))
+        encode(blob.location, into: &writer)
+    }
+
+    private static func encode(_ location: BlobLocation, into writer: inout ByteWriter) {
+        if let location = location.packed {
             writer.u8(1)
             JournalRecord.encode(location, into: &writer)
         } else {
             writer.u8(0)
+        }
+    }
+
+    /// The totals the index records.
+    private struct Totals {
+        var entries: UInt64 = 0
+        var blobs: UInt64 = 0
+        var logicalBytes: UInt64 = 0
+        var looseBytes: UInt64 = 0
+        var liveRecordBytes: UInt64 = 0
+    }
+
+    /// The block being filled: its payload after the count, and the count.
+    private struct BlockWriter {
+        let type: UInt8
+        var payload = ByteWriter()
+        var count = 0
+
+        init(type: UInt8) { self.type = type }
+
+        var isFull: Bool {
+            payload.bytes.count >= ManifestFormat.targetBlockSize || count == ManifestFormat.maxEntriesPerRecord
+        }
+
+        /// Frames the block into `file` (nothing for an empty block) and starts the next.
+        mutating func close(into file: inout ByteWriter) {
+            guard count > 0 else { return }
+            var record = ByteWriter()
+            record.varint(UInt64(count))
+            record.raw(payload.bytes)
+            JournalRecord.frame(type: type, payload: record.bytes, into: &file)
+            payload = ByteWriter()
+            count = 0
         }
     }
 }

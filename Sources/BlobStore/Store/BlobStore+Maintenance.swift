@@ -157,7 +157,7 @@ extension BlobStore {
                     // blob (fileURL(for:)) goes after the grace period like garbage.
                     guard name.hasPrefix(shard), SHA256Digest.isLowercaseHex(name),
                         let digest = SHA256Digest(hex: name),
-                        state.index.blobs[digest]?.location != .loose
+                        state.index.blob(digest)?.location != .loose
                     else { continue }
                     let path = directory + "/" + name
                     guard let file = try Syscalls.lstat(path), file.st_mode & S_IFMT == S_IFREG else { continue }

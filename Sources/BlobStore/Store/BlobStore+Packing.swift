@@ -21,7 +21,7 @@ extension BlobStore {
                     try checkWritable(state)
                     try prepareAppend(&state)
                     var record = record
-                    if let reference = state.index.blobs[record.digest], try isSound(record.digest, reference, &state) {
+                    if let reference = state.index.blob(record.digest), try isSound(record.digest, reference, &state) {
                         record.location = reference.location
                         return (record, false, nil)
                     }

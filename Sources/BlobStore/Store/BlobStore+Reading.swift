@@ -127,7 +127,7 @@ extension BlobStore {
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
             return StoreStats(
-                entries: state.index.count, distinctBlobs: state.index.blobs.count,
+                entries: state.index.count, distinctBlobs: state.index.distinctBlobs,
                 logicalBytes: state.index.logicalBytes, storedBytes: state.index.storedBytes,
                 journalBytes: UInt64(state.journalEnd), manifestBytes: UInt64(state.manifestBytes),
                 generation: state.generation, hits: state.hits,
@@ -143,10 +143,10 @@ extension BlobStore {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
-            guard let reference = state.index.blobs[digest] else { return (nil, nil) }
+            guard let reference = state.index.blob(digest) else { return (nil, nil) }
             guard let location = reference.location.packed else { return (reference.size, nil) }
             let packed = try readPacked(digest, size: reference.size, location: location, &state) {
-                $0.index.blobs[digest]?.location.packed
+                $0.index.blob(digest)?.location.packed
             }
             return (reference.size, packed)
         }
@@ -159,14 +159,15 @@ extension BlobStore {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
-            guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else {
+            guard let (entry, location) = state.index.located(key), !entry.isExpired(at: Syscalls.nowMilliseconds())
+            else {
                 state.misses += 1
                 return nil
             }
-            guard let location = state.index.blobs[entry.digest]?.location.packed else { return (entry, nil) }
+            guard let location = location.packed else { return (entry, nil) }
             let packed = try readPacked(entry.digest, size: entry.size, location: location, &state) { state in
-                guard let again = state.index[key], again.digest == entry.digest else { return nil }
-                return state.index.blobs[entry.digest]?.location.packed
+                guard let (again, location) = state.index.located(key), again.digest == entry.digest else { return nil }
+                return location.packed
             }
             return (entry, packed)
         }
@@ -263,7 +264,7 @@ extension BlobStore {
         }
         guard writable else { return }
         try write { state in
-            guard var reference = state.index.blobs[digest] else {
+            guard var reference = state.index.blob(digest) else {
                 if quarantine { try content.quarantine(digest) }
                 return
             }

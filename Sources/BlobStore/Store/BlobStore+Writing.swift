@@ -41,7 +41,7 @@ extension BlobStore {
             (digest, blob) = (written.digest, written)
         } else {
             digest = SHA256Hasher.hash(data)
-            if state.withLock({ $0.index.blobs[digest] == nil }) {
+            if state.withLock({ $0.index.blob(digest) == nil }) {
                 blob = try data.withUnsafeBytes { try content.writeTemporary($0, digest: digest) }
             }
         }
@@ -283,7 +283,7 @@ extension BlobStore {
             try syncOrPoison { try Syscalls.fdatasync(blob.descriptor) }
         }
         try write { state in
-            let reference = state.index.blobs[record.digest]
+            let reference = state.index.blob(record.digest)
             // A loose copy checked from scratch (nothing this process knows about it).
             let unverified = StoreIndex.BlobReference(referenceCount: 0, size: record.size)
             // Content no entry refers to is usually not on disk: try the link first, and look

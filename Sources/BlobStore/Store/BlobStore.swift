@@ -131,7 +131,7 @@ public final class BlobStore: Sendable {
     /// What opening the store found in the journal: records replayed, a torn tail truncated,
     /// damage dropped.
     public var recoveryReport: RecoveryReport {
-        state.withLock { $0.recovery }
+        state.withLock { $0.recoveryReport }
     }
 
     // MARK: - Opening

@@ -7,8 +7,8 @@ struct LoadedGeneration {
     var journal: FileDescriptor
     /// The journal's bytes, header included.
     var journalBytes: [UInt8]
-    /// The manifest's bytes, header included; `nil` when the generation has no manifest.
-    var manifestBytes: [UInt8]?
+    /// The manifest, mapped, header included; `nil` when the generation has no manifest.
+    var manifest: FileMapping?
     /// The journal's format version (a store written before packs existed has 1).
     var version: UInt32
 
@@ -37,31 +37,32 @@ struct LoadedGeneration {
 
     /// Opens and reads `current`'s files; `nil` when one of them does not exist.
     private static func load(_ current: CurrentFile, layout: StoreLayout, flags: CInt) throws -> LoadedGeneration? {
-        var manifestBytes: [UInt8]? = nil
+        var mapping: FileMapping? = nil
         if current.hasManifest {
             guard let manifest = try Syscalls.openIfExists(layout.manifest(generation: current.generation), O_RDONLY)
             else { return nil }
             defer { Syscalls.close(manifest) }
-            let bytes = try readAll(manifest, from: 0)
+            // Mapped, not read: a format-2 manifest is read in place (ManifestTable).
+            let found = try FileMapping(manifest, length: Int(try Syscalls.fstat(manifest).st_size))
             // A damaged manifest header is damage (repaired from the rest); a newer one is refused.
             do {
-                _ = try bytes.withUnsafeBytes { try JournalHeader(parsing: $0, magic: ManifestFormat.magic) }
+                _ = try JournalHeader(parsing: found.bytes, magic: ManifestFormat.magic)
             } catch JournalHeader.Problem.newerVersion {
                 try checkHeader(
-                    bytes, magic: ManifestFormat.magic, current: current, path: manifest.path, layout: layout)
+                    found.bytes, magic: ManifestFormat.magic, current: current, path: manifest.path, layout: layout)
             } catch {}
-            manifestBytes = bytes
+            mapping = found
         }
         guard let journal = try Syscalls.openIfExists(layout.journal(generation: current.generation), flags) else {
             return nil
         }
         do {
             let bytes = try readAll(journal, from: 0)
-            let header = try checkHeader(
-                bytes, magic: JournalFormat.magic, current: current, path: journal.path, layout: layout)
+            let header = try bytes.withUnsafeBytes {
+                try checkHeader($0, magic: JournalFormat.magic, current: current, path: journal.path, layout: layout)
+            }
             return LoadedGeneration(
-                current: current, journal: journal, journalBytes: bytes, manifestBytes: manifestBytes,
-                version: header.version)
+                current: current, journal: journal, journalBytes: bytes, manifest: mapping, version: header.version)
         } catch {
             Syscalls.close(journal)
             throw error
@@ -72,11 +73,11 @@ struct LoadedGeneration {
     /// generation.
     @discardableResult
     private static func checkHeader(
-        _ bytes: [UInt8], magic: [UInt8], current: CurrentFile, path: String, layout: StoreLayout
+        _ bytes: UnsafeRawBufferPointer, magic: [UInt8], current: CurrentFile, path: String, layout: StoreLayout
     ) throws -> JournalHeader {
         let header: JournalHeader
         do {
-            header = try bytes.withUnsafeBytes { try JournalHeader(parsing: $0, magic: magic) }
+            header = try JournalHeader(parsing: bytes, magic: magic)
         } catch JournalHeader.Problem.newerVersion(let version) {
             throw BlobStoreError(
                 .unsupportedVersion,

@@ -35,12 +35,10 @@ extension StoreState {
             poison = error
             throw error
         }
-        let manifest = ManifestWriter.encode(
-            generation: next,
-            entries: index.entries.lazy.map { [index] in
-                ManifestEntry(key: $0.key, entry: $0.value, location: index.blobs[$0.value.digest]?.location ?? .loose)
-            },
-            packs: index.packTable)
+        var entries: [ManifestEntry] = []
+        entries.reserveCapacity(index.count)
+        index.forEachManifestEntry { entries.append($0) }
+        let manifest = ManifestWriter.encode(generation: next, entries: entries, packs: index.packTable)
         let manifestPath = layout.manifest(generation: next)
         let journalPath = layout.journal(generation: next)
         let fresh: FileDescriptor
@@ -99,8 +97,31 @@ extension StoreState {
         // Buffered access times are in the manifest already.
         dropPendingAccess()
         (report.blobsDeleted, report.blobBytesDeleted) = deleteGarbage(layout: layout)
+        rebase(on: manifestPath, entries: entries)
         report.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
         return report
+    }
+
+    /// Makes the manifest just written the index's base, read in place, so that the changes held
+    /// in memory start again from nothing (and a damaged base is left behind). If it cannot be
+    /// mapped, the index is rebuilt from `entries`, the entries written, in memory.
+    private mutating func rebase(on path: String, entries: [ManifestEntry]) {
+        let nextPack = index.nextPack
+        if let fd = try? Syscalls.open(path, O_RDONLY) {
+            defer { Syscalls.close(fd) }
+            if let size = try? Syscalls.fstat(fd).st_size, let mapping = try? FileMapping(fd, length: Int(size)),
+                let table = try? ManifestTable(mapping)
+            {
+                index = StoreIndex(base: table)
+                packs.unmapUnused(index)
+                return
+            }
+        }
+        index = StoreIndex()
+        index.reserveCapacity(entries.count)
+        for entry in entries { index.insert(entry) }
+        index.noteNextPack(nextPack)
+        packs.unmapUnused(index)
     }
 
     /// Poisons the handle if `error` is a failed sync (DESIGN.md, invariant 7), and returns it.
@@ -116,7 +137,7 @@ extension StoreState {
         deleteDeadPacks(layout: layout)
         var count = 0
         var bytes: UInt64 = 0
-        for (digest, size) in index.garbage where index.blobs[digest] == nil {
+        for (digest, size) in index.garbage where index.blob(digest) == nil {
             // A shard that is a link is skipped: what it points to is not the store's to delete.
             guard let path = try? layout.checkedBlobPath(digest) else { continue }
             if (try? Syscalls.unlink(path)) == true {

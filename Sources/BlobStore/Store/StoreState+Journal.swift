@@ -68,48 +68,51 @@ extension StoreState {
         // appending is trusted across it.
         packs.closeAll(keepingUnsynced: &unsynced.blobs, writerUnsynced: unsynced.packWriter)
         unsynced.packWriter = false
-        manifestBytes = Int64(loaded.manifestBytes?.count ?? 0)
+        manifestBytes = Int64(loaded.manifest?.bytes.count ?? 0)
         manifestDamaged = false
-        if let bytes = loaded.manifestBytes {
-            let damage = readManifest(bytes)
+        if let manifest = loaded.manifest {
+            let damage = readManifest(manifest)
             manifestDamaged = damage != nil
             if let damage { recovery.manifestDamage = damage }
         }
         journalEnd = Int64(JournalFormat.fileHeaderSize)
         // Room for the journal's keys too (a put takes at least 50 bytes; most are 100 or more),
         // so that the tables do not grow step by step while it is replayed.
-        index.reserveCapacity(index.count + loaded.journalBytes.count / 128)
+        index.reserveCapacity(loaded.journalBytes.count / 128)
         let scan = replay(loaded.journalBytes, from: JournalFormat.fileHeaderSize)
         recovery.recordsReplayed = scan.recordCount
     }
 
-    /// Inserts a manifest's entries; returns why it is not whole, or `nil`.
-    private mutating func readManifest(_ bytes: [UInt8]) -> String? {
-        var entries = 0
-        let damage: String? = bytes.withUnsafeBytes { buffer in
-            let version: UInt32
-            do {
-                let header = try JournalHeader(parsing: buffer, magic: ManifestFormat.magic)
-                guard header.generation == generation else {
-                    return "the manifest says generation \(header.generation), CURRENT says \(generation)"
-                }
-                version = header.version
-            } catch {
-                return "the manifest header is not valid"
+    /// Takes in a manifest: a format-2 one becomes the index's base, read in place; a format-1
+    /// one is decoded into the index. Returns why it is not whole, or `nil`.
+    private mutating func readManifest(_ manifest: FileMapping) -> String? {
+        let buffer = manifest.bytes
+        let version: UInt32
+        do {
+            let header = try JournalHeader(parsing: buffer, magic: ManifestFormat.magic)
+            guard header.generation == generation else {
+                return "the manifest says generation \(header.generation), CURRENT says \(generation)"
             }
-            // An entry takes at least 38 bytes; most keys are longer than the 26 this assumes.
-            index.reserveCapacity(buffer.count / 64)
-            let result = ManifestReader.read(
-                UnsafeRawBufferPointer(rebasing: buffer[JournalFormat.fileHeaderSize...]), version: version,
-                packs: { index.insert($0) }
-            ) {
-                index.insert($0)
-            }
-            entries = result.entries
-            return result.damage
+            version = header.version
+        } catch {
+            return "the manifest header is not valid"
         }
-        recovery.manifestEntries = entries
-        return damage
+        guard version == 1 else {
+            do {
+                index = StoreIndex(base: try ManifestTable(manifest))
+                recovery.manifestEntries = index.count
+                return nil
+            } catch {
+                return error.reason
+            }
+        }
+        // An entry takes at least 38 bytes; most keys are longer than the 26 this assumes.
+        index.reserveCapacity(buffer.count / 64)
+        let result = ManifestReader.read(UnsafeRawBufferPointer(rebasing: buffer[JournalFormat.fileHeaderSize...])) {
+            index.insert($0)
+        }
+        recovery.manifestEntries = result.entries
+        return result.damage
     }
 
     /// With the exclusive lock held and after ``catchUp(layout:)``: makes the journal end at
@@ -145,6 +148,11 @@ extension StoreState {
                 _ = try compact(layout: layout, configuration: configuration)
             }
             tailNeedsRepair = false
+        }
+        if let damage = index.manifestDamage {
+            // Found by a lookup or a scan since opening: reported as if opening had found it.
+            if recovery.manifestDamage == nil { recovery.manifestDamage = damage }
+            manifestDamaged = true
         }
         if manifestDamaged {
             _ = try compact(layout: layout, configuration: configuration)

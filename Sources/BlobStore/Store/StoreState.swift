@@ -65,7 +65,14 @@ struct StoreState: Sendable {
     }
 
     /// Whether the journal's tail or the manifest must be repaired before the next append.
-    var needsRepair: Bool { tailNeedsRepair || manifestDamaged }
+    var needsRepair: Bool { tailNeedsRepair || manifestDamaged || index.manifestDamage != nil }
+
+    /// What opening found, and any damage in the manifest that reads found since.
+    var recoveryReport: RecoveryReport {
+        var report = recovery
+        if report.manifestDamage == nil, let damage = index.manifestDamage { report.manifestDamage = damage }
+        return report
+    }
 }
 
 /// Files and directories written since the last group commit.
