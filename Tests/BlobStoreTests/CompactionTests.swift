@@ -39,6 +39,39 @@ import Testing
         }
     }
 
+    /// Entries read from a mapped manifest: their access times move (and order eviction), an
+    /// overwrite and a remove hide them, and the next compaction keeps all of it.
+    @Test func changesOnTopOfAMappedManifestSurviveTheNextCompaction() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                for index in 0..<300 { try store.put(Data("value \(index)"), for: StoreKey("k\(index)")) }
+                try store.compact()
+            }
+            var touched: EntryInfo?
+            try withStore(path) { store throws in
+                #expect(store.recoveryReport.recordsReplayed == 0)
+                usleep(5_000)
+                #expect(try store.value(for: "k7") == Data("value 7"))
+                touched = try store.info(for: "k7")
+                #expect(touched!.lastAccess > touched!.created, "a read moves a mapped entry's access time")
+                try store.put(Data("new 8"), for: "k8")
+                #expect(try store.remove("k9"))
+                #expect(try store.stats().entries == 299)
+                #expect(try store.entries().count == 299)
+                try store.compact()
+                #expect(try store.value(for: "k8") == Data("new 8"))
+            }
+            try withStore(path) { store throws in
+                #expect(try store.info(for: "k7")?.lastAccess == touched?.lastAccess)
+                #expect(try store.value(for: "k8") == Data("new 8"))
+                #expect(try store.value(for: "k9") == nil)
+                #expect(try store.stats().entries == 299)
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
+
     @Test func compactingAfterOverwritesLeavesOneBlobAndAnEmptyJournal() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
@@ -268,15 +301,24 @@ import Testing
         #expect(Set(scanned.map(\.key)) == Set(entries.map(\.key)))
         #expect(scanned.count == 3000)
         #expect(table.check() == nil)
-        #expect(ManifestWriter.encode(generation: 9, entries: scanned.reversed(), packs: ManifestPackTable(nextPack: 3, packs: [.init(number: 1, end: 4096), .init(number: 2, end: 8192)])) == bytes, "the same entries make the same bytes, in any order")
+        #expect(
+            ManifestWriter.encode(
+                generation: 9, entries: scanned.reversed(),
+                packs: ManifestPackTable(
+                    nextPack: 3, packs: [.init(number: 1, end: 4096), .init(number: 2, end: 8192)])) == bytes,
+            "the same entries make the same bytes, in any order")
     }
 
     /// An empty store's manifest: the header, the index and the trailer.
     @Test func anEmptyManifestHoldsNothing() throws {
         let bytes = ManifestWriter.encode(generation: 2, entries: [])
-        #expect(bytes.count == JournalFormat.fileHeaderSize + JournalFormat.recordHeaderSize + ManifestFormat.indexFixedSize + ManifestFormat.trailerSize)
+        #expect(
+            bytes.count == JournalFormat.fileHeaderSize + JournalFormat.recordHeaderSize + ManifestFormat.indexFixedSize
+                + ManifestFormat.trailerSize)
         let table = try table(bytes)
-        #expect(table.totals == ManifestTable.Totals(entries: 0, blobs: 0, logicalBytes: 0, looseBytes: 0, liveRecordBytes: 0))
+        #expect(
+            table.totals
+                == ManifestTable.Totals(entries: 0, blobs: 0, logicalBytes: 0, looseBytes: 0, liveRecordBytes: 0))
         #expect(table.entry(for: "a") == nil)
         #expect(table.check() == nil)
     }
@@ -301,7 +343,9 @@ import Testing
                 damaged[offset] ^= 1 << UInt8(bit)
                 if offset < JournalFormat.fileHeaderSize {
                     // The header is the caller's to check.
-                    #expect((try? JournalHeader(parsing: damaged.withUnsafeBytes { $0 }, magic: ManifestFormat.magic)) == nil)
+                    #expect(
+                        (try? JournalHeader(parsing: damaged.withUnsafeBytes { $0 }, magic: ManifestFormat.magic))
+                            == nil)
                     continue
                 }
                 guard let table = try? table(damaged) else {
@@ -309,7 +353,9 @@ import Testing
                     continue
                 }
                 for entry in entries {
-                    if let found = table.entry(for: entry.key) { #expect(found == entry, "bit \(bit) of byte \(offset)") }
+                    if let found = table.entry(for: entry.key) {
+                        #expect(found == entry, "bit \(bit) of byte \(offset)")
+                    }
                 }
                 var read: [ManifestEntry] = []
                 table.forEachEntry { read.append($0) }

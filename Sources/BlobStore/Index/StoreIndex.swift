@@ -51,9 +51,16 @@ struct StoreIndex: Sendable {
     /// Keys of the manifest that ``records`` replaces or that were removed: the manifest's entry
     /// for them is not read.
     private var shadowed: Set<StoreKey> = []
+    /// Access times of manifest entries that are later than the manifest's, by key; an access
+    /// needs no lookup of the entry. A key here that the manifest lacks or that is shadowed is
+    /// never read.
+    private var baseAccess: [StoreKey: Int64] = [:]
     /// Blobs whose references changed since the manifest (all blobs, without one). A count of 0
     /// hides the manifest's blob: nothing refers to it any more.
     private var changedBlobs: [SHA256Digest: BlobReference] = [:]
+    /// Blobs of the manifest, not among the changes, that this process has verified (a set, so
+    /// that a verified read of one needs no blob lookup).
+    private var verifiedBaseBlobs: Set<SHA256Digest> = []
     /// Live entries.
     private(set) var count = 0
     /// Distinct blobs that some entry refers to.
@@ -138,13 +145,15 @@ struct StoreIndex: Sendable {
     func blob(_ digest: SHA256Digest) -> BlobReference? {
         if let reference = changedBlobs[digest] { return reference.referenceCount > 0 ? reference : nil }
         guard let found = base?.blob(digest) else { return nil }
-        return BlobReference(referenceCount: found.references, size: found.size, location: found.location)
+        return BlobReference(
+            referenceCount: found.references, size: found.size,
+            isVerified: !verifiedBaseBlobs.isEmpty && verifiedBaseBlobs.contains(digest), location: found.location)
     }
 
     /// Calls `body` with every entry and its key, in no particular order.
     func forEachEntry(_ body: (StoreKey, IndexEntry) -> Void) {
         base?.forEachEntry { item in
-            if shadowed.isEmpty || !shadowed.contains(item.key) { body(item.key, item.entry) }
+            if shadowed.isEmpty || !shadowed.contains(item.key) { body(item.key, withAccess(item).entry) }
         }
         for record in records { body(record.key, record.entry) }
     }
@@ -153,7 +162,7 @@ struct StoreIndex: Sendable {
     func forEachManifestEntry(_ body: (ManifestEntry) -> Void) {
         base?.forEachEntry { item in
             guard shadowed.isEmpty || !shadowed.contains(item.key) else { return }
-            var item = item
+            var item = withAccess(item)
             if let changed = changedBlobs[item.entry.digest] { item.location = changed.location }
             body(item)
         }
@@ -264,23 +273,25 @@ struct StoreIndex: Sendable {
         garbageBytes = 0
     }
 
-    /// Moves `key`'s last access forward to `time` (never back). A manifest's entry is copied
-    /// among the changes first.
+    /// Moves `key`'s last access forward to `time` (never back). For a manifest's entry only the
+    /// time is kept, without a lookup.
     mutating func touch(_ key: StoreKey, at time: Int64) {
         if let position = positions[key].map(Int.init) {
             if time > records[position].entry.lastAccess { records[position].entry.lastAccess = time }
             return
         }
-        guard var entry = baseEntry(key)?.entry, time > entry.lastAccess else { return }
-        entry.lastAccess = time
-        shadowed.insert(key)
-        positions[key] = UInt32(records.count)
-        records.append(Record(key: key, entry: entry))
+        guard base != nil, shadowed.isEmpty || !shadowed.contains(key) else { return }
+        if let known = baseAccess[key], known >= time { return }
+        baseAccess[key] = time
     }
 
     /// Records that this process has checked `digest`'s file (or written it).
     mutating func markVerified(_ digest: SHA256Digest) {
-        guard var reference = blob(digest), !reference.isVerified else { return }
+        guard var reference = changedBlobs[digest] else {
+            if base != nil { verifiedBaseBlobs.insert(digest) }
+            return
+        }
+        guard reference.referenceCount > 0, !reference.isVerified else { return }
         reference.isVerified = true
         changedBlobs[digest] = reference
     }
@@ -301,8 +312,24 @@ struct StoreIndex: Sendable {
 
     /// The manifest's entry for `key`, unless the changes replace or removed it.
     private func baseEntry(_ key: StoreKey) -> ManifestEntry? {
-        guard let base, shadowed.isEmpty || !shadowed.contains(key) else { return nil }
-        return base.entry(for: key)
+        guard let base, shadowed.isEmpty || !shadowed.contains(key), let item = base.entry(for: key) else {
+            return nil
+        }
+        return withAccess(item)
+    }
+
+    /// A manifest's entry with the later access time an access gave it since.
+    private func withAccess(_ item: ManifestEntry) -> ManifestEntry {
+        guard !baseAccess.isEmpty, let time = baseAccess[item.key], time > item.entry.lastAccess else { return item }
+        var item = item
+        item.entry.lastAccess = time
+        return item
+    }
+
+    /// Hides the manifest's entry for `key`: the changes replace or removed it.
+    private mutating func shadow(_ key: StoreKey) {
+        shadowed.insert(key)
+        if !baseAccess.isEmpty { baseAccess[key] = nil }
     }
 
     /// Puts `entry` under `key`, replacing (and releasing) what was there; the blob is at
@@ -324,7 +351,7 @@ struct StoreIndex: Sendable {
         records.append(Record(key: key, entry: entry))
         retain(entry, key: key, at: location)
         if let old {
-            shadowed.insert(key)
+            shadow(key)
             release(old, key: key)
         } else {
             count &+= 1
@@ -347,7 +374,7 @@ struct StoreIndex: Sendable {
             return
         }
         guard let old = baseEntry(key)?.entry, digest == nil || old.digest == digest else { return }
-        shadowed.insert(key)
+        shadow(key)
         count &-= 1
         release(old, key: key)
     }

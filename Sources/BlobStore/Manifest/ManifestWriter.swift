@@ -28,7 +28,11 @@ enum ManifestWriter {
             totals.entries &+= 1
             totals.logicalBytes &+= item.entry.size
             totals.liveRecordBytes &+= StoreIndex.recordBytes(item.entry, key: item.key)
-            blobs[item.entry.digest, default: ManifestBlob(digest: item.entry.digest, size: item.entry.size, references: 0, location: item.location)].references += 1
+            blobs[
+                item.entry.digest,
+                default: ManifestBlob(
+                    digest: item.entry.digest, size: item.entry.size, references: 0, location: item.location)
+            ].references += 1
         }
         block.close(into: &file)
 
@@ -37,7 +41,9 @@ enum ManifestWriter {
         var blobBlocks: [(first: UInt64, offset: UInt64)] = []
         block = BlockWriter(type: ManifestFormat.blobsType)
         for blob in blobs.values.sorted(by: { $0.digest < $1.digest }) {
-            if block.count == 0 { blobBlocks.append((ManifestFormat.digestPrefix(blob.digest), UInt64(file.bytes.count))) }
+            if block.count == 0 {
+                blobBlocks.append((ManifestFormat.digestPrefix(blob.digest), UInt64(file.bytes.count)))
+            }
             encode(blob, into: &block.payload)
             block.count += 1
             if block.isFull { block.close(into: &file) }

@@ -25,7 +25,9 @@ final class FileMapping: Sendable {
     /// A copy of `contents` in memory.
     init(copying contents: [UInt8]) {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(contents.count, 1), alignment: 16)
-        contents.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(buffer), byteCount: $0.count) }
+        contents.withUnsafeBytes {
+            buffer.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(buffer), byteCount: $0.count)
+        }
         bytes = UnsafeRawBufferPointer(start: buffer, count: contents.count)
         allocation = buffer
     }
