@@ -1,9 +1,10 @@
 // libFuzzer harness for ManifestReader.read. Build and run with `Fuzz/run.sh ManifestReader 60`;
 // Fuzz/README.md lists the properties.
 //
-// The input is manifest bytes after the 24-byte file header, as on disk. Each input is checked
-// twice: as given, and with every frame's checksum repaired, so mutations reach the entry
-// decoder instead of dying at the CRC check.
+// The input is a format-1 manifest's bytes after the 24-byte file header, as on disk (format 2
+// has a harness of its own, ManifestTableFuzz.swift). Each input is checked twice: as given, and
+// with every frame's checksum repaired, so mutations reach the entry decoder instead of dying at
+// the CRC check.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

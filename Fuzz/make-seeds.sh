@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the seed corpora in Fuzz/Corpus/ with a throwaway program built from the library
-# sources (the record encoder writes the seeds, so they track the format). Usage: Fuzz/make-seeds.sh
+# sources (the record encoder and the manifest writer write the seeds, so they track the format)
+# and the harnesses' format-1 manifest encoder (Fuzz/Support/BlobStore/ManifestFormat1.swift: the
+# library no longer writes format 1). Usage: Fuzz/make-seeds.sh
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -8,14 +10,16 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 WORK=.build/fuzz/make-seeds
 rm -rf "$WORK"
-mkdir -p "$WORK/src" "$WORK/CCRC32C"
-cp -R Sources/BlobStore Sources/CCRC32C "$WORK/src/"
-cat >"$WORK/CCRC32C/module.modulemap" <<EOF
-module CCRC32C {
-    header "$ROOT/$WORK/src/CCRC32C/include/crc32c.h"
-    export *
-}
-EOF
+mkdir -p "$WORK/src"
+cp -R Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources/CLinux "$WORK/src/"
+# The C module maps SwiftPM would generate (CSharedCounter and CLinux are header-only).
+for module in CCRC32C:crc32c.h CSharedCounter:shared_counter.h CLinux:clinux.h; do
+    header="${module#*:}"
+    module="${module%%:*}"
+    mkdir -p "$WORK/$module"
+    printf 'module %s {\n    header "%s"\n    export *\n}\n' \
+        "$module" "$ROOT/$WORK/src/$module/include/$header" >"$WORK/$module/module.modulemap"
+done
 
 cat >"$WORK/MakeSeeds.swift" <<'EOF'
 import Glibc
@@ -74,11 +78,9 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
         write([1, 2, 1, 0x6b, 1, 0x7f, 0, 8, 1, 2, 3, 4, 5, 6, 7, 0x80], "\(recipes)/access.recipe")
         write([2, 1, 0x6b, 1, 9, 3, 0, 0x2a], "\(recipes)/remove-and-evict.recipe")
 
-        // Manifests (the bytes after the 24-byte header) for the ManifestReader harness.
+        // Format-1 manifests (the bytes after the 24-byte header) for the ManifestReader harness.
         let manifests = "\(directory)/../ManifestReader"
-        func manifest(_ entries: [ManifestEntry]) -> [UInt8] {
-            Array(ManifestWriter.encode(generation: 2, entries: entries).dropFirst(JournalFormat.fileHeaderSize))
-        }
+        func manifest(_ entries: [ManifestEntry]) -> [UInt8] { ManifestFormat1.records(entries) }
         let entries = [
             ManifestEntry(key: "https://example.com/a.png", entry: IndexEntry(
                 digest: digestA, size: 1234, created: 1_700_000_000_000, lastAccess: 1_700_000_000_500,
@@ -95,17 +97,67 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
         var flippedManifest = whole
         flippedManifest[JournalFormat.recordHeaderSize + 6] ^= 0x04
         write(flippedManifest, "\(manifests)/damaged-checksum.manifest")
+
+        // Whole format-2 manifest files (header included) for the ManifestTable harness.
+        let tables = "\(directory)/../ManifestTable"
+        func packed(_ pack: UInt32, _ offset: UInt64) -> BlobLocation { .packed(PackLocation(pack: pack, offset: offset)) }
+        write(ManifestWriter.encode(generation: 2, entries: []), "\(tables)/valid-empty.manifest")
+        // Three entries, two sharing a loose blob and one a needle in pack 1; pack 2 is the newest
+        // pack, with no live needle.
+        let few = ManifestWriter.encode(
+            generation: 3,
+            entries: [
+                ManifestEntry(key: "https://example.com/a.png", entry: IndexEntry(
+                    digest: digestA, size: 1234, created: 1_700_000_000_000, lastAccess: 1_700_000_000_500,
+                    expires: nil, metadata: [])),
+                ManifestEntry(key: StoreKey(bytes: [0, 0xff, 0x2f]), entry: IndexEntry(
+                    digest: digestB, size: 5, created: -1, lastAccess: 0, expires: 1_800_000_000_000,
+                    metadata: Array("content-type: image/png".utf8)), location: packed(1, 24)),
+                ManifestEntry(key: "copy-of-a", entry: IndexEntry(
+                    digest: digestA, size: 1234, created: 1_700_000_001_000, lastAccess: 1_700_000_001_000,
+                    expires: nil, metadata: [1, 2, 3])),
+            ],
+            packs: ManifestPackTable(nextPack: 3, packs: [.init(number: 1, end: 65), .init(number: 2, end: 24)]))
+        write(few, "\(tables)/valid-few-entries-one-packed.manifest")
+        // 100 entries over 40 blobs (every fifth blob packed, in pack 1 or 4): five key blocks
+        // and two blob blocks.
+        let digests = (0..<40).map { blob in
+            SHA256Digest(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ blob &* 13) })!
+        }
+        let many = (0..<100).map { index in
+            let blob = index % 40
+            return ManifestEntry(
+                key: StoreKey(bytes: Array("k\(index)".utf8)),
+                entry: IndexEntry(
+                    digest: digests[blob], size: UInt64(blob * 100 + 1), created: Int64(index) * 1000,
+                    lastAccess: Int64(index) * 1000 + 7, expires: index % 7 == 0 ? Int64(index) * 5000 : nil,
+                    metadata: index % 9 == 0 ? Array("m\(index)".utf8) : []),
+                location: blob % 5 == 0 ? packed(blob < 20 ? 1 : 4, 24 + UInt64(blob) * 4096) : .loose)
+        }
+        write(
+            ManifestWriter.encode(
+                generation: 9, entries: many,
+                packs: ManifestPackTable(nextPack: 5, packs: [.init(number: 1, end: 1 << 20), .init(number: 4, end: 24)])),
+            "\(tables)/valid-many-entries.manifest")
+        // A bit flipped inside the key block's payload: it opens, and the block fails its check.
+        var damagedTable = few
+        damagedTable[JournalFormat.fileHeaderSize + JournalFormat.recordHeaderSize + 3] ^= 0x08
+        write(damagedTable, "\(tables)/damaged-key-block.manifest")
     }
 }
 EOF
 
 CLANG="$(dirname "$(readlink -f "$(command -v swiftc)")")/clang"
 "$CLANG" -c -O2 -I"$WORK/src/CCRC32C/include" "$WORK/src/CCRC32C/crc32c.c" -o "$WORK/crc32c.o"
-swiftc -parse-as-library -O -swift-version 6 -module-name MakeSeeds "$WORK/MakeSeeds.swift" \
-    $(find "$WORK/src/BlobStore" -name '*.swift' | sort) \
+mapfile -t library < <(find "$WORK/src/BlobStore" -name '*.swift' | sort)
+swiftc -parse-as-library -O -swift-version 6 -package-name blobstore -module-name MakeSeeds \
+    "$WORK/MakeSeeds.swift" Fuzz/Support/BlobStore/ManifestFormat1.swift "${library[@]}" \
     -Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap \
     -Xcc -fmodule-map-file="$WORK/CCRC32C/module.modulemap" \
+    -Xcc -fmodule-map-file="$WORK/CSharedCounter/module.modulemap" \
+    -Xcc -fmodule-map-file="$WORK/CLinux/module.modulemap" \
     "$WORK/crc32c.o" -lcrypto -o "$WORK/make-seeds"
-mkdir -p Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord Fuzz/Corpus/ManifestReader
+corpora=(Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord Fuzz/Corpus/ManifestReader Fuzz/Corpus/ManifestTable)
+mkdir -p "${corpora[@]}"
 "$WORK/make-seeds" Fuzz/Corpus/JournalReader
-ls -l Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord Fuzz/Corpus/ManifestReader
+ls -l "${corpora[@]}"

@@ -71,6 +71,16 @@ module_of() {
     esac
 }
 
+# The longest input libFuzzer makes for a harness (-max_len; longer seeds are cut to it): a
+# ManifestTable input is a whole manifest file, and its seed of 100 entries over several blocks
+# takes about 6 KB.
+max_len_of() {
+    case "$1" in
+        ManifestTable) echo 8192 ;;
+        *) echo 4096 ;;
+    esac
+}
+
 # Succeeds when the stamp file $1 exists and nothing under the other arguments is newer.
 up_to_date() {
     local stamp="$1"
@@ -216,7 +226,7 @@ run() {
     # Swift's own backtracer would run on every trap and hold libFuzzer up; libFuzzer prints
     # the stack itself.
     SWIFT_BACKTRACE=enable=no FUZZ_REPRO_DIR="$artifacts" \
-        "$binary" -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 \
+        "$binary" -max_total_time="$seconds" -max_len="$(max_len_of "$target")" -print_final_stats=1 \
         -artifact_prefix="$artifacts/" "${dictionary[@]}" "$@" "$corpus" >"$log" 2>&1 || status=$?
 
     local execs rate

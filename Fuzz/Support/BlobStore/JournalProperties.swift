@@ -100,13 +100,17 @@ private func pseudoRandomCut(_ bytes: [UInt8]) -> Int {
 /// `bytes` with both checksums of every record frame rewritten to be correct, walking frames
 /// by their length fields until one does not fit. Random bytes almost never carry a valid
 /// CRC-32C, so without this the fuzzer would never get past the checksums to the payload decoder.
-func repairingChecksums(_ bytes: [UInt8]) -> [UInt8] {
+///
+/// - Parameter frames: Where the frames are: from its start, up to its end (all of `bytes` by
+///   default; a format-2 manifest's frames run from the header to the trailer).
+func repairingChecksums(_ bytes: [UInt8], in frames: Range<Int>? = nil) -> [UInt8] {
+    let frames = frames ?? 0..<bytes.count
     var repaired = bytes
-    var position = 0
-    while bytes.count - position >= JournalFormat.recordHeaderSize {
+    var position = frames.lowerBound
+    while frames.upperBound - position >= JournalFormat.recordHeaderSize {
         let length = Int(littleEndianU32(bytes, at: position))
         let total = JournalFormat.recordHeaderSize + length
-        guard length <= JournalFormat.maxPayloadSize, total <= bytes.count - position else { break }
+        guard length <= JournalFormat.maxPayloadSize, total <= frames.upperBound - position else { break }
         let payloadCRC = bytes.withUnsafeBytes {
             CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[(position + JournalFormat.recordHeaderSize)..<(position + total)]))
         }
@@ -121,23 +125,26 @@ func repairingChecksums(_ bytes: [UInt8]) -> [UInt8] {
 
 /// Traps with `message` unless `condition` holds, first saving `journal` (the bytes whose scan
 /// broke the property) where Fuzz/run.sh collects findings.
+///
+/// - Parameter kind: What the bytes are (`"journal"`, `"manifest"`): the repro file's extension
+///   and the name in the message.
 @inline(__always)
-func check(_ condition: Bool, _ journal: [UInt8], _ message: @autoclosure () -> String) {
-    if !condition { fail(message(), journal: journal) }
+func check(_ condition: Bool, _ journal: [UInt8], _ message: @autoclosure () -> String, kind: String = "journal") {
+    if !condition { fail(message(), journal: journal, kind: kind) }
 }
 
-/// Prints `message` and the journal bytes, writes them to `$FUZZ_REPRO_DIR/repro-<crc>.journal`
-/// when that is set, and traps.
-func fail(_ message: String, journal: [UInt8]) -> Never {
+/// Prints `message` and the bytes, writes them to `$FUZZ_REPRO_DIR/repro-<crc>.<kind>` when
+/// that is set, and traps.
+func fail(_ message: String, journal: [UInt8], kind: String = "journal") -> Never {
     let crc = journal.withUnsafeBytes { CRC32C.checksum($0) }
-    let name = "repro-\(String(crc, radix: 16)).journal"
-    var report = "PROPERTY VIOLATED: \(message)\njournal bytes (\(journal.count)): \(hex(journal))\n"
+    let name = "repro-\(String(crc, radix: 16)).\(kind)"
+    var report = "PROPERTY VIOLATED: \(message)\n\(kind) bytes (\(journal.count)): \(hex(journal))\n"
     if let directory = getenv("FUZZ_REPRO_DIR").map({ String(cString: $0) }), !directory.isEmpty {
         let path = directory + "/" + name
         if let file = fopen(path, "wb") {
             _ = journal.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
             fclose(file)
-            report += "replayable journal written to \(path)\n"
+            report += "replayable \(kind) written to \(path)\n"
         }
     }
     _ = report.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }

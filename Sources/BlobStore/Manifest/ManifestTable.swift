@@ -196,6 +196,9 @@ final class ManifestTable: Sendable {
                     decoded.append(blob)
                     return true
                 }
+                if let first = decoded.first, ManifestFormat.digestPrefix(first.digest) != self.first(ofBlock: block) {
+                    note("blob block \(block - keyBlockCount): its first digest is not the index's")
+                }
                 for blob in decoded {
                     if let previous, previous >= blob.digest {
                         note("blob block \(block - keyBlockCount): blobs out of order")
@@ -211,10 +214,51 @@ final class ManifestTable: Sendable {
         if count != totals.blobs { note("the blob blocks hold \(count) blobs, the index counts \(totals.blobs)") }
     }
 
-    /// Reads and checks every block; returns the first damage found, now or before, or `nil`.
+    /// Reads and checks every block, and that the blocks agree with each other and with the
+    /// index: each blob's references, size and location with the entries that refer to it, and
+    /// every total and pack's live bytes with the blobs. Returns the first damage found, now or
+    /// before, or `nil`. Holds one record per distinct blob in memory while it runs.
     func check() -> String? {
-        forEachEntry { _ in }
-        forEachBlob { _ in }
+        var referring: [SHA256Digest: (count: Int, size: UInt64, location: BlobLocation)] = [:]
+        var logicalBytes: UInt64 = 0
+        var liveRecordBytes: UInt64 = 0
+        forEachEntry { item in
+            logicalBytes &+= item.entry.size
+            liveRecordBytes &+= StoreIndex.recordBytes(item.entry, key: item.key)
+            let digest = item.entry.digest
+            if let known = referring[digest] {
+                if known.size != item.entry.size || known.location != item.location {
+                    note("entries of blob \(digest) disagree on its size or location")
+                }
+                referring[digest]!.count += 1
+            } else {
+                referring[digest] = (1, item.entry.size, item.location)
+            }
+        }
+        var looseBytes: UInt64 = 0
+        var live: [UInt32: UInt64] = [:]
+        forEachBlob { blob in
+            guard let known = referring.removeValue(forKey: blob.digest), known.count == blob.references,
+                known.size == blob.size, known.location == blob.location
+            else { return note("blob \(blob.digest) disagrees with the entries that refer to it") }
+            switch blob.location {
+            case .loose: looseBytes &+= StoreIndex.allocatedBytes(size: blob.size, location: .loose)
+            case .packed(let location): live[location.pack, default: 0] &+= PackFormat.needleSize(blob.size)
+            }
+        }
+        if !referring.isEmpty { note("\(referring.count) blobs that entries refer to are not in the blob blocks") }
+        if logicalBytes != totals.logicalBytes || looseBytes != totals.looseBytes
+            || liveRecordBytes != totals.liveRecordBytes
+        {
+            note("the index's byte totals disagree with the blocks")
+        }
+        for (number, usage) in packs {
+            let counted = live.removeValue(forKey: number) ?? 0
+            if counted != usage.live {
+                note("pack \(number): the index counts \(usage.live) live bytes, the blobs \(counted)")
+            }
+        }
+        if !live.isEmpty { note("blobs in packs the index does not list") }
         return damage
     }
 
@@ -303,7 +347,7 @@ final class ManifestTable: Sendable {
         var expected = UInt64(JournalFormat.fileHeaderSize)
         for block in 0..<keyBlockCount + blobBlockCount {
             let offset = offset(ofBlock: block)
-            guard block == 0 ? offset == expected : offset >= expected else {
+            guard block == 0 ? offset == expected : offset >= expected, offset < UInt64(indexOffset) else {
                 throw ByteReader.Failure(reason: "block \(block) at \(offset) is out of place")
             }
             expected = offset + UInt64(JournalFormat.recordHeaderSize + 1)
