@@ -13,31 +13,28 @@ extension BlobStore {
     /// pack before the record is appended, the journal after it), so that readers of this
     /// process never wait for them; ``writers`` and the exclusive lock are held throughout.
     func commitPacked(_ record: JournalRecord.PutRecord, _ bytes: UnsafeRawBufferPointer) throws {
-        try holdingWriters {
-            try state.withLock { try checkWritable($0) }
-            try exclusively {
-                let (located, appended, packToSync) = try state.withLock {
-                    state -> (JournalRecord.PutRecord, Bool, FileDescriptor?) in
+        try writeInSteps {
+            var located = record
+            var appended = false
+            if let reference = state.withLock({ $0.index.blob(record.digest) }), try isSound(record.digest, reference) {
+                located.location = reference.location
+            } else {
+                let packToSync: FileDescriptor?
+                (located.location, packToSync) = try state.withLock { state in
                     try checkWritable(state)
-                    try prepareAppend(&state)
-                    var record = record
-                    if let reference = state.index.blob(record.digest), try isSound(record.digest, reference, &state) {
-                        record.location = reference.location
-                        return (record, false, nil)
-                    }
-                    record.location = .packed(try appendNeedle(bytes, digest: record.digest, &state))
-                    return (record, true, configuration.durability == .always ? state.packs.writer?.descriptor : nil)
+                    let location = try appendNeedle(bytes, digest: record.digest, &state)
+                    return (.packed(location), configuration.durability == .always ? state.packs.writer?.descriptor : nil)
                 }
                 if let packToSync { try syncOrPoison { try Syscalls.fdatasync(packToSync) } }
-                if appended { TestHooks.reach(.putBlobLinked) }
-                try state.withLock { state in
-                    try checkWritable(state)
-                    try state.append([.put(located)])
-                    state.index.markVerified(located.digest)
-                    try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
-                    maintainAfterWrite(&state, protecting: located.key)
-                }
-                try syncDeferredJournal()
+                appended = true
+            }
+            if appended { TestHooks.reach(.putBlobLinked) }
+            try state.withLock { state in
+                try checkWritable(state)
+                try state.append([.put(located)])
+                state.index.markVerified(located.digest)
+                try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
+                maintainAfterWrite(&state, protecting: located.key)
             }
         }
     }
@@ -76,24 +73,24 @@ extension BlobStore {
     /// it instead of writing the content again: for a packed blob, its needle's header matches
     /// and (unless this process verified it before) its bytes hash to the digest; for a loose one,
     /// ``ContentStore/reusableBlob(_:size:verify:sync:)``. In ``Durability/always`` mode a reused
-    /// needle's pack is synced, since the process that wrote it may not have. Exclusive lock held.
-    func isSound(_ digest: SHA256Digest, _ reference: StoreIndex.BlobReference, _ state: inout StoreState) throws
-        -> Bool
-    {
+    /// needle's pack is synced, since the process that wrote it may not have. Called within
+    /// ``writeInSteps(_:)``, without the state mutex: the hashing and syncing run with it let go.
+    func isSound(_ digest: SHA256Digest, _ reference: StoreIndex.BlobReference) throws -> Bool {
         guard let location = reference.location.packed else {
             do {
                 return try content.reusableBlob(
                     digest, size: reference.size, verify: !reference.isVerified,
                     sync: configuration.durability == .always)
             } catch {
-                throw state.poisoningIfSync(error)
+                throw state.withLock { $0.poisoningIfSync(error) }
             }
         }
-        guard case .found(let data) = state.packs.read(location, size: reference.size, digest: digest, layout: layout)
-        else { return false }
+        // Copied out under the mutex (the only place a mapping goes away), hashed after it.
+        let read = state.withLock { $0.packs.read(location, size: reference.size, digest: digest, layout: layout) }
+        guard case .found(let data) = read else { return false }
         if !reference.isVerified, SHA256Hasher.hash(data) != digest { return false }
         if configuration.durability == .always {
-            try syncOrPoison(&state) {
+            try syncOrPoison {
                 guard let fd = try Syscalls.openIfExists(layout.pack(location.pack), O_RDONLY) else { return }
                 defer { Syscalls.close(fd) }
                 try Syscalls.fdatasync(fd)

@@ -263,21 +263,24 @@ extension BlobStore {
             return state.readOnly == nil
         }
         guard writable else { return }
-        try write { state in
-            guard var reference = state.index.blob(digest) else {
+        try writeInSteps {
+            guard var reference = state.withLock({ $0.index.blob(digest) }) else {
                 if quarantine { try content.quarantine(digest) }
                 return
             }
             // Hashed again whatever this process knew: the read just found it unsound.
             reference.isVerified = false
-            if try isSound(digest, reference, &state) {
-                state.index.markVerified(digest)
+            if try isSound(digest, reference) {
+                state.withLock { $0.index.markVerified(digest) }
                 return
             }
-            let keys = state.index.keys(referring: digest)
-            try state.append(keys.map { .remove(key: $0, digest: digest) })
-            state.repairs += keys.count
-            try finishWrite(&state, newBlob: nil)
+            try state.withLock { state in
+                try checkWritable(state)
+                let keys = state.index.keys(referring: digest)
+                try state.append(keys.map { .remove(key: $0, digest: digest) })
+                state.repairs += keys.count
+                try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
+            }
         }
     }
 }

@@ -149,6 +149,27 @@ extension BlobStore {
         }
     }
 
+    /// A write in steps: like ``write(_:)`` (``writers`` and the exclusive lock held, the store
+    /// caught up and its tail repaired first, a deferred journal sync run at the end), but `body`
+    /// takes the state mutex itself, for each step that needs it. What it does between steps
+    /// (hashing a reused blob, syncing a blob's directory before its record is appended) makes
+    /// no reader of this process wait; no other writer, of this process or another, can run
+    /// meanwhile, so what `body` read under the mutex stays true until it appends.
+    func writeInSteps<R>(_ body: () throws -> R) throws -> R {
+        try holdingWriters {
+            try state.withLock { try checkWritable($0) }
+            return try exclusively {
+                try state.withLock { state in
+                    try checkWritable(state)
+                    try prepareAppend(&state)
+                }
+                let result = try body()
+                try syncDeferredJournal()
+                return result
+            }
+        }
+    }
+
     /// Syncs the journal if a write deferred its sync; a failure poisons the handle. Called
     /// holding ``writers`` and the exclusive lock, so that the journal descriptor stays the one
     /// appended to: only a holder of ``writers`` closes it or moves to a new generation.
@@ -282,23 +303,24 @@ extension BlobStore {
         if let blob, configuration.durability == .always {
             try syncOrPoison { try Syscalls.fdatasync(blob.descriptor) }
         }
-        try write { state in
-            let reference = state.index.blob(record.digest)
+        try writeInSteps {
+            let reference = state.withLock { $0.index.blob(record.digest) }
             // A loose copy checked from scratch (nothing this process knows about it).
             let unverified = StoreIndex.BlobReference(referenceCount: 0, size: record.size)
             // Content no entry refers to is usually not on disk: try the link first, and look
             // at what is there only if the name is taken (garbage not yet collected, damage).
+            // Hashing a copy and syncing directories happen with the state mutex let go.
             var reused = false
             var record = record
             if reference != nil || unlinked == nil {
-                reused = try isSound(record.digest, reference ?? unverified, &state)
+                reused = try isSound(record.digest, reference ?? unverified)
                 if reused, let reference { record.location = reference.location }
             }
             if !reused {
                 guard let blob = unlinked else { throw CommitRetry.blobVanished }
                 var changed = try content.link(blob)
                 if changed == nil {
-                    reused = try isSound(record.digest, unverified, &state)
+                    reused = try isSound(record.digest, unverified)
                     if !reused {
                         // isSound quarantined what was there.
                         changed = try content.link(blob)
@@ -311,15 +333,18 @@ extension BlobStore {
                 if let changed {
                     (linked, unlinked) = (blob.descriptor, nil)
                     TestHooks.reach(.putBlobLinked)
-                    try syncDirectories(changed, &state)
+                    try syncDirectories(changed)
                 }
             }
-            try state.append([.put(record)])
-            state.index.markVerified(record.digest)
-            let handedOver = linked
-            linked = nil
-            try finishWrite(&state, newBlob: handedOver)
-            maintainAfterWrite(&state, protecting: record.key)
+            try state.withLock { state in
+                try checkWritable(state)
+                try state.append([.put(record)])
+                state.index.markVerified(record.digest)
+                let handedOver = linked
+                linked = nil
+                try finishWrite(&state, newBlob: handedOver, deferringJournalSync: true)
+                maintainAfterWrite(&state, protecting: record.key)
+            }
         }
     }
 
@@ -353,6 +378,21 @@ extension BlobStore {
             }
         case .batched:
             state.unsynced.directories.formUnion(directories)
+        case .none:
+            break
+        }
+    }
+
+    /// ``syncDirectories(_:_:)`` with the state mutex let go: it is taken only to queue the
+    /// directories for the group commit or to poison the handle.
+    func syncDirectories(_ directories: [String]) throws {
+        switch configuration.durability {
+        case .always:
+            try syncOrPoison {
+                for directory in directories { try Syscalls.fsyncDirectory(directory) }
+            }
+        case .batched:
+            state.withLock { $0.unsynced.directories.formUnion(directories) }
         case .none:
             break
         }
