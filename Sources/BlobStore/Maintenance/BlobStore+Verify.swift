@@ -178,7 +178,7 @@ extension BlobStore {
             try state.catchUp(layout: layout)
             var snapshot = IndexSnapshot()
             snapshot.entries = state.index.count
-            snapshot.indexBytes = UInt64(state.journalEnd + state.manifestBytes)
+            snapshot.indexBytes = UInt64(state.journal.end + state.manifestBytes)
             // Every block of the manifest is read and checked, so its damage is reported.
             state.index.checkManifest()
             snapshot.recovery = state.recoveryReport

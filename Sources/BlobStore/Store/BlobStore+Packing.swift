@@ -23,7 +23,9 @@ extension BlobStore {
                 (located.location, packToSync) = try state.withLock { state in
                     try checkWritable(state)
                     let location = try appendNeedle(bytes, digest: record.digest, &state)
-                    return (.packed(location), configuration.durability == .always ? state.packs.writer?.descriptor : nil)
+                    return (
+                        .packed(location), configuration.durability == .always ? state.packs.writer?.descriptor : nil
+                    )
                 }
                 if let packToSync { try syncOrPoison { try Syscalls.fdatasync(packToSync) } }
                 appended = true

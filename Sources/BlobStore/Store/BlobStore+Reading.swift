@@ -129,7 +129,7 @@ extension BlobStore {
             return StoreStats(
                 entries: state.index.count, distinctBlobs: state.index.distinctBlobs,
                 logicalBytes: state.index.logicalBytes, storedBytes: state.index.storedBytes,
-                journalBytes: UInt64(state.journalEnd), manifestBytes: UInt64(state.manifestBytes),
+                journalBytes: UInt64(state.journal.end), manifestBytes: UInt64(state.manifestBytes),
                 generation: state.generation, hits: state.hits,
                 misses: state.misses, repairs: state.repairs, damagedReads: state.damagedReads)
         }

@@ -80,7 +80,7 @@ extension BlobStore {
             outcome.needlesMoved += 1
         }
         TestHooks.reach(.repackNeedlesCopied)
-        let journal = state.journal
+        let journal = state.journal.descriptor
         let writer = state.packs.writer?.descriptor
         try syncOrPoison(&state) {
             for fd in retired { try Syscalls.fdatasync(fd) }

@@ -177,7 +177,7 @@ extension BlobStore {
         let journal = state.withLock { state -> FileDescriptor? in
             guard state.journalSyncDeferred else { return nil }
             state.journalSyncDeferred = false
-            return state.poison == nil && !state.isClosed ? state.journal : nil
+            return state.poison == nil && !state.isClosed ? state.journal.descriptor : nil
         }
         guard let journal else { return }
         try syncOrPoison { try Syscalls.fdatasync(journal) }
@@ -210,7 +210,7 @@ extension BlobStore {
                 state.packs.closeAll(keepingUnsynced: &state.unsynced.blobs)
                 for fd in state.unsynced.blobs { Syscalls.close(fd) }
                 state.unsynced = UnsyncedWrites()
-                Syscalls.close(state.journal)
+                Syscalls.close(state.journal.descriptor)
                 Syscalls.close(lockFile)
                 _ = StoreIdentity.openInProcess.withLock { $0.remove(identity) }
             }
@@ -358,7 +358,7 @@ extension BlobStore {
         if changes?.isQuiet != true { try state.catchUp(layout: layout) }
         do {
             try state.repair(layout: layout, configuration: configuration)
-            if state.formatVersion < JournalFormat.version {
+            if state.journal.version < JournalFormat.version {
                 _ = try state.compact(layout: layout, configuration: configuration)
             }
         } catch let error as BlobStoreError {
@@ -408,7 +408,7 @@ extension BlobStore {
             if deferringJournalSync {
                 state.journalSyncDeferred = true
             } else {
-                let journal = state.journal
+                let journal = state.journal.descriptor
                 try syncOrPoison(&state) { try Syscalls.fdatasync(journal) }
             }
             state.unsynced.journal = false
@@ -446,7 +446,7 @@ extension BlobStore {
                 guard !state.isClosed, state.poison == nil, !state.unsynced.isEmpty else { return nil }
                 let work = state.unsynced
                 state.unsynced = UnsyncedWrites()
-                let journal = work.journal ? try? Syscalls.duplicate(state.journal) : nil
+                let journal = work.journal ? try? Syscalls.duplicate(state.journal.descriptor) : nil
                 let pack = work.packWriter ? state.packs.writer.flatMap { try? Syscalls.duplicate($0.descriptor) } : nil
                 return (work, journal, pack)
             }
@@ -480,7 +480,7 @@ extension BlobStore {
         let work = state.unsynced
         state.unsynced = UnsyncedWrites()
         defer { for fd in work.blobs { Syscalls.close(fd) } }
-        let journal = state.journal
+        let journal = state.journal.descriptor
         let pack = work.packWriter ? state.packs.writer?.descriptor : nil
         try syncOrPoison(&state) {
             for fd in work.blobs { Syscalls.startWriteback(fd) }

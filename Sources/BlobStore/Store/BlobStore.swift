@@ -106,7 +106,7 @@ public final class BlobStore: Sendable {
                     layout, lock: lock, changes: changes, configuration: configuration,
                     writable: initial.readOnly == nil)
             } catch {
-                Syscalls.close(initial.journal)
+                Syscalls.close(initial.journal.descriptor)
                 throw error
             }
             self.lockFile = lock
@@ -306,7 +306,7 @@ public final class BlobStore: Sendable {
                     try state.repair(layout: layout, configuration: configuration)
                 }
             } catch {
-                Syscalls.close(state.journal)
+                Syscalls.close(state.journal.descriptor)
                 throw error
             }
         }

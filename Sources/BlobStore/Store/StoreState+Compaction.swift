@@ -7,8 +7,8 @@ extension StoreState {
     /// least ``BlobStore/Configuration/compactionMinimumJournalBytes``, and the live entries take
     /// less than `1 - compactionDeadFraction` of the journal and manifest together.
     func wantsCompaction(_ configuration: BlobStore.Configuration) -> Bool {
-        guard journalEnd >= configuration.compactionMinimumJournalBytes else { return false }
-        let total = Double(journalEnd + manifestBytes)
+        guard journal.end >= configuration.compactionMinimumJournalBytes else { return false }
+        let total = Double(journal.end + manifestBytes)
         return Double(index.liveRecordBytes) < total * (1 - configuration.compactionDeadFraction)
     }
 
@@ -81,18 +81,15 @@ extension StoreState {
         var report = CompactionReport(
             generationBefore: generation, generationAfter: next, entries: index.count,
             manifestBytes: UInt64(manifest.count), oldManifestBytes: UInt64(manifestBytes),
-            oldJournalBytes: UInt64(journalEnd), blobsDeleted: 0, blobBytesDeleted: 0, seconds: 0)
+            oldJournalBytes: UInt64(journal.end), blobsDeleted: 0, blobBytesDeleted: 0, seconds: 0)
         removeGenerations(except: next, replaced: generation, layout: layout, configuration: configuration)
         TestHooks.reach(.compactionOldGenerationRemoved)
-        Syscalls.close(journal)
-        journal = fresh
+        Syscalls.close(journal.descriptor)
+        journal = Journal(fresh, version: JournalFormat.version)
         generation = next
         currentVersion = try? FileVersion.of(layout.current)
-        journalEnd = Int64(JournalFormat.fileHeaderSize)
         manifestBytes = Int64(manifest.count)
         manifestDamaged = false
-        tailNeedsRepair = false
-        formatVersion = JournalFormat.version
         unsynced.journal = false
         // Buffered access times are in the manifest already.
         dropPendingAccess()

@@ -3,16 +3,10 @@ import Glibc
 // MARK: - Replay, catch-up, tail repair and appends
 
 extension StoreState {
-    /// Applies the records in `bytes` (journal bytes starting at file offset `offset`) and moves
-    /// ``journalEnd`` past the last valid one.
+    /// Applies the records in `bytes` (journal bytes from the journal's end on, starting at
+    /// `offset` within them) to the index.
     mutating func replay(_ bytes: [UInt8], from offset: Int) -> JournalReader.Scan {
-        let scan = bytes.withUnsafeBytes { buffer in
-            JournalReader.scan(UnsafeRawBufferPointer(rebasing: buffer[offset...])) { record, _ in
-                index.apply(record)
-            }
-        }
-        journalEnd += Int64(scan.validEnd)
-        tailNeedsRepair = scan.ending != .clean
+        let scan = journal.replay(bytes, from: offset) { index.apply($0) }
         if scan.recordCount > 0 { packs.unmapUnused(index) }
         return scan
     }
@@ -21,19 +15,12 @@ extension StoreState {
     /// replaced (a new generation, even one whose old journal a crash left behind), the journal
     /// was unlinked, or it shrank, the index is rebuilt from scratch.
     mutating func catchUp(layout: StoreLayout) throws {
-        let info = try Syscalls.fstat(journal)
-        if try FileVersion.of(layout.current) != currentVersion || info.st_nlink == 0
-            || Int64(info.st_size) < journalEnd
-        {
-            try reload(layout: layout)
-            return
+        let currentVersion = currentVersion
+        switch try journal.readAppended(generationChanged: { try FileVersion.of(layout.current) != currentVersion }) {
+        case .replaced: try reload(layout: layout)
+        case .nothing: break
+        case .bytes(let bytes): _ = replay(bytes, from: 0)
         }
-        guard Int64(info.st_size) > journalEnd else {
-            tailNeedsRepair = false
-            return
-        }
-        let bytes = try LoadedGeneration.readAll(journal, from: journalEnd)
-        _ = replay(bytes, from: 0)
     }
 
     /// Catches up unless `changes` still holds the value it had at the last catch-up made here:
@@ -51,7 +38,7 @@ extension StoreState {
     /// Rebuilds the index from the generation CURRENT names now.
     private mutating func reload(layout: StoreLayout) throws {
         let loaded = try LoadedGeneration.load(layout, flags: readOnly == nil ? O_RDWR | O_APPEND : O_RDONLY)
-        Syscalls.close(journal)
+        Syscalls.close(journal.descriptor)
         adopt(loaded)
     }
 
@@ -59,10 +46,9 @@ extension StoreState {
     /// the journal's records. A damaged manifest keeps the entries before the damage and is
     /// rewritten by the next writer; the journal is replayed either way.
     mutating func adopt(_ loaded: LoadedGeneration) {
-        journal = loaded.journal
+        journal = Journal(loaded.journal, version: loaded.version)
         generation = loaded.current.generation
         currentVersion = loaded.current.version
-        formatVersion = loaded.version
         index = StoreIndex()
         // A new generation may follow a repair that dropped records: nothing mapped or open for
         // appending is trusted across it.
@@ -75,7 +61,6 @@ extension StoreState {
             manifestDamaged = damage != nil
             if let damage { recovery.manifestDamage = damage }
         }
-        journalEnd = Int64(JournalFormat.fileHeaderSize)
         // Room for the journal's keys too (a put takes at least 50 bytes; most are 100 or more),
         // so that the tables do not grow step by step while it is replayed.
         index.reserveCapacity(loaded.journalBytes.count / 128)
@@ -126,28 +111,21 @@ extension StoreState {
     /// becomes `manifest-<gen+1>` with an empty journal, and CURRENT is swapped; other processes
     /// see the new CURRENT and reload.
     mutating func repair(layout: StoreLayout, configuration: BlobStore.Configuration) throws {
-        if tailNeedsRepair {
-            let rest = try LoadedGeneration.readAll(journal, from: journalEnd)
-            let scan = rest.withUnsafeBytes { JournalReader.scan($0) { _, _ in } }
-            switch scan.ending {
-            case .clean:
-                break
-            case .tornTail(let count):
-                try Syscalls.ftruncate(journal, to: journalEnd)
-                try Syscalls.fsync(journal)
-                recovery.tornTailBytes += count
-            case .corrupt(let count, let reason):
-                let offset = Int(journalEnd)
-                let quarantine = try layout.preparedQuarantine(mode: configuration.directoryMode)
-                let saved = quarantine + "/journal-\(generation)-at-\(offset)"
-                try BlobStore.writeFileAtomically(saved, rest, directory: quarantine, mode: configuration.fileMode)
-                recovery.droppedBytes += count
-                recovery.corruptionOffset = offset
-                recovery.corruptionReason = reason
-                recovery.quarantinedJournal = saved
-                _ = try compact(layout: layout, configuration: configuration)
-            }
-            tailNeedsRepair = false
+        switch try journal.repairTail() {
+        case .clean:
+            break
+        case .truncated(let count):
+            recovery.tornTailBytes += count
+        case .damaged(let rest, let count, let reason):
+            let offset = Int(journal.end)
+            let quarantine = try layout.preparedQuarantine(mode: configuration.directoryMode)
+            let saved = quarantine + "/journal-\(generation)-at-\(offset)"
+            try BlobStore.writeFileAtomically(saved, rest, directory: quarantine, mode: configuration.fileMode)
+            recovery.droppedBytes += count
+            recovery.corruptionOffset = offset
+            recovery.corruptionReason = reason
+            recovery.quarantinedJournal = saved
+            _ = try compact(layout: layout, configuration: configuration)
         }
         if let damage = index.manifestDamage {
             // Found by a lookup or a scan since opening: reported as if opening had found it.
@@ -162,20 +140,9 @@ extension StoreState {
     /// Appends buffered access times and `records` in one `write(2)` and applies them. Call with
     /// the exclusive lock held, after catching up and repairing the tail.
     mutating func append(_ records: [JournalRecord]) throws {
-        var writer = ByteWriter()
-        for record in accessRecords() + records {
-            record.frame(into: &writer)
-        }
-        guard !writer.bytes.isEmpty else { return }
-        do {
-            try writer.bytes.withUnsafeBytes { try Syscalls.writeOnce(journal, $0) }
-        } catch {
-            tailNeedsRepair = true
-            throw error
-        }
+        guard try journal.append(accessRecords() + records) > 0 else { return }
         for record in records { index.apply(record) }
         dropPendingAccess()
-        journalEnd += Int64(writer.bytes.count)
         // Access records alone are hints: they ride along with the next sync, never cause one.
         if !records.isEmpty { unsynced.journal = true }
     }

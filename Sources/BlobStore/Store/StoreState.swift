@@ -4,12 +4,10 @@ struct StoreState: Sendable {
     var generation: UInt64
     /// CURRENT's version when this process last read it; a different one means a new generation.
     var currentVersion: FileVersion?
-    var journal: FileDescriptor
-    /// Journal file offset up to which records have been applied to ``index``.
-    var journalEnd: Int64
-    /// The journal's format version: 1 for a store written before packs, converted by a
-    /// compaction before anything packed is appended.
-    var formatVersion: UInt32 = JournalFormat.version
+    /// The generation's journal: descriptor, how far it was applied to ``index``, its tail's
+    /// state and its format version (1 for a store written before packs, converted by a
+    /// compaction before anything packed is appended).
+    var journal: Journal
     /// The packs this process maps for reading, and the one it appends to.
     var packs = PackFiles()
     /// A write reclaims dead needles once ``StoreIndex/deadPackBytes`` reaches this.
@@ -26,9 +24,6 @@ struct StoreState: Sendable {
     /// When the next write should run an eviction round for ``EvictionLimits/maxAge`` even if no
     /// other limit is passed (milliseconds since the epoch).
     var nextAgeCheck: Int64 = 0
-    /// The last catch-up stopped before the end of the journal (a torn tail or damage): it must
-    /// be examined under the exclusive lock before the next append.
-    var tailNeedsRepair = false
     /// The store's ``ChangeCounter`` value read just before the last ``catchUpIfChanged(layout:changes:)``
     /// that caught up; `nil` before the first.
     var seenChanges: UInt64?
@@ -59,13 +54,12 @@ struct StoreState: Sendable {
     init(_ loaded: LoadedGeneration) {
         generation = loaded.current.generation
         currentVersion = loaded.current.version
-        journal = loaded.journal
-        journalEnd = Int64(JournalFormat.fileHeaderSize)
+        journal = Journal(loaded.journal, version: loaded.version)
         adopt(loaded)
     }
 
     /// Whether the journal's tail or the manifest must be repaired before the next append.
-    var needsRepair: Bool { tailNeedsRepair || manifestDamaged || index.manifestDamage != nil }
+    var needsRepair: Bool { journal.needsRepair || manifestDamaged || index.manifestDamage != nil }
 
     /// What opening found, and any damage in the manifest that reads found since.
     var recoveryReport: RecoveryReport {
