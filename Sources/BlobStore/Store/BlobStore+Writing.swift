@@ -363,8 +363,7 @@ extension BlobStore {
             }
         } catch let error as BlobStoreError {
             // A repair that failed half-way (a truncate or sync) leaves nothing to build on.
-            state.poison = error
-            throw error
+            throw state.poisoned(by: error)
         }
         changes?.markCaughtUp()
     }
@@ -467,7 +466,7 @@ extension BlobStore {
                 for directory in work.directories { try Syscalls.fsyncDirectory(directory) }
                 if let journal { try Syscalls.fdatasync(journal) }
             } catch let error as BlobStoreError {
-                state.withLock { $0.poison = $0.poison ?? error }
+                state.withLock { $0.poisoned(by: error) }
             } catch {
                 preconditionFailure("a group commit threw \(error), which is not a BlobStoreError")
             }
@@ -555,21 +554,21 @@ extension BlobStore {
         }
     }
 
+    /// Runs a sync (or a step that must not stop half-way); a failure poisons the handle.
     func syncOrPoison(_ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as BlobStoreError {
-            state.withLock { $0.poison = error }
-            throw error
+            throw state.withLock { $0.poisoned(by: error) }
         }
     }
 
+    /// ``syncOrPoison(_:)`` for a caller that holds the state mutex.
     func syncOrPoison(_ state: inout StoreState, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as BlobStoreError {
-            state.poison = error
-            throw error
+            throw state.poisoned(by: error)
         }
     }
 }

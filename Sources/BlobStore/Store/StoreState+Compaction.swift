@@ -32,8 +32,7 @@ extension StoreState {
         do {
             try syncUnsyncedBlobs()
         } catch let error as BlobStoreError {
-            poison = error
-            throw error
+            throw poisoned(by: error)
         }
         var entries: [ManifestEntry] = []
         entries.reserveCapacity(index.count)
@@ -69,11 +68,11 @@ extension StoreState {
             Syscalls.close(fresh)
             if (try? CurrentFile.read(layout))?.generation == next {
                 // Renamed, then a sync failed: the new generation is in force, unsynced.
-                poison = error
+                poisoned(by: error)
             } else {
                 _ = try? Syscalls.unlink(manifestPath)
                 _ = try? Syscalls.unlink(journalPath)
-                if error.isSyncFailure { poison = error }
+                _ = poisoningIfSync(error)
             }
             throw error
         }
@@ -119,12 +118,6 @@ extension StoreState {
         for entry in entries { index.insert(entry) }
         index.noteNextPack(nextPack)
         packs.unmapUnused(index)
-    }
-
-    /// Poisons the handle if `error` is a failed sync (DESIGN.md, invariant 7), and returns it.
-    mutating func poisoningIfSync(_ error: any Error) -> any Error {
-        if let error = error as? BlobStoreError, error.isSyncFailure { poison = error }
-        return error
     }
 
     /// Deletes the blobs of the garbage list that no entry refers to, and empties the list. Call

@@ -61,6 +61,21 @@ struct StoreState: Sendable {
     /// Whether the journal's tail or the manifest must be repaired before the next append.
     var needsRepair: Bool { journal.needsRepair || manifestDamaged || index.manifestDamage != nil }
 
+    /// The poison rule (DESIGN.md, invariant 7), in one place: after a failed sync, or a repair
+    /// that stopped half-way, this handle acknowledges nothing more. Keeps the first such
+    /// failure (its message is the one users see) and returns `error`, to be thrown.
+    @discardableResult
+    mutating func poisoned(by error: BlobStoreError) -> BlobStoreError {
+        if poison == nil { poison = error }
+        return error
+    }
+
+    /// Poisons the handle if `error` is a failed sync, and returns it.
+    mutating func poisoningIfSync(_ error: any Error) -> any Error {
+        if let error = error as? BlobStoreError, error.isSyncFailure { poisoned(by: error) }
+        return error
+    }
+
     /// What opening found, and any damage in the manifest that reads found since.
     var recoveryReport: RecoveryReport {
         var report = recovery
