@@ -94,20 +94,16 @@ extension BlobStore {
         if let problem = LimitsFile.validationProblem(limits) {
             throw BlobStoreError(.invalidArgument, problem)
         }
-        try holdingWriters {
-            try state.withLock { state in
-                try checkWritable(state)
-                try exclusively {
-                    do {
-                        try BlobStore.writeFileAtomically(
-                            layout.limits, Array(LimitsFile.encode(limits).utf8), directory: layout.root,
-                            mode: configuration.fileMode)
-                    } catch {
-                        throw state.poisoningIfSync(error)
-                    }
-                }
-                state.limits = limits
+        // The file is written and synced with the state mutex let go.
+        try writeInSteps {
+            do {
+                try BlobStore.writeFileAtomically(
+                    layout.limits, Array(LimitsFile.encode(limits).utf8), directory: layout.root,
+                    mode: configuration.fileMode)
+            } catch {
+                throw state.withLock { $0.poisoningIfSync(error) }
             }
+            state.withLock { $0.limits = limits }
         }
     }
 

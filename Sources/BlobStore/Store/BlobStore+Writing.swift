@@ -188,12 +188,26 @@ extension BlobStore {
     /// Appends buffered access times and, in ``Durability/batched`` mode, performs the pending
     /// group commit now. In ``Durability/always`` mode everything is already durable; in
     /// ``Durability/none`` nothing is synced.
+    ///
+    /// The order of locks is a write's: ``writers``, the exclusive lock, then the state mutex,
+    /// which is let go while the group commit syncs.
     public func flush() throws {
         try holdingWriters {
-            try state.withLock { state in
+            let appendsAccess = try state.withLock { state -> Bool in
                 try checkUsable(state)
-                try flushLocked(&state, waitingForLock: true)
+                if state.readOnly != nil { state.dropPendingAccess() }
+                return !state.pendingAccess.isEmpty
             }
+            if appendsAccess {
+                try exclusively {
+                    try state.withLock { state in
+                        try checkUsable(state)
+                        try prepareAppend(&state)
+                        try state.append([])
+                    }
+                }
+            }
+            if configuration.durability == .batched { try commitOutsideMutex() }
         }
     }
 
@@ -215,7 +229,7 @@ extension BlobStore {
                 _ = StoreIdentity.openInProcess.withLock { $0.remove(identity) }
             }
             if state.poison == nil {
-                try flushLocked(&state, waitingForLock: false)
+                try flushLocked(&state)
             }
         }
     }
@@ -433,81 +447,75 @@ extension BlobStore {
         }
     }
 
-    /// The group commit on its timer: the work is taken under the state mutex and synced after
-    /// it is let go (holding ``writers``, so no write of this process runs meanwhile), so that
-    /// readers never wait for it. The journal and the pack are synced through duplicates of
-    /// their descriptors: another process may compact meanwhile, and this process's next
-    /// catch-up then closes the originals.
+    /// The group commit on its timer (``commitOutsideMutex()``); a failure has poisoned the
+    /// handle, and the next operation reports it.
     private func runScheduledCommit() {
         writers.withLock { _ in
-            let taken = state.withLock { state -> (UnsyncedWrites, journal: FileDescriptor?, pack: FileDescriptor?)? in
-                state.commitScheduled = false
-                guard !state.isClosed, state.poison == nil, !state.unsynced.isEmpty else { return nil }
-                let work = state.unsynced
-                state.unsynced = UnsyncedWrites()
-                let journal = work.journal ? try? Syscalls.duplicate(state.journal.descriptor) : nil
-                let pack = work.packWriter ? state.packs.writer.flatMap { try? Syscalls.duplicate($0.descriptor) } : nil
-                return (work, journal, pack)
-            }
-            guard let (work, journal, pack) = taken else { return }
-            defer {
-                for fd in work.blobs { Syscalls.close(fd) }
-                if let journal { Syscalls.close(journal) }
-                if let pack { Syscalls.close(pack) }
-            }
-            do {
-                guard work.journal == (journal != nil), work.packWriter == (pack != nil) else {
-                    throw BlobStoreError(.io, "The group commit could not duplicate a descriptor to sync.", path: path)
-                }
-                for fd in work.blobs { Syscalls.startWriteback(fd) }
-                if let pack { Syscalls.startWriteback(pack) }
-                for fd in work.blobs { try Syscalls.fdatasync(fd) }
-                if let pack { try Syscalls.fdatasync(pack) }
-                for directory in work.directories { try Syscalls.fsyncDirectory(directory) }
-                if let journal { try Syscalls.fdatasync(journal) }
-            } catch let error as BlobStoreError {
-                state.withLock { $0.poisoned(by: error) }
-            } catch {
-                preconditionFailure("a group commit threw \(error), which is not a BlobStoreError")
-            }
+            state.withLock { $0.commitScheduled = false }
+            try? commitOutsideMutex()
         }
     }
 
-    /// One sync for everything written since the last commit: blobs, then directories, then
-    /// the journal, so no durable record refers to a blob that is not.
+    /// The group commit with the state mutex let go: the work is taken under it and synced
+    /// after, holding ``writers`` (no write of this process runs meanwhile), so that readers
+    /// never wait for it. The journal and the pack are synced through duplicates of their
+    /// descriptors: another process may compact meanwhile, and this process's next catch-up then
+    /// closes the originals. A failure poisons the handle.
+    private func commitOutsideMutex() throws {
+        let taken = state.withLock { state -> (UnsyncedWrites, journal: FileDescriptor?, pack: FileDescriptor?)? in
+            guard !state.isClosed, state.poison == nil, !state.unsynced.isEmpty else { return nil }
+            let work = state.unsynced
+            state.unsynced = UnsyncedWrites()
+            let journal = work.journal ? try? Syscalls.duplicate(state.journal.descriptor) : nil
+            let pack = work.packWriter ? state.packs.writer.flatMap { try? Syscalls.duplicate($0.descriptor) } : nil
+            return (work, journal, pack)
+        }
+        guard let (work, journal, pack) = taken else { return }
+        defer {
+            for fd in work.blobs { Syscalls.close(fd) }
+            if let journal { Syscalls.close(journal) }
+            if let pack { Syscalls.close(pack) }
+        }
+        try syncOrPoison {
+            guard work.journal == (journal != nil), work.packWriter == (pack != nil) else {
+                throw BlobStoreError(.io, "The group commit could not duplicate a descriptor to sync.", path: path)
+            }
+            try Self.syncGroup(work, journal: journal, pack: pack)
+        }
+    }
+
+    /// One sync for everything written since the last commit, under the state mutex (an
+    /// eviction round or a repack, which delete files once the commit is durable).
     func groupCommitLocked(_ state: inout StoreState) throws {
         let work = state.unsynced
         state.unsynced = UnsyncedWrites()
         defer { for fd in work.blobs { Syscalls.close(fd) } }
-        let journal = state.journal.descriptor
+        let journal = work.journal ? state.journal.descriptor : nil
         let pack = work.packWriter ? state.packs.writer?.descriptor : nil
-        try syncOrPoison(&state) {
-            for fd in work.blobs { Syscalls.startWriteback(fd) }
-            if let pack { Syscalls.startWriteback(pack) }
-            for fd in work.blobs { try Syscalls.fdatasync(fd) }
-            if let pack { try Syscalls.fdatasync(pack) }
-            for directory in work.directories { try Syscalls.fsyncDirectory(directory) }
-            if work.journal { try Syscalls.fdatasync(journal) }
-        }
+        try syncOrPoison(&state) { try Self.syncGroup(work, journal: journal, pack: pack) }
     }
 
-    /// Appends buffered access times, then (in ``Durability/batched`` mode) runs the pending group
-    /// commit. With `waitingForLock` false, access times are appended only if the lock is free.
-    func flushLocked(_ state: inout StoreState, waitingForLock: Bool) throws {
+    /// The group commit's syncs, in order: the blobs and the pack (writeback started for all
+    /// first), the directories, then the journal, so that no durable record refers to a blob
+    /// that is not.
+    private static func syncGroup(_ work: UnsyncedWrites, journal: FileDescriptor?, pack: FileDescriptor?) throws {
+        for fd in work.blobs { Syscalls.startWriteback(fd) }
+        if let pack { Syscalls.startWriteback(pack) }
+        for fd in work.blobs { try Syscalls.fdatasync(fd) }
+        if let pack { try Syscalls.fdatasync(pack) }
+        for directory in work.directories { try Syscalls.fsyncDirectory(directory) }
+        if let journal { try Syscalls.fdatasync(journal) }
+    }
+
+    /// For ``close()``, holding ``writers`` and the state mutex: appends buffered access times
+    /// if the exclusive lock is free, then (in ``Durability/batched`` mode) runs the pending group
+    /// commit.
+    func flushLocked(_ state: inout StoreState) throws {
         if state.readOnly != nil || state.poison != nil {
             state.dropPendingAccess()
             return
         }
-        if !state.pendingAccess.isEmpty {
-            if waitingForLock {
-                try exclusively {
-                    try prepareAppend(&state)
-                    try state.append([])
-                }
-            } else {
-                appendAccessHints(&state, holdingWriters: true)
-            }
-        }
+        if !state.pendingAccess.isEmpty { appendAccessHints(&state, holdingWriters: true) }
         if configuration.durability == .batched {
             try groupCommitLocked(&state)
         }
