@@ -250,7 +250,7 @@ public enum ArgumentParser {
     static let remoteSubcommands: Set<Subcommand> = [.put, .get, .has, .rm, .stats]
 
     /// The subcommands that take `--json`.
-    private static let jsonSubcommands: Set<Subcommand> = [.ls, .stats, .compact, .gc, .verify, .config]
+    private static let jsonSubcommands: Set<Subcommand> = [.clear, .ls, .stats, .compact, .gc, .verify, .config]
 
     /// Checks the number of arguments and builds the command.
     private static func makeCommand(
@@ -277,6 +277,7 @@ public enum ArgumentParser {
         case .ls: return .list(json: json)
         case .stats: return .stats(json: json)
         case .compact: return .compact(json: json)
+        case .clear: return .clear(json: json)
         case .gc: return .collectGarbage(collect)
         case .verify: return .verify(repair: repair, json: json)
         case .config: return .config(changes, json: json)

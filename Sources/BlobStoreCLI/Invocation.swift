@@ -45,6 +45,8 @@ public enum Command: Equatable, Sendable {
     case stats(json: Bool)
     /// `compact [--json]`.
     case compact(json: Bool)
+    /// `clear [--json]`.
+    case clear(json: Bool)
     /// `gc [<limits>] [--grace <duration>] [--dry-run] [--json]`.
     case collectGarbage(GarbageCollectionOptions)
     /// `verify [--repair] [--json]`.

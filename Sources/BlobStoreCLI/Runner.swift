@@ -24,6 +24,7 @@ struct Runner {
             case .list(let json): return try list(json: json)
             case .stats(let json): return try stats(json: json)
             case .compact(let json): return try compact(json: json)
+            case .clear(let json): return try clear(json: json)
             case .collectGarbage(let options): return try collectGarbage(options)
             case .verify(let repair, let json): return try verify(repair: repair, json: json)
             case .config(let changes, let json): return try config(changes, json: json)

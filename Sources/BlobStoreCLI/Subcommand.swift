@@ -1,6 +1,6 @@
 /// The subcommands, named as typed on the command line, with the text their help shows.
 public enum Subcommand: String, CaseIterable, Equatable, Sendable {
-    case put, get, blob, fetch, has, rm, ls, stats, compact, gc, verify, config, demo, help
+    case put, get, blob, fetch, has, rm, clear, ls, stats, compact, gc, verify, config, demo, help
 
     /// One line for the `SUBCOMMANDS:` list and the `OVERVIEW:` of the subcommand's help.
     var abstract: String {
@@ -11,6 +11,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .fetch: "Fetch a URL through the store's HTTP cache and write the body to standard output or a file."
         case .has: "Exit 0 if a key is stored, 1 if it is not."
         case .rm: "Remove a key."
+        case .clear: "Remove every entry and delete their blobs."
         case .ls: "List the stored entries."
         case .stats: "Show the store's counts and sizes."
         case .compact: "Rewrite the journal as a manifest of the live entries."
@@ -51,6 +52,11 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .rm:
             "The value's blob is deleted by garbage collection once no key refers to it. With --remote, "
                 + "the key's record is removed from the remote too (its blob stays, for the remote's eviction)."
+        case .clear:
+            "Removes every key, then compacts the store, which deletes the blob files and the packs "
+                + "of small values at once (the newest pack file stays, holding nothing live, for the "
+                + "next values). Prints how many entries were removed. The store's recorded limits "
+                + "stay. Creates no store."
         case .ls:
             "Each line is '<digest>  <size>  <key>': the SHA-256 in hex, the size in bytes and the "
                 + "key's bytes, separated by two spaces. Use --json for keys that contain newlines."
@@ -112,6 +118,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             return "fetch \(global) <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>]"
         case .has: return "has \(global) <key>"
         case .rm: return "rm \(global) <key>"
+        case .clear: return "clear \(global) [--json]"
         case .ls: return "ls \(global) [--json]"
         case .stats: return "stats \(global) [--json]"
         case .compact: return "compact \(global) [--json]"
@@ -142,7 +149,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             [("<dir>", "The directory to store. (default: this package's Sources directory)")]
         case .help:
             [("<subcommand>", "The subcommand to describe.")]
-        case .ls, .stats, .compact, .gc, .verify, .config:
+        case .clear, .ls, .stats, .compact, .gc, .verify, .config:
             []
         }
     }
@@ -169,6 +176,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .ls: [("--json", "Print a JSON array of entries.")]
         case .stats: [("--json", "Print the statistics as a JSON object.")]
         case .compact: [("--json", "Print the report as a JSON object.")]
+        case .clear: [("--json", "Print the count as a JSON object.")]
         case .gc:
             [
                 (

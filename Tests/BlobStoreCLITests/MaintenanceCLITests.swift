@@ -88,7 +88,7 @@ import Testing
         try withTemporaryDirectory { scratch in
             let typo = scratch.path("no/such/store")
             for arguments in [
-                ["compact"], ["gc"], ["gc", "--dry-run"], ["verify"], ["verify", "--repair"], ["config"],
+                ["compact"], ["gc"], ["gc", "--dry-run"], ["verify"], ["verify", "--repair"], ["config"], ["clear"],
             ] {
                 let run = try blobstore(["--store", typo] + arguments, in: scratch)
                 #expect(run.status == 1, "\(arguments)")
@@ -96,6 +96,23 @@ import Testing
                 #expect(run.standardOutput.isEmpty, "\(arguments)")
             }
             #expect(!FileManager.default.fileExists(atPath: scratch.path("no")))
+        }
+    }
+
+    // MARK: - clear
+
+    @Test func clearRemovesEveryEntryAndItsBlobs() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            try fill(store, count: 30, size: 100 << 10)
+            let run = try blobstore(["--store", store, "clear"], in: scratch)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout == "removed 30 entries\n")
+            #expect(regularFiles(under: store + "/blobs").isEmpty)
+            let list = try blobstore(["--store", store, "ls"], in: scratch)
+            #expect(list.status == 0 && list.standardOutput.isEmpty)
+            let again = try blobstore(["--store", store, "clear", "--json"], in: scratch)
+            #expect(try object(again)["removed"] as? Int == 0)
         }
     }
 

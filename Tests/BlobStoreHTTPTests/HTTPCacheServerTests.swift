@@ -63,6 +63,19 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("removeAll empties the cache: the next request goes to the origin")
+    func removeAllEmptiesTheCache() async throws {
+        try await withServerAndCache { server, cache in
+            let target = "/fresh?cc=max-age%3D600&body=one"
+            _ = try await cache.data(for: get(server.url(target)))
+            #expect(try await cache.data(for: get(server.url(target))).outcome == .freshHit)
+            #expect(try cache.removeAll() == 1)
+            #expect(try cache.store.disk.entries().isEmpty)
+            #expect(try await cache.data(for: get(server.url(target))).outcome == .miss)
+            #expect(try await server.counts(target).requests == 2)
+        }
+    }
+
     @Test("max-age=0 with an ETag sends If-None-Match and a 304 keeps the body")
     func maxAgeZeroWithETagRevalidates() async throws {
         try await withServerAndCache { server, cache in

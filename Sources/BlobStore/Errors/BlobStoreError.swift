@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// The one error type BlobStore throws.
@@ -50,15 +51,19 @@ public struct BlobStoreError: Error, Sendable, CustomStringConvertible {
     /// The system call that failed (`"fsync"`, `"write"`, …), for errors that come from one.
     public var call: String?
     public var location: String
+    /// The error this one wraps, when it comes from another library (a `Codable` coder's, a
+    /// network transport's); `nil` otherwise.
+    public var underlyingError: (any Error)?
 
     public init(
         _ code: Code, _ message: String, path: String? = nil, errno: Int32? = nil,
-        file: StaticString = #fileID, line: UInt = #line
+        underlying: (any Error)? = nil, file: StaticString = #fileID, line: UInt = #line
     ) {
         self.code = code
         self.message = message
         self.path = path
         self.errno = errno
+        self.underlyingError = underlying
         self.location = "\(file):\(line)"
     }
 
@@ -120,5 +125,35 @@ extension BlobStoreError {
             return BlobStoreError(
                 .io, "\(call) failed on \(path).", path: path, errno: errno, file: file, line: line)
         }
+    }
+}
+
+/// For apps that show errors to people: `localizedDescription` is the message (with the system's
+/// reason for a failed call), and Foundation's `NSError` bridging carries the code as the
+/// domain's string and the underlying error.
+extension BlobStoreError: LocalizedError {
+    public var errorDescription: String? { description }
+
+    public var failureReason: String? { errno.map { String(cString: strerror($0)) } }
+}
+
+extension BlobStoreError: CustomNSError {
+    public static var errorDomain: String { "BlobStore.BlobStoreError" }
+
+    /// A stable number per code (its place in this list, from 1; 0 for a code made elsewhere),
+    /// for `NSError.code`. New codes are added at the end.
+    public var errorCode: Int {
+        let known: [Code] = [
+            .notFound, .corrupt, .io, .noSpace, .permissionDenied, .notAStore, .unsupportedVersion, .busy,
+            .invalidArgument, .unsafeLayout, .poisoned, .tooLarge, .closed, .undecodable, .unencodable, .network,
+        ]
+        return known.firstIndex(of: code).map { $0 + 1 } ?? 0
+    }
+
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description, "BlobStoreErrorCode": code.rawValue]
+        if let path { info[NSFilePathErrorKey] = path }
+        if let underlyingError { info[NSUnderlyingErrorKey] = underlyingError as NSError }
+        return info
     }
 }

@@ -92,6 +92,14 @@ public final class CachedStore: Sendable {
         return inMemory || onDisk
     }
 
+    /// Removes every entry from both tiers; returns how many the disk store held
+    /// (``BlobStore/removeAll()``).
+    @discardableResult
+    public func removeAll() throws -> Int {
+        memory?.removeAll()
+        return try disk.removeAll()
+    }
+
     // MARK: - Reading
 
     /// The value under `key`, or `nil` as for ``entry(for:)``.
@@ -129,21 +137,14 @@ public final class CachedStore: Sendable {
         return try disk.contains(key)
     }
 
-    /// The entry under `key` on disk, its value read by digest so that value and metadata belong
-    /// together even while another thread or process overwrites the key; records an access.
+    /// The entry under `key` on disk, value and metadata in one verified read
+    /// (``BlobStore/entry(for:)``); records an access.
     private func diskEntry(for key: StoreKey) throws -> (entry: CachedEntry, digest: SHA256Digest)? {
-        // A blob can vanish between the two reads only when the key was overwritten and the old
-        // blob collected meanwhile: then the new entry is read.
-        for _ in 0..<3 {
-            guard let info = try disk.info(for: key) else { return nil }
-            if let value = try disk.blob(info.digest) {
-                try disk.touch(key)
-                return (
-                    CachedEntry(value: value, metadata: info.metadata, expires: info.expires, tier: .disk), info.digest
-                )
-            }
-        }
-        return nil
+        guard let stored = try disk.entry(for: key) else { return nil }
+        let info = stored.info
+        return (
+            CachedEntry(value: stored.value, metadata: info.metadata, expires: info.expires, tier: .disk), info.digest
+        )
     }
 
     /// Keeps `entry` in memory if the disk still holds what it was made from: the entry with

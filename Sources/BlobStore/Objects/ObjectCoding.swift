@@ -44,7 +44,7 @@ public enum ObjectCoding: Sendable, Equatable {
             throw BlobStoreError(
                 .unencodable,
                 "A value of type \(T.self) cannot be encoded as a \(name) (\(error)). Check its Encodable "
-                    + "conformance, or choose another ObjectCoding.")
+                    + "conformance, or choose another ObjectCoding.", underlying: error)
         }
     }
 
@@ -63,7 +63,7 @@ public enum ObjectCoding: Sendable, Equatable {
             throw BlobStoreError(
                 .undecodable,
                 "The value under key '\(key)' (\(data.count) bytes) is not a \(name) of type \(T.self) (\(error)). "
-                    + "Another type or coder wrote it: read it as that type, or store it again.")
+                    + "Another type or coder wrote it: read it as that type, or store it again.", underlying: error)
         }
     }
 }

@@ -9,13 +9,23 @@ extension BlobStore {
     /// Records an access for eviction. Verifies the digest unless
     /// ``Configuration/verifyReads`` is off.
     public func value(for key: StoreKey) throws -> Data? {
+        try entry(for: key)?.value
+    }
+
+    /// `key`'s value with its digest, size, times and metadata, in one read: `nil` as for
+    /// ``value(for:)-5c9av``. The value is the one the information describes, whatever other
+    /// threads or processes write meanwhile.
+    ///
+    /// Records an access for eviction. Verifies the digest unless
+    /// ``Configuration/verifyReads`` is off.
+    public func entry(for key: StoreKey) throws -> StoredEntry? {
         guard let (entry, packed) = try lookup(key) else { return nil }
         let result =
             try packed.map { Self.checked($0, digest: entry.digest, verify: configuration.verifyReads) }
             ?? content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads)
         guard let data = try settle(result, digest: entry.digest) else { return nil }
         recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-        return data
+        return StoredEntry(info: EntryInfo(key: key, entry: entry), value: data)
     }
 
     /// A read-only handle on the blob holding `key`'s value, positioned at its start, for large

@@ -127,6 +127,25 @@ extension BlobStore {
         }
     }
 
+    /// Removes every entry and returns how many there were. Unlike a remove per key, their
+    /// blobs go at once: the removes are followed by a compaction, which deletes the loose blobs
+    /// and every pack but the newest (whose file stays, counted as nothing, for the next
+    /// needles). The result is synced in every durability mode.
+    @discardableResult
+    public func removeAll() throws -> Int {
+        try write { state in
+            var keys: [StoreKey] = []
+            keys.reserveCapacity(state.index.count)
+            state.index.forEachEntry { key, _ in keys.append(key) }
+            guard !keys.isEmpty else { return 0 }
+            for start in stride(from: 0, to: keys.count, by: 4096) {
+                try state.append(keys[start..<min(start + 4096, keys.count)].map { .remove(key: $0, digest: nil) })
+            }
+            _ = try state.compact(layout: layout, configuration: configuration)
+            return keys.count
+        }
+    }
+
     // MARK: - The write path
 
     /// One write of this process: holding ``writers`` and the exclusive lock, `body` runs with
@@ -189,8 +208,8 @@ extension BlobStore {
     /// group commit now. In ``Durability/always`` mode everything is already durable; in
     /// ``Durability/none`` nothing is synced.
     ///
-    /// The order of locks is a write's: ``writers``, the exclusive lock, then the state mutex,
-    /// which is let go while the group commit syncs.
+    /// Takes the locks in a write's order (this process's writer lock, the store's exclusive
+    /// lock, then the state mutex, which is let go while the group commit syncs).
     public func flush() throws {
         try holdingWriters {
             let appendsAccess = try state.withLock { state -> Bool in

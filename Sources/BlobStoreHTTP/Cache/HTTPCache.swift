@@ -156,6 +156,13 @@ public final class HTTPCache: Sendable {
         try store.remove(Self.key(for: url))
     }
 
+    /// Removes every stored response (and everything else in the store it uses); returns how
+    /// many entries went (``CachedStore/removeAll()``).
+    @discardableResult
+    public func removeAll() throws -> Int {
+        try store.removeAll()
+    }
+
     /// The key of the entry that holds `response` for `url`: its variant's, or the URL's when it
     /// has no `Vary`.
     static func entryKey(for response: StoredResponse, url: URL) -> StoreKey {

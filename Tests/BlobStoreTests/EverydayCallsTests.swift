@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@testable import BlobStore
+
+/// The everyday calls of the library surface: one read of value and metadata, removing
+/// everything, errors an app can show.
+@Suite struct EverydayCallsTests {
+    @Test func entryReadsValueAndInformationTogether() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                let expiry = Date(timeIntervalSinceNow: 3600)
+                let digest = try store.put(Data("v1"), for: "k", metadata: Data("m1"), expires: expiry)
+                let big = Data(repeating: 7, count: 200 << 10)
+                try store.put(big, for: "big", metadata: Data("loose"))
+                let entry = try #require(try store.entry(for: "k"))
+                #expect(entry.value == Data("v1"))
+                #expect(entry.info.digest == digest)
+                #expect(entry.info.metadata == Data("m1"))
+                #expect(entry.info.size == 2)
+                #expect(abs(entry.info.expires!.timeIntervalSince(expiry)) < 0.002)
+                #expect(try store.entry(for: "big")?.value == big)
+                #expect(try store.entry(for: "big")?.info.metadata == Data("loose"))
+                #expect(try store.entry(for: "absent") == nil)
+                try store.put(Data("v2"), for: "k", metadata: Data("m2"))
+                let again = try #require(try store.entry(for: "k"))
+                #expect(again.value == Data("v2") && again.info.metadata == Data("m2"))
+                #expect(try store.stats().hits == 4)
+            }
+        }
+    }
+
+    @Test func entryOfADamagedBlobIsAMiss() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path, looseOnly) { store throws in
+                let digest = try store.put(Data("intact value"), for: "k")
+                let file = path + "/blobs/sha256/" + String(digest.hex.prefix(2)) + "/" + digest.hex
+                chmod(file, 0o600)
+                writeBytes(file, Array("damaged val!".utf8))
+                #expect(try store.entry(for: "k") == nil)
+                #expect(try store.stats().damagedReads == 1)
+            }
+        }
+    }
+
+    @Test func removeAllEmptiesTheStoreAndDeletesItsBlobsAtOnce() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                #expect(try store.removeAll() == 0)
+                for index in 0..<500 { try store.put(Data("small \(index)"), for: StoreKey("s\(index)")) }
+                for index in 0..<5 {
+                    try store.put(Data(repeating: UInt8(index), count: 100 << 10), for: StoreKey("l\(index)"))
+                }
+                let before = try store.stats()
+                #expect(before.entries == 505)
+                #expect(try store.removeAll() == 505)
+                let after = try store.stats()
+                #expect(after.entries == 0)
+                #expect(after.distinctBlobs == 0)
+                #expect(after.storedBytes == 0)
+                #expect(after.generation == before.generation + 1)
+                #expect(try store.value(for: "s1") == nil)
+                #expect(regularFiles(under: path + "/blobs").isEmpty, "loose blobs are deleted by the call itself")
+                try store.put(Data("after"), for: "new")
+            }
+            try withStore(path) { store throws in
+                #expect(try store.entries().map(\.key) == ["new"])
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
+
+    @Test func removeAllEmptiesBothTiersOfACachedStore() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { disk throws in
+                let cache = CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20))
+                try cache.put(Data("a"), for: "a")
+                try cache.put(Data("b"), for: "b")
+                #expect(try cache.value(for: "a") == Data("a"))
+                #expect(cache.memory!.count == 2)
+                #expect(try cache.removeAll() == 2)
+                #expect(cache.memory!.count == 0)
+                #expect(try cache.value(for: "a") == nil)
+                #expect(try disk.stats().entries == 0)
+            }
+        }
+    }
+
+    @Test func errorsCarryTheirMessageCodeAndUnderlyingError() throws {
+        let system = BlobStoreError.system("open", path: "/nowhere/x", errno: ENOENT)
+        #expect(system.localizedDescription == system.description)
+        #expect(system.localizedDescription.contains("/nowhere/x"))
+        #expect(system.failureReason == String(cString: strerror(ENOENT)))
+        let bridged = system as NSError
+        #expect(bridged.domain == "BlobStore.BlobStoreError")
+        #expect(bridged.code == 1)
+        #expect(bridged.userInfo[NSFilePathErrorKey] as? String == "/nowhere/x")
+        #expect(bridged.userInfo["BlobStoreErrorCode"] as? String == "notFound")
+
+        struct Broken: Codable, Equatable { var value: Double }
+        let thrown = #expect(throws: BlobStoreError.self) { try ObjectCoding.json.encode(Broken(value: .nan)) }
+        #expect(thrown?.code == .unencodable)
+        #expect(thrown?.underlyingError is EncodingError)
+        #expect((thrown! as NSError).userInfo[NSUnderlyingErrorKey] != nil)
+        #expect(BlobStoreError(.closed, "closed").errorCode == 13)
+        #expect(BlobStoreError(BlobStoreError.Code("elsewhere"), "?").errorCode == 0)
+    }
+}
