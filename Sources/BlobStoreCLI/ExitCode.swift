@@ -18,7 +18,7 @@ public enum ExitCode {
     /// return `nil`), so `notFound` here means a missing file and exits 74.
     static func forError(_ code: BlobStoreError.Code) -> Int32 {
         switch code {
-        case .corrupt: dataError
+        case .corrupt, .digestMismatch: dataError
         case .busy: temporaryFailure
         case .invalidArgument, .tooLarge: usage
         default: ioError

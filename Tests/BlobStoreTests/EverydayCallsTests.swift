@@ -107,4 +107,94 @@ import Testing
         #expect(BlobStoreError(.closed, "closed").errorCode == 13)
         #expect(BlobStoreError(BlobStoreError.Code("elsewhere"), "?").errorCode == 0)
     }
+
+    @Test func removalByPredicatePrefixAndDate() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                for index in 0..<10 {
+                    try store.put(Data("a\(index)"), for: StoreKey("https://a.example/\(index)"))
+                    try store.put(Data("b\(index)"), for: StoreKey("https://b.example/\(index)"))
+                }
+                #expect(try store.removeAll(withKeyPrefix: "https://a.example/") == 10)
+                #expect(try store.entries().allSatisfy { $0.key.string.hasPrefix("https://b.example/") })
+                #expect(try store.removeAll { $0.key.string.hasSuffix("/3") || $0.size > 100 } == 1)
+                #expect(try store.stats().entries == 9)
+                usleep(20_000)
+                let cut = Date()
+                usleep(20_000)
+                #expect(try store.value(for: "https://b.example/5") == Data("b5"))
+                try store.flush()
+                #expect(try store.removeAll(accessedBefore: cut) == 8, "all but the one read after the cut")
+                #expect(try store.entries().map(\.key) == ["https://b.example/5"])
+                #expect(try store.removeAll { _ in false } == 0)
+            }
+        }
+    }
+
+    @Test func aPredicateSeesASnapshotAndAnOverwriteMeanwhileIsKept() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                try store.put(Data("old"), for: "k")
+                try store.put(Data("other"), for: "j")
+                let removed = try store.removeAll { info in
+                    // The predicate may call the store: no lock is held while it runs.
+                    if info.key == "k" { try store.put(Data("new"), for: "k") }
+                    return true
+                }
+                #expect(removed == 1, "j goes; k was overwritten after the snapshot and stays")
+                #expect(try store.value(for: "k") == Data("new"))
+                #expect(try store.value(for: "j") == nil)
+            }
+        }
+    }
+
+    @Test func updateChangesMetadataAndExpiryAndKeepsTheValue() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let later = Date(timeIntervalSinceNow: 7200)
+            try withStore(path) { store throws in
+                let big = Data(repeating: 3, count: 100 << 10)
+                try store.put(Data("small"), for: "small", metadata: Data("m1"))
+                try store.put(big, for: "big", metadata: Data("m1"))
+                let before = try #require(try store.info(for: "small"))
+                let journal = try store.stats().journalBytes
+                #expect(try store.update("small", metadata: Data("m2"), expires: later))
+                #expect(try store.update("big", metadata: Data("m3"), expires: nil))
+                #expect(try !store.update("absent", metadata: Data(), expires: nil))
+                #expect(try store.stats().journalBytes - journal < 300, "two records, no value")
+                let after = try #require(try store.entry(for: "small"))
+                #expect(after.value == Data("small") && after.info.metadata == Data("m2"))
+                #expect(after.info.created == before.created)
+                #expect(after.info.lastAccess >= before.lastAccess)
+                #expect(abs(after.info.expires!.timeIntervalSince(later)) < 0.002)
+                #expect(try store.entry(for: "big")?.info.metadata == Data("m3"))
+                #expect(try store.stats().distinctBlobs == 2)
+            }
+            try withStore(path) { store throws in
+                #expect(try store.entry(for: "small")?.info.metadata == Data("m2"))
+                #expect(try store.entry(for: "big")?.value == Data(repeating: 3, count: 100 << 10))
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
+
+    @Test(arguments: [10, 100 << 10, 2 << 20])
+    func aPutWithTheWrongExpectedDigestStoresNothing(size: Int) throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                let data = Data(repeating: 9, count: size)
+                let right = SHA256Hasher.hash(data)
+                let wrong = SHA256Hasher.hash(Data("something else"))
+                let thrown = #expect(throws: BlobStoreError.self) { try store.put(data, for: "k", expecting: wrong) }
+                #expect(thrown?.code == .digestMismatch)
+                #expect(thrown?.message.contains(right.hex) == true)
+                #expect(try store.stats().entries == 0)
+                #expect(regularFiles(under: path + "/tmp").isEmpty, "no temporary file is left")
+                #expect(regularFiles(under: path + "/blobs").isEmpty)
+                #expect(try store.put(data, for: "k", expecting: right) == right)
+                #expect(try store.value(for: "k") == data)
+            }
+        }
+    }
 }

@@ -77,6 +77,9 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
     case .compact(let isJSON):
         subcommand = .compact
         json(isJSON)
+    case .clear(let isJSON):
+        subcommand = .clear
+        json(isJSON)
     case .collectGarbage(let collect):
         subcommand = .gc
         if let capacity = collect.capacity { options.append(("--capacity", "\(capacity)")) }

@@ -42,6 +42,8 @@ public struct BlobStoreError: Error, Sendable, CustomStringConvertible {
         public static let tooLarge = Code("tooLarge")
         /// The store was closed.
         public static let closed = Code("closed")
+        /// A put's bytes do not hash to the digest the caller said they have; nothing was stored.
+        public static let digestMismatch = Code("digestMismatch")
     }
 
     public var code: Code
@@ -146,6 +148,7 @@ extension BlobStoreError: CustomNSError {
         let known: [Code] = [
             .notFound, .corrupt, .io, .noSpace, .permissionDenied, .notAStore, .unsupportedVersion, .busy,
             .invalidArgument, .unsafeLayout, .poisoned, .tooLarge, .closed, .undecodable, .unencodable, .network,
+            .digestMismatch,
         ]
         return known.firstIndex(of: code).map { $0 + 1 } ?? 0
     }

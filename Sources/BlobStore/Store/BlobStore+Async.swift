@@ -12,12 +12,13 @@ extension BlobStore {
         }
     }
 
-    /// `async` ``put(_:for:metadata:expires:)-58nwj``.
+    /// `async` ``put(_:for:metadata:expires:expecting:)-4lzjp``.
     @discardableResult
-    public func put(_ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil) async throws
-        -> SHA256Digest
-    {
-        try await offload { try self.put(data, for: key, metadata: metadata, expires: expires) }
+    public func put(
+        _ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil,
+        expecting expected: SHA256Digest? = nil
+    ) async throws -> SHA256Digest {
+        try await offload { try self.put(data, for: key, metadata: metadata, expires: expires, expecting: expected) }
     }
 
     /// `async` ``put(contentsOf:for:metadata:expires:)-1i79u``.

@@ -17,16 +17,22 @@ extension BlobStore {
     ///   - key: Any bytes up to 16 MiB.
     ///   - metadata: Opaque bytes kept with the entry (up to 16 MiB).
     ///   - expires: After this date the entry reads as missing.
+    ///   - expected: The digest the caller knows `data` has (from a server's manifest, say):
+    ///     when `data` hashes to another, nothing is stored and the put throws
+    ///     ``BlobStoreError/Code/digestMismatch``. `nil` checks nothing.
     /// - Returns: The SHA-256 of `data`.
-    /// - Throws: ``BlobStoreError`` (`tooLarge`, `noSpace`, `permissionDenied`, `poisoned`, …).
+    /// - Throws: ``BlobStoreError`` (`tooLarge`, `digestMismatch`, `noSpace`, `permissionDenied`,
+    ///   `poisoned`, …).
     @discardableResult
-    public func put(_ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil) throws
-        -> SHA256Digest
-    {
+    public func put(
+        _ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil,
+        expecting expected: SHA256Digest? = nil
+    ) throws -> SHA256Digest {
         try checkLimits(key: key, metadata: metadata)
         try checkCapacity(UInt64(data.count))
         if data.count < configuration.effectivePackThreshold {
             let digest = SHA256Hasher.hash(data)
+            try Self.check(digest, expected: expected, key: key)
             try data.withUnsafeBytes {
                 try commitPacked(
                     putRecord(key: key, digest: digest, size: data.count, metadata: metadata, expires: expires), $0)
@@ -39,8 +45,11 @@ extension BlobStore {
             // Hashed while written: for content already stored, commit discards the copy.
             let written = try data.withUnsafeBytes { try content.writeTemporaryHashing($0) }
             (digest, blob) = (written.digest, written)
+            if let expected, written.digest != expected { content.discard(written) }
+            try Self.check(digest, expected: expected, key: key)
         } else {
             digest = SHA256Hasher.hash(data)
+            try Self.check(digest, expected: expected, key: key)
             if state.withLock({ $0.index.blob(digest) == nil }) {
                 blob = try data.withUnsafeBytes { try content.writeTemporary($0, digest: digest) }
             }
@@ -53,6 +62,15 @@ extension BlobStore {
             try commit(record, blob: blob)
         }
         return digest
+    }
+
+    /// Throws ``BlobStoreError/Code/digestMismatch`` when `expected` is given and is not `digest`.
+    private static func check(_ digest: SHA256Digest, expected: SHA256Digest?, key: StoreKey) throws {
+        guard let expected, expected != digest else { return }
+        throw BlobStoreError(
+            .digestMismatch,
+            "The value for key '\(key)' hashes to \(digest), not to the expected \(expected); nothing was "
+                + "stored. The bytes were changed or cut on their way: fetch them again.")
     }
 
     /// Stores the contents of a file under `key`, streaming it in 1 MiB pieces (memory use does
@@ -107,43 +125,6 @@ extension BlobStore {
     /// The key under which ``putBlob(_:)`` keeps a blob alive.
     public static func blobKey(_ digest: SHA256Digest) -> StoreKey {
         StoreKey("sha256:" + digest.hex)
-    }
-
-    // MARK: - Removing
-
-    /// Removes `key`; returns whether it was there (an expired entry counts as absent, as for
-    /// ``contains(_:)``, and is left to eviction). The blob stays until garbage collection finds
-    /// no key referring to it.
-    @discardableResult
-    public func remove(_ key: StoreKey) throws -> Bool {
-        try write { state in
-            guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else {
-                return false
-            }
-            try state.append([.remove(key: key, digest: nil)])
-            try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
-            maintainAfterWrite(&state, protecting: nil)
-            return true
-        }
-    }
-
-    /// Removes every entry and returns how many there were. Unlike a remove per key, their
-    /// blobs go at once: the removes are followed by a compaction, which deletes the loose blobs
-    /// and every pack but the newest (whose file stays, counted as nothing, for the next
-    /// needles). The result is synced in every durability mode.
-    @discardableResult
-    public func removeAll() throws -> Int {
-        try write { state in
-            var keys: [StoreKey] = []
-            keys.reserveCapacity(state.index.count)
-            state.index.forEachEntry { key, _ in keys.append(key) }
-            guard !keys.isEmpty else { return 0 }
-            for start in stride(from: 0, to: keys.count, by: 4096) {
-                try state.append(keys[start..<min(start + 4096, keys.count)].map { .remove(key: $0, digest: nil) })
-            }
-            _ = try state.compact(layout: layout, configuration: configuration)
-            return keys.count
-        }
     }
 
     // MARK: - The write path
@@ -261,7 +242,7 @@ extension BlobStore {
     }
 
     /// Checks a put's arguments and that the store takes writes, before any blob is written.
-    private func checkLimits(key: StoreKey, metadata: Data) throws {
+    func checkLimits(key: StoreKey, metadata: Data) throws {
         try state.withLock { try checkWritable($0) }
         guard key.bytes.count <= JournalFormat.maxKeySize else {
             throw BlobStoreError(
