@@ -1,7 +1,17 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import BlobStore
+
+/// Blocks the producer of key `k` until `count` other callers wait for it (at most 30 s).
+private func waitForWaiters(_ store: BlobStore, _ count: Int) {
+    for _ in 0..<30_000 {
+        if store.flights.withLock({ $0["k"]?.waiterCount ?? 0 }) >= count { return }
+        usleep(1000)
+    }
+    Issue.record("only \(store.flights.withLock { $0["k"]?.waiterCount ?? 0 }) callers waited")
+}
 
 /// The everyday calls of the library surface: one read of value and metadata, removing
 /// everything, errors an app can show.
@@ -194,6 +204,77 @@ import Testing
                 #expect(regularFiles(under: path + "/blobs").isEmpty)
                 #expect(try store.put(data, for: "k", expecting: right) == right)
                 #expect(try store.value(for: "k") == data)
+            }
+        }
+    }
+
+    @Test func concurrentCallersForOneKeyProduceItOnce() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                let runs = Mutex(0)
+                let results = Mutex<[Data]>([])
+                let done = DispatchGroup()
+                for _ in 0..<8 {
+                    done.enter()
+                    Thread.detachNewThread {
+                        defer { done.leave() }
+                        let value = try? store.value(
+                            for: "k",
+                            orInsert: {
+                                runs.withLock { $0 += 1 }
+                                usleep(500_000)
+                                return Data("produced")
+                            }, metadata: Data("m"))
+                        results.withLock { $0.append(value ?? Data()) }
+                    }
+                }
+                done.wait()
+                #expect(runs.withLock { $0 } == 1)
+                #expect(results.withLock { $0 } == Array(repeating: Data("produced"), count: 8))
+                #expect(try store.entry(for: "k")?.info.metadata == Data("m"))
+                #expect(
+                    try store.value(
+                        for: "k",
+                        orInsert: {
+                            Issue.record("produced again"); return Data()
+                        }) == Data("produced"))
+            }
+        }
+    }
+
+    @Test func aFailedProductionReachesEveryWaiterAndStoresNothing() throws {
+        struct Failure: Error {}
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                let failures = Mutex(0)
+                let runs = Mutex(0)
+                // Threads of their own, all started before the producer returns (a thread pool
+                // may run the callers one after another, and a later caller produces again).
+                let done = DispatchGroup()
+                for _ in 0..<4 {
+                    done.enter()
+                    Thread.detachNewThread {
+                        defer { done.leave() }
+                        do {
+                            _ = try store.value(
+                                for: "k",
+                                orInsert: {
+                                    runs.withLock { $0 += 1 }
+                                    usleep(500_000)
+                                    throw Failure()
+                                })
+                        } catch is Failure {
+                            failures.withLock { $0 += 1 }
+                        } catch {
+                            Issue.record("\(error)")
+                        }
+                    }
+                }
+                done.wait()
+                #expect(runs.withLock { $0 } == 1)
+                #expect(failures.withLock { $0 } == 4)
+                #expect(try store.value(for: "k") == nil)
+                #expect(try store.value(for: "k", orInsert: { Data("second try") }) == Data("second try"))
             }
         }
     }
