@@ -278,4 +278,30 @@ private func waitForWaiters(_ store: BlobStore, _ count: Int) {
             }
         }
     }
+
+    @Test func everyEverydayCallHasAnAsyncFormThatHonoursCancellation() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try BlobStore(at: directory.child("s"), configuration: fast)
+        defer { try? store.close() }
+        try await store.put(Data("v"), for: "k", metadata: Data("m"))
+        #expect(try await store.entry(for: "k")?.value == Data("v"))
+        #expect(try await store.info(for: "k")?.metadata == Data("m"))
+        #expect(try await store.contains("k"))
+        #expect(try await store.entries().count == 1)
+        #expect(try await store.stats().entries == 1)
+        #expect(try await store.update("k", metadata: Data("m2"), expires: nil))
+        #expect(try await store.compact().entries == 1)
+        #expect(try await store.collectGarbage(dryRun: true).dryRun)
+        #expect(try await store.removeAll(withKeyPrefix: "x") == 0)
+        #expect(try await store.removeAll(accessedBefore: Date.distantPast) == 0)
+        #expect(try await store.removeAll { $0.key == "nothing" } == 0)
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await store.removeAll()
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(try await store.stats().entries == 1, "a cancelled call does nothing")
+        #expect(try await store.removeAll() == 1)
+    }
 }

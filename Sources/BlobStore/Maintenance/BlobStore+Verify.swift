@@ -147,11 +147,7 @@ extension BlobStore {
     public func verify(repair: Bool = false, progress: (@Sendable (MaintenanceProgress) -> Void)? = nil)
         async throws -> VerifyReport
     {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.verify(repair: repair, progress: progress) })
-            }
-        }
+        try await offload { try self.verify(repair: repair, progress: progress) }
     }
 
     // MARK: - Index

@@ -93,7 +93,7 @@ public final class CachedStore: Sendable {
     }
 
     /// Removes every entry from both tiers; returns how many the disk store held
-    /// (``BlobStore/removeAll()``).
+    /// (``BlobStore/removeAll()-70uvl``).
     @discardableResult
     public func removeAll() throws -> Int {
         memory?.removeAll()
@@ -138,7 +138,7 @@ public final class CachedStore: Sendable {
     }
 
     /// The entry under `key` on disk, value and metadata in one verified read
-    /// (``BlobStore/entry(for:)``); records an access.
+    /// (``BlobStore/entry(for:)-7kvi0``); records an access.
     private func diskEntry(for key: StoreKey) throws -> (entry: CachedEntry, digest: SHA256Digest)? {
         guard let stored = try disk.entry(for: key) else { return nil }
         let info = stored.info

@@ -7,7 +7,7 @@ extension BlobStore {
     /// cache in front of the store (``MemoryTier``) would.
     ///
     /// The access is buffered and appended with the others (access times are hints, never synced
-    /// on their own); hits and misses in ``stats()`` do not change.
+    /// on their own); hits and misses in ``stats()-6aleh`` do not change.
     ///
     /// - Parameter key: The key that was read.
     /// - Returns: Whether `key` has an unexpired entry (an absent key records nothing).

@@ -4,8 +4,11 @@ import Foundation
 
 extension BlobStore {
     /// Runs `body` on a global dispatch queue so an `async` caller's thread never blocks on I/O.
-    private func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+    /// A task cancelled before the operation starts throws `CancellationError` and does nothing;
+    /// once started, an operation runs to its end (a write is not left half-done).
+    func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result { try body() })
             }
@@ -63,5 +66,77 @@ extension BlobStore {
     /// `async` ``flush()-9tl4s``.
     public func flush() async throws {
         try await offload { try self.flush() }
+    }
+
+    /// `async` ``entry(for:)-7kvi0``.
+    public func entry(for key: StoreKey) async throws -> StoredEntry? {
+        try await offload { try self.entry(for: key) }
+    }
+
+    /// `async` ``info(for:)-1fve4``.
+    public func info(for key: StoreKey) async throws -> EntryInfo? {
+        try await offload { try self.info(for: key) }
+    }
+
+    /// `async` ``contains(_:)-95wom``.
+    public func contains(_ key: StoreKey) async throws -> Bool {
+        try await offload { try self.contains(key) }
+    }
+
+    /// `async` ``entries()-kdr3``.
+    public func entries() async throws -> [EntryInfo] {
+        try await offload { try self.entries() }
+    }
+
+    /// `async` ``stats()-6aleh``.
+    public func stats() async throws -> StoreStats {
+        try await offload { try self.stats() }
+    }
+
+    /// `async` ``update(_:metadata:expires:)-2jd60``.
+    @discardableResult
+    public func update(_ key: StoreKey, metadata: Data, expires: Date?) async throws -> Bool {
+        try await offload { try self.update(key, metadata: metadata, expires: expires) }
+    }
+
+    /// `async` ``removeAll()-70uvl``.
+    @discardableResult
+    public func removeAll() async throws -> Int {
+        try await offload { try self.removeAll() }
+    }
+
+    /// `async` ``removeAll(where:)-283kj``, with a predicate that may run on another thread.
+    @discardableResult
+    public func removeAll(where shouldRemove: @escaping @Sendable (EntryInfo) throws -> Bool) async throws -> Int {
+        try await offload { try self.removeAll(where: shouldRemove) }
+    }
+
+    /// `async` ``removeAll(withKeyPrefix:)-6rqq2``.
+    @discardableResult
+    public func removeAll(withKeyPrefix prefix: StoreKey) async throws -> Int {
+        try await offload { try self.removeAll(withKeyPrefix: prefix) }
+    }
+
+    /// `async` ``removeAll(accessedBefore:)-5rn76``.
+    @discardableResult
+    public func removeAll(accessedBefore date: Date) async throws -> Int {
+        try await offload { try self.removeAll(accessedBefore: date) }
+    }
+
+    /// `async` ``compact()-5jgno``.
+    @discardableResult
+    public func compact() async throws -> CompactionReport {
+        try await offload { try self.compact() }
+    }
+
+    /// `async` ``collectGarbage(limits:gracePeriod:dryRun:progress:)-3kjas``.
+    @discardableResult
+    public func collectGarbage(
+        limits: EvictionLimits? = nil, gracePeriod: Duration? = nil, dryRun: Bool = false,
+        progress: (@Sendable (MaintenanceProgress) -> Void)? = nil
+    ) async throws -> GarbageCollectionReport {
+        try await offload {
+            try self.collectGarbage(limits: limits, gracePeriod: gracePeriod, dryRun: dryRun, progress: progress)
+        }
     }
 }

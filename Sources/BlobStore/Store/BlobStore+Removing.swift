@@ -4,7 +4,7 @@ import Foundation
 
 extension BlobStore {
     /// Removes `key`; returns whether it was there (an expired entry counts as absent, as for
-    /// ``contains(_:)``, and is left to eviction). The blob stays until garbage collection finds
+    /// ``contains(_:)-95wom``, and is left to eviction). The blob stays until garbage collection finds
     /// no key referring to it.
     @discardableResult
     public func remove(_ key: StoreKey) throws -> Bool {
