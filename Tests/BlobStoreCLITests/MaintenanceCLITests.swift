@@ -99,6 +99,30 @@ import Testing
         }
     }
 
+    // MARK: - A memory tier over a store another process writes
+
+    /// A value another process overwrote, or whose metadata it changed, is never served from
+    /// this process's memory tier; one it removed is a miss.
+    @Test func aMemoryHitIsCheckedAgainstWhatAnotherProcessWrote() throws {
+        try withTemporaryDirectory { scratch in
+            let path = scratch.path("store")
+            let disk = try BlobStore(at: path, configuration: .init(durability: .none))
+            defer { try? disk.close() }
+            let cache = CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20))
+            try cache.put(Data("old".utf8), for: "k")
+            #expect(try cache.entry(for: "k")?.tier == .memory)
+            let put = try blobstore(["--store", path, "put", "k"], input: Data("new".utf8), in: scratch)
+            #expect(put.status == 0, "\(put.stderr)")
+            let read = try #require(try cache.entry(for: "k"))
+            #expect(read.value == Data("new".utf8), "the overwrite in the other process wins")
+            #expect(read.tier == .disk)
+            #expect(try cache.entry(for: "k")?.tier == .memory, "and is remembered again")
+            let removed = try blobstore(["--store", path, "rm", "k"], in: scratch)
+            #expect(removed.status == 0, "\(removed.stderr)")
+            #expect(try cache.value(for: "k") == nil)
+        }
+    }
+
     // MARK: - clear
 
     @Test func clearRemovesEveryEntryAndItsBlobs() throws {

@@ -59,7 +59,7 @@ struct HTTPCacheServerTests {
             #expect(second.status == 200)
             #expect(second.headers["Age"] != nil)
             #expect(try await server.counts(target).requests == 1)
-            #expect(try cache.store.disk.entries().count == 1)
+            #expect(try await cache.store.disk.entries().count == 1)
         }
     }
 
@@ -70,7 +70,7 @@ struct HTTPCacheServerTests {
             _ = try await cache.data(for: get(server.url(target)))
             #expect(try await cache.data(for: get(server.url(target))).outcome == .freshHit)
             #expect(try cache.removeAll() == 1)
-            #expect(try cache.store.disk.entries().isEmpty)
+            #expect(try await cache.store.disk.entries().isEmpty)
             #expect(try await cache.data(for: get(server.url(target))).outcome == .miss)
             #expect(try await server.counts(target).requests == 2)
         }
@@ -157,8 +157,8 @@ struct HTTPCacheServerTests {
             #expect(second.outcome == .miss)
             #expect(second.body == Data("secret".utf8))
             #expect(try await server.counts(target).requests == 2)
-            #expect(try cache.store.disk.entries().isEmpty)
-            #expect(try cache.store.disk.stats().distinctBlobs == 0)
+            #expect(try await cache.store.disk.entries().isEmpty)
+            #expect(try await cache.store.disk.stats().distinctBlobs == 0)
             #expect(cache.store.memory?.count == 0)
             for directory in ["blobs", "tmp"] {
                 let files = FileManager.default.enumerator(atPath: cache.store.disk.path + "/" + directory)?
@@ -190,7 +190,7 @@ struct HTTPCacheServerTests {
             #expect(brotliAgain.body == brotli.body)
             #expect(try await server.counts(target).requests == 2)
             // The URL's entry names the Vary headers; one entry per variant holds a response.
-            #expect(try cache.store.disk.entries().count == 3)
+            #expect(try await cache.store.disk.entries().count == 3)
         }
     }
 
@@ -200,7 +200,7 @@ struct HTTPCacheServerTests {
             let target = "/vary-mixed?cc=max-age%3D600&vary=Accept&body=v"
             let url = server.url(target)
             let onDisk = try await cache.data(for: get(url, ["Accept": "a"]))
-            let namesBefore = try #require(try cache.store.disk.info(for: HTTPCache.key(for: url)))
+            let namesBefore = try #require(try await cache.store.disk.info(for: HTTPCache.key(for: url)))
             try await Task.sleep(for: .milliseconds(20))  // a rewrite would have a later creation time
             // Another variant of the same URL, fresh for a minute: memory only.
             let brief = StoredResponse(
@@ -208,7 +208,7 @@ struct HTTPCacheServerTests {
                 vary: nil, requestTime: Date(), responseTime: Date())
             #expect(try cache.store(brief, body: Data("b".utf8), requestHeaders: ["Accept": "b"]) == .memoryOnly)
             // The names record is unchanged, so it was not written again.
-            #expect(try cache.store.disk.info(for: HTTPCache.key(for: url))?.created == namesBefore.created)
+            #expect(try await cache.store.disk.info(for: HTTPCache.key(for: url))?.created == namesBefore.created)
             // As the CLI does: a fresh CachedStore over the same disk, without a memory tier.
             let diskOnly = HTTPCache(store: CachedStore(disk: cache.store.disk))
             let again = try await diskOnly.data(for: get(url, ["Accept": "a"]))
@@ -229,7 +229,7 @@ struct HTTPCacheServerTests {
             #expect(second.outcome == .freshHit)
             #expect(second.body == Data("brief".utf8))
             #expect(try await server.counts(target).requests == 1)
-            #expect(try cache.store.disk.entries().isEmpty)
+            #expect(try await cache.store.disk.entries().isEmpty)
             #expect(cache.store.memory?.contains(HTTPCache.key(for: server.url(target))) == true)
         }
     }
@@ -242,7 +242,7 @@ struct HTTPCacheServerTests {
             let second = try await cache.data(for: get(server.url(target)))
             #expect(second.outcome == .miss)
             #expect(try await server.counts(target).requests == 2)
-            #expect(try cache.store.disk.entries().isEmpty)
+            #expect(try await cache.store.disk.entries().isEmpty)
         }
     }
 
@@ -252,10 +252,10 @@ struct HTTPCacheServerTests {
             let first = try await cache.data(for: get(server.url("/same-a?cc=max-age%3D600&body=shared")))
             let second = try await cache.data(for: get(server.url("/same-b?cc=max-age%3D600&body=shared")))
             #expect(first.body == second.body)
-            let entries = try cache.store.disk.entries()
+            let entries = try await cache.store.disk.entries()
             #expect(entries.count == 2)
             #expect(Set(entries.map(\.digest)).count == 1)
-            #expect(try cache.store.disk.stats().distinctBlobs == 1)
+            #expect(try await cache.store.disk.stats().distinctBlobs == 1)
         }
     }
 
@@ -273,7 +273,7 @@ struct HTTPCacheServerTests {
             #expect(try await server.counts(target).requests == 1)
             let key = HTTPCache.key(for: server.url(target))
             #expect(cache.store.memory?.contains(key) == false)
-            #expect(try cache.store.disk.info(for: key)?.size == UInt64(size))
+            #expect(try await cache.store.disk.info(for: key)?.size == UInt64(size))
         }
     }
 
@@ -346,7 +346,7 @@ struct HTTPCacheServerTests {
             let second = try await cache.data(for: get(server.url(target)))
             #expect(first.body == serverPattern(10000))
             #expect(second.outcome == .miss)
-            #expect(try disk.entries().isEmpty)
+            #expect(try await disk.entries().isEmpty)
             #expect(try await server.counts(target).requests == 2)
         }
     }
@@ -375,7 +375,7 @@ struct HTTPCacheServerTests {
             #expect(second.outcome == .miss)
             #expect(try await server.counts(target).requests == 2)
             #expect(try cache.storedResponse(for: server.url(target), requestHeaders: [:]) == nil)
-            #expect(try cache.store.disk.entries().isEmpty)
+            #expect(try await cache.store.disk.entries().isEmpty)
         }
     }
 

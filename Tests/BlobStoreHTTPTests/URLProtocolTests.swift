@@ -122,7 +122,7 @@ struct URLProtocolTests {
         try await withRegisteredCache { server, session, disk in
             let target = "/posted?cc=max-age%3D600"
             _ = try await session.data(from: server.url(target))
-            #expect(try disk.entries().count == 1)
+            #expect(try await disk.entries().count == 1)
 
             var post = URLRequest(url: server.url(target))
             post.httpMethod = "POST"

@@ -8,9 +8,9 @@ import Synchronization
 /// fits. Writes go to both tiers, or to memory only (``Placement/memoryOnly``) for values not
 /// worth a disk write.
 ///
-/// The memory tier belongs to this process: a key another process removes from the disk store
-/// is noticed on the next memory hit (its access is recorded there), but a value another process
-/// overwrites is seen only once the memory entry is evicted, expires or is written again.
+/// The memory tier belongs to this process; each memory hit is checked against the disk entry
+/// (the same digest, metadata and expiry, as the hit's access is recorded there), so a value
+/// another process overwrote or removed is never served from memory: the read goes to disk.
 ///
 /// ```swift
 /// let disk = try BlobStore(at: "/var/cache/myapp")
@@ -112,14 +112,15 @@ public final class CachedStore: Sendable {
     /// entry.
     ///
     /// A memory hit on an entry the disk holds too records an access in the disk store; when the
-    /// disk store no longer has the key (another process removed it), the memory entry is
-    /// dropped and the read is a miss. A disk read is verified as ``BlobStore/blob(_:)-90ckb``
-    /// verifies, and a damaged blob is a miss.
+    /// disk store no longer has the same entry (another process removed or overwrote it, or
+    /// changed its metadata), the memory entry is dropped and the entry is read from disk (a miss
+    /// when the disk has none). A disk read is verified as ``BlobStore/blob(_:)-90ckb`` verifies,
+    /// and a damaged blob is a miss.
     ///
     /// - Throws: ``BlobStoreError`` from the disk store.
     public func entry(for key: StoreKey) throws -> CachedEntry? {
         if let memory, let hit = memory.entry(for: key) {
-            if try !hit.isOnDisk || disk.touch(key) {
+            if try !hit.isOnDisk || isCurrent(hit, key) {
                 return CachedEntry(value: hit.value, metadata: hit.metadata, expires: hit.expires, tier: .memory)
             }
             memory.remove(key)
@@ -147,12 +148,23 @@ public final class CachedStore: Sendable {
         )
     }
 
+    /// Whether the disk still holds the entry a memory hit was made from (recording the access
+    /// there): the same digest, metadata and expiry. Another process may have overwritten or
+    /// removed it since.
+    private func isCurrent(_ hit: MemoryEntry, _ key: StoreKey) throws -> Bool {
+        guard let digest = hit.digest else { return try disk.touch(key) }
+        return try disk.touch(
+            key, ifUnchanged: digest, metadata: hit.metadata, expires: hit.expires.map { max(0, $0.milliseconds) })
+    }
+
     /// Keeps `entry` in memory if the disk still holds what it was made from: the entry with
     /// `digest` and the same metadata, or, for a memory-only value (`digest == nil`), no entry.
     /// Checked and inserted under one lock, so that of two racing writers (or a reader and a
     /// writer) the memory tier ends with the value the disk ends with, or none.
     private func remember(_ entry: MemoryEntry, for key: StoreKey, digest: SHA256Digest?) throws {
         guard let memory else { return }
+        var entry = entry
+        entry.digest = digest
         try memoryWrites.withLock { _ in
             let current = try disk.info(for: key)
             if let digest {

@@ -11,6 +11,10 @@ public struct MemoryEntry: Sendable, Equatable {
     public var expires: Date?
     /// Whether the disk store holds this entry too, so a hit records an access there.
     public var isOnDisk: Bool
+    /// The digest of the disk entry this value was read or written as, when ``isOnDisk``: a
+    /// ``CachedStore`` serves the memory copy only while the disk entry still has it (and the
+    /// same metadata and expiry), so a value another process overwrote is never served.
+    public var digest: SHA256Digest?
 
     /// An entry.
     ///
@@ -19,11 +23,15 @@ public struct MemoryEntry: Sendable, Equatable {
     ///   - metadata: The opaque bytes kept with the value.
     ///   - expires: After this date the entry reads as missing.
     ///   - isOnDisk: Whether the disk store holds the same entry.
-    public init(value: Data, metadata: Data = Data(), expires: Date? = nil, isOnDisk: Bool) {
+    ///   - digest: The digest of the disk entry, when `isOnDisk`.
+    public init(
+        value: Data, metadata: Data = Data(), expires: Date? = nil, isOnDisk: Bool, digest: SHA256Digest? = nil
+    ) {
         self.value = value
         self.metadata = metadata
         self.expires = expires
         self.isOnDisk = isOnDisk
+        self.digest = digest
     }
 
     /// What the entry counts against ``MemoryTier/Limits/maxBytes`` under `key`: the bytes of the

@@ -24,6 +24,23 @@ extension BlobStore {
         }
     }
 
+    /// Records a read of `key`, as ``touch(_:)`` does, only if its entry still has `digest`,
+    /// `metadata` and `expires` (milliseconds since the epoch): for a memory tier's hit, so that
+    /// it is served only while it matches the disk. Catching up costs no system call unless
+    /// another process wrote since (the change counter).
+    func touch(_ key: StoreKey, ifUnchanged digest: SHA256Digest, metadata: Data, expires: Int64?) throws -> Bool {
+        try state.withLock { state in
+            try checkUsable(state)
+            try state.catchUpIfChanged(layout: layout, changes: changes)
+            let now = Syscalls.nowMilliseconds()
+            guard let entry = state.index[key], !entry.isExpired(at: now), entry.digest == digest,
+                entry.expires == expires, entry.metadata.elementsEqual(metadata)
+            else { return false }
+            noteAccess(key, at: now, &state)
+            return true
+        }
+    }
+
     /// Notes a read of `key` in the index and the access buffer, and appends the buffer once it
     /// holds ``Configuration/accessBatchSize`` items or 1 MiB. Call with the mutex held.
     func noteAccess(_ key: StoreKey, at now: Int64, _ state: inout StoreState) {
