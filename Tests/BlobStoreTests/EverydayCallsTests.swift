@@ -98,6 +98,25 @@ private func waitForWaiters(_ store: BlobStore, _ count: Int) {
         }
     }
 
+    @Test func updateInACachedStoreReachesBothTiers() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { disk throws in
+                let cache = CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20))
+                try cache.put(Data("both"), for: "both", metadata: Data("m1"))
+                try cache.put(Data("mem"), for: "mem", metadata: Data("m1"), placement: .memoryOnly)
+                #expect(try cache.update("both", metadata: Data("m2"), expires: nil))
+                #expect(try cache.update("mem", metadata: Data("m2"), expires: nil))
+                #expect(try !cache.update("absent", metadata: Data(), expires: nil))
+                let both = try #require(try cache.entry(for: "both"))
+                #expect(both.value == Data("both") && both.metadata == Data("m2") && both.tier == .disk)
+                #expect(try cache.entry(for: "both")?.tier == .memory)
+                let memoryOnly = try #require(try cache.entry(for: "mem"))
+                #expect(memoryOnly.metadata == Data("m2") && memoryOnly.tier == .memory)
+                #expect(try disk.info(for: "mem") == nil)
+            }
+        }
+    }
+
     @Test func errorsCarryTheirMessageCodeAndUnderlyingError() throws {
         let system = BlobStoreError.system("open", path: "/nowhere/x", errno: ENOENT)
         #expect(system.localizedDescription == system.description)

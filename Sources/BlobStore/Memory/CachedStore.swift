@@ -92,6 +92,20 @@ public final class CachedStore: Sendable {
         return inMemory || onDisk
     }
 
+    /// Replaces `key`'s metadata and expiry in both tiers, keeping its value; returns whether
+    /// either tier held it. On disk no blob is read or written (``BlobStore/update(_:metadata:expires:)-2jd60``);
+    /// the memory copy of a disk entry is dropped first (the next read takes the new one from
+    /// disk), and a memory-only entry is changed in memory.
+    @discardableResult
+    public func update(_ key: StoreKey, metadata: Data, expires: Date?) throws -> Bool {
+        if let memory, let hit = memory.entry(for: key), !hit.isOnDisk {
+            return memory.insert(
+                MemoryEntry(value: hit.value, metadata: metadata, expires: expires, isOnDisk: false), for: key)
+        }
+        memory?.remove(key)
+        return try disk.update(key, metadata: metadata, expires: expires)
+    }
+
     /// Removes every entry from both tiers; returns how many the disk store held
     /// (``BlobStore/removeAll()-70uvl``).
     @discardableResult

@@ -102,7 +102,7 @@ extension HTTPCache {
         refreshed.responseTime = fetched.response.responseTime
         let record = refreshed
         try await offload {
-            if case .notStored = try self.store(record, body: body, requestHeaders: requestHeaders) {
+            if case .notStored = try self.refresh(record, body: body, requestHeaders: requestHeaders) {
                 try self.removeStored(record, url: url)
             }
         }

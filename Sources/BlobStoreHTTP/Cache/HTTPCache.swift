@@ -150,6 +150,29 @@ public final class HTTPCache: Sendable {
         return decision
     }
 
+    /// Stores `response`, the stored response for `body` refreshed by a 304 (RFC 9111 §4.3.4).
+    /// When it stays on disk under the same key, only its headers and expiry are written
+    /// (``CachedStore/update(_:metadata:expires:)``): the body is neither hashed nor copied
+    /// again. Otherwise it is stored as ``store(_:body:method:requestHeaders:)`` stores it.
+    func refresh(_ response: StoredResponse, body: Data, requestHeaders: HTTPHeaders) throws -> Storability {
+        guard let url = URL(string: response.url) else { return .notStored("the URL is invalid") }
+        let freshness = response.freshness(policy)
+        let decision = Storability.decide(
+            method: "GET", requestHeaders: requestHeaders, status: response.status, responseHeaders: response.headers,
+            freshness: freshness, policy: policy)
+        let names = response.headers.list("Vary")
+        let vary = names.isEmpty ? nil : VaryKey(names: names, request: requestHeaders)
+        let key = Self.entryKey(for: response, url: url)
+        guard case .memoryAndDisk = decision, vary == response.vary, try store.disk.contains(key) else {
+            return try store(response, body: body, requestHeaders: requestHeaders)
+        }
+        let metadata = try CacheRecord(response: response).encoded()
+        guard try store.update(key, metadata: metadata, expires: Self.expiry(of: response, freshness: freshness)) else {
+            return try store(response, body: body, requestHeaders: requestHeaders)
+        }
+        return decision
+    }
+
     /// Removes what is stored for `url` (every variant becomes unreachable and is left to
     /// eviction), as an unsafe request to it requires (RFC 9111 §4.4).
     public func invalidate(_ url: URL) throws {
