@@ -11,14 +11,7 @@
 enum ManifestFormat1 {
     /// One format-1 entry: the format-2 entry without its location (which is dropped).
     static func encode(_ item: ManifestEntry, into writer: inout ByteWriter) {
-        let entry = item.entry
-        writer.lengthPrefixed(item.key.bytes)
-        writer.raw(entry.digest.bytes)
-        writer.varint(entry.size)
-        writer.time(entry.created)
-        writer.time(entry.lastAccess)
-        writer.optionalTime(entry.expires)
-        writer.lengthPrefixed(entry.metadata)
+        ManifestWriter.encodeFields(item, into: &writer)
     }
 
     /// The records of a format-1 manifest of `entries`, in the order given (the bytes after the
@@ -43,7 +36,8 @@ enum ManifestFormat1 {
             encode(item, into: &payload)
             inRecord += 1
             total += 1
-            if payload.bytes.count >= ManifestFormat.targetPayloadSize || inRecord == ManifestFormat.maxEntriesPerRecord {
+            if payload.bytes.count >= ManifestFormat.targetPayloadSize || inRecord == ManifestFormat.maxEntriesPerRecord
+            {
                 closeRecord()
             }
         }

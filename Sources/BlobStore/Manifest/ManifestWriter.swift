@@ -94,8 +94,15 @@ enum ManifestWriter {
         return trailer.bytes
     }
 
-    /// One entry: a journal `put` payload with `last_access` after `created`, and a location.
+    /// One entry: its fields (``encodeFields(_:into:)``) and a location.
     static func encode(_ item: ManifestEntry, into writer: inout ByteWriter) {
+        encodeFields(item, into: &writer)
+        encode(item.location, into: &writer)
+    }
+
+    /// An entry's fields, without its location: a journal `put` payload with `last_access`
+    /// after `created`. A format-1 manifest entry is exactly this.
+    static func encodeFields(_ item: ManifestEntry, into writer: inout ByteWriter) {
         let entry = item.entry
         writer.lengthPrefixed(item.key.bytes)
         writer.raw(entry.digest.bytes)
@@ -104,7 +111,6 @@ enum ManifestWriter {
         writer.time(entry.lastAccess)
         writer.optionalTime(entry.expires)
         writer.lengthPrefixed(entry.metadata)
-        encode(item.location, into: &writer)
     }
 
     static func encode(_ blob: ManifestBlob, into writer: inout ByteWriter) {

@@ -14,14 +14,7 @@ extension BlobStore {
     /// - Throws: ``BlobStoreError`` with code `closed` or `poisoned`.
     @discardableResult
     public func touch(_ key: StoreKey) throws -> Bool {
-        try state.withLock { state in
-            try checkUsable(state)
-            try state.catchUpIfChanged(layout: layout, changes: changes)
-            let now = Syscalls.nowMilliseconds()
-            guard let entry = state.index[key], !entry.isExpired(at: now) else { return false }
-            noteAccess(key, at: now, &state)
-            return true
-        }
+        try touch(key) { _ in true }
     }
 
     /// Records a read of `key`, as ``touch(_:)`` does, only if its entry still has `digest`,
@@ -29,13 +22,18 @@ extension BlobStore {
     /// it is served only while it matches the disk. Catching up costs no system call unless
     /// another process wrote since (the change counter).
     func touch(_ key: StoreKey, ifUnchanged digest: SHA256Digest, metadata: Data, expires: Int64?) throws -> Bool {
+        try touch(key) { entry in
+            entry.digest == digest && entry.expires == expires && entry.metadata.elementsEqual(metadata)
+        }
+    }
+
+    /// Records a read of `key` if it has an unexpired entry that `matches` accepts.
+    private func touch(_ key: StoreKey, where matches: (IndexEntry) -> Bool) throws -> Bool {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
             let now = Syscalls.nowMilliseconds()
-            guard let entry = state.index[key], !entry.isExpired(at: now), entry.digest == digest,
-                entry.expires == expires, entry.metadata.elementsEqual(metadata)
-            else { return false }
+            guard let entry = state.index[key], !entry.isExpired(at: now), matches(entry) else { return false }
             noteAccess(key, at: now, &state)
             return true
         }

@@ -26,15 +26,13 @@ extension BlobStore {
     @discardableResult
     public func removeAll() throws -> Int {
         try write { state in
-            var keys: [StoreKey] = []
-            keys.reserveCapacity(state.index.count)
-            state.index.forEachEntry { key, _ in keys.append(key) }
-            guard !keys.isEmpty else { return 0 }
-            for start in stride(from: 0, to: keys.count, by: 4096) {
-                try state.append(keys[start..<min(start + 4096, keys.count)].map { .remove(key: $0, digest: nil) })
-            }
+            var removes: [JournalRecord] = []
+            removes.reserveCapacity(state.index.count)
+            state.index.forEachEntry { key, _ in removes.append(.remove(key: key, digest: nil)) }
+            guard !removes.isEmpty else { return 0 }
+            try Self.append(removes, &state)
             _ = try state.compact(layout: layout, configuration: configuration)
-            return keys.count
+            return removes.count
         }
     }
 
@@ -56,12 +54,7 @@ extension BlobStore {
         guard !chosen.isEmpty else { return 0 }
         return try write { state in
             let present = chosen.filter { state.index[$0.key]?.digest == $0.value.digest }
-            for start in stride(from: 0, to: present.count, by: 4096) {
-                try state.append(
-                    present[start..<min(start + 4096, present.count)].map {
-                        .remove(key: $0.key, digest: $0.value.digest)
-                    })
-            }
+            try Self.append(present.map { .remove(key: $0.key, digest: $0.value.digest) }, &state)
             try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
             maintainAfterWrite(&state, protecting: nil)
             return present.count
@@ -102,6 +95,14 @@ extension BlobStore {
             try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
             maintainAfterWrite(&state, protecting: key)
             return true
+        }
+    }
+
+    /// Appends many records in writes of 4,096, so that a removal of millions of keys never
+    /// builds one buffer of them all.
+    private static func append(_ records: [JournalRecord], _ state: inout StoreState) throws {
+        for start in stride(from: 0, to: records.count, by: 4096) {
+            try state.append(Array(records[start..<min(start + 4096, records.count)]))
         }
     }
 }

@@ -112,21 +112,16 @@ public final class HTTPCache: Sendable {
     public func store(_ response: StoredResponse, body: Data, method: String = "GET", requestHeaders: HTTPHeaders)
         throws -> Storability
     {
-        guard let url = URL(string: response.url) else { return .notStored("the URL is invalid") }
-        let freshness = response.freshness(policy)
-        let decision = Storability.decide(
-            method: method, requestHeaders: requestHeaders, status: response.status, responseHeaders: response.headers,
-            freshness: freshness, policy: policy)
+        guard let plan = plan(response, method: method, requestHeaders: requestHeaders) else {
+            return .notStored("the URL is invalid")
+        }
+        let (url, decision, record, expires) = (plan.url, plan.decision, plan.record, plan.expires)
         let placement: CachedStore.Placement
         switch decision {
         case .memoryAndDisk: placement = .memoryAndDisk
         case .memoryOnly: placement = .memoryOnly
         case .notStored: return decision
         }
-        var record = response
-        let names = response.headers.list("Vary")
-        record.vary = names.isEmpty ? nil : VaryKey(names: names, request: requestHeaders)
-        let expires = Self.expiry(of: record, freshness: freshness)
         let metadata = try CacheRecord(response: record).encoded()
         do {
             if let vary = record.vary {
@@ -155,22 +150,32 @@ public final class HTTPCache: Sendable {
     /// (``CachedStore/update(_:metadata:expires:)``): the body is neither hashed nor copied
     /// again. Otherwise it is stored as ``store(_:body:method:requestHeaders:)`` stores it.
     func refresh(_ response: StoredResponse, body: Data, requestHeaders: HTTPHeaders) throws -> Storability {
-        guard let url = URL(string: response.url) else { return .notStored("the URL is invalid") }
+        guard let plan = plan(response, method: "GET", requestHeaders: requestHeaders),
+            case .memoryAndDisk = plan.decision, plan.record.vary == response.vary
+        else { return try store(response, body: body, requestHeaders: requestHeaders) }
+        let key = Self.entryKey(for: plan.record, url: plan.url)
+        let metadata = try CacheRecord(response: plan.record).encoded()
+        guard try store.disk.contains(key), try store.update(key, metadata: metadata, expires: plan.expires) else {
+            return try store(response, body: body, requestHeaders: requestHeaders)
+        }
+        return plan.decision
+    }
+
+    /// What RFC 9111 decides for storing `response` (``Storability/decide(method:requestHeaders:status:responseHeaders:freshness:policy:)``),
+    /// the record to keep (with the `Vary` key of `requestHeaders`) and its expiry; `nil` for a
+    /// URL that does not parse.
+    private func plan(_ response: StoredResponse, method: String, requestHeaders: HTTPHeaders) -> (
+        url: URL, decision: Storability, record: StoredResponse, expires: Date?
+    )? {
+        guard let url = URL(string: response.url) else { return nil }
         let freshness = response.freshness(policy)
         let decision = Storability.decide(
-            method: "GET", requestHeaders: requestHeaders, status: response.status, responseHeaders: response.headers,
+            method: method, requestHeaders: requestHeaders, status: response.status, responseHeaders: response.headers,
             freshness: freshness, policy: policy)
+        var record = response
         let names = response.headers.list("Vary")
-        let vary = names.isEmpty ? nil : VaryKey(names: names, request: requestHeaders)
-        let key = Self.entryKey(for: response, url: url)
-        guard case .memoryAndDisk = decision, vary == response.vary, try store.disk.contains(key) else {
-            return try store(response, body: body, requestHeaders: requestHeaders)
-        }
-        let metadata = try CacheRecord(response: response).encoded()
-        guard try store.update(key, metadata: metadata, expires: Self.expiry(of: response, freshness: freshness)) else {
-            return try store(response, body: body, requestHeaders: requestHeaders)
-        }
-        return decision
+        record.vary = names.isEmpty ? nil : VaryKey(names: names, request: requestHeaders)
+        return (url, decision, record, Self.expiry(of: record, freshness: freshness))
     }
 
     /// Removes what is stored for `url` (every variant becomes unreachable and is left to
