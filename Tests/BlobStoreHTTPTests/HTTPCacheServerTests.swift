@@ -17,6 +17,14 @@ private func makeCache(
     return HTTPCache(store: CachedStore(disk: disk, memory: memory), policy: policy)
 }
 
+extension HTTPCache {
+    /// The memory and disk store the caches of these tests are made with.
+    fileprivate var cachedStore: CachedStore {
+        guard let cached = store as? CachedStore else { preconditionFailure("the tests make caches on a CachedStore") }
+        return cached
+    }
+}
+
 /// Runs `body` with a started server and a cache in a temporary directory; closes the store and
 /// removes the directory afterwards.
 private func withServerAndCache(
@@ -26,7 +34,7 @@ private func withServerAndCache(
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let cache = try makeCache(in: directory, memoryBytes: memoryBytes, policy: policy)
-    defer { try? cache.store.disk.close() }
+    defer { try? cache.cachedStore.disk.close() }
     try await withServer { server in try await body(server, cache) }
 }
 
@@ -59,7 +67,7 @@ struct HTTPCacheServerTests {
             #expect(second.status == 200)
             #expect(second.headers["Age"] != nil)
             #expect(try await server.counts(target).requests == 1)
-            #expect(try await cache.store.disk.entries().count == 1)
+            #expect(try await cache.cachedStore.disk.entries().count == 1)
         }
     }
 
@@ -70,7 +78,7 @@ struct HTTPCacheServerTests {
             _ = try await cache.data(for: get(server.url(target)))
             #expect(try await cache.data(for: get(server.url(target))).outcome == .freshHit)
             #expect(try cache.removeAll() == 1)
-            #expect(try await cache.store.disk.entries().isEmpty)
+            #expect(try await cache.cachedStore.disk.entries().isEmpty)
             #expect(try await cache.data(for: get(server.url(target))).outcome == .miss)
             #expect(try await server.counts(target).requests == 2)
         }
@@ -104,11 +112,11 @@ struct HTTPCacheServerTests {
             _ = try await cache.data(for: get(server.url(target)))
             let before = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
             let key = HTTPCache.key(for: server.url(target))
-            let entryBefore = try #require(try await cache.store.disk.info(for: key))
+            let entryBefore = try #require(try await cache.cachedStore.disk.info(for: key))
             usleep(5_000)
             let again = try await cache.data(for: get(server.url(target)))
             let after = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
-            let entryAfter = try #require(try await cache.store.disk.info(for: key))
+            let entryAfter = try #require(try await cache.cachedStore.disk.info(for: key))
             #expect(entryAfter.created == entryBefore.created, "headers updated in place, the body not stored again")
             #expect(entryAfter.metadata != entryBefore.metadata)
             let third = try await cache.data(for: get(server.url(target)))
@@ -163,15 +171,15 @@ struct HTTPCacheServerTests {
             #expect(second.outcome == .miss)
             #expect(second.body == Data("secret".utf8))
             #expect(try await server.counts(target).requests == 2)
-            #expect(try await cache.store.disk.entries().isEmpty)
-            #expect(try await cache.store.disk.stats().distinctBlobs == 0)
-            #expect(cache.store.memory?.count == 0)
+            #expect(try await cache.cachedStore.disk.entries().isEmpty)
+            #expect(try await cache.cachedStore.disk.stats().distinctBlobs == 0)
+            #expect(cache.cachedStore.memory?.count == 0)
             for directory in ["blobs", "tmp"] {
-                let files = FileManager.default.enumerator(atPath: cache.store.disk.path + "/" + directory)?
+                let files = FileManager.default.enumerator(atPath: cache.cachedStore.disk.path + "/" + directory)?
                     .compactMap { $0 as? String }
                     .filter { name in
                         var isDirectory: ObjCBool = false
-                        let path = cache.store.disk.path + "/" + directory + "/" + name
+                        let path = cache.cachedStore.disk.path + "/" + directory + "/" + name
                         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
                             && !isDirectory.boolValue
                     }
@@ -196,7 +204,7 @@ struct HTTPCacheServerTests {
             #expect(brotliAgain.body == brotli.body)
             #expect(try await server.counts(target).requests == 2)
             // The URL's entry names the Vary headers; one entry per variant holds a response.
-            #expect(try await cache.store.disk.entries().count == 3)
+            #expect(try await cache.cachedStore.disk.entries().count == 3)
         }
     }
 
@@ -206,7 +214,7 @@ struct HTTPCacheServerTests {
             let target = "/vary-mixed?cc=max-age%3D600&vary=Accept&body=v"
             let url = server.url(target)
             let onDisk = try await cache.data(for: get(url, ["Accept": "a"]))
-            let namesBefore = try #require(try await cache.store.disk.info(for: HTTPCache.key(for: url)))
+            let namesBefore = try #require(try await cache.cachedStore.disk.info(for: HTTPCache.key(for: url)))
             try await Task.sleep(for: .milliseconds(20))  // a rewrite would have a later creation time
             // Another variant of the same URL, fresh for a minute: memory only.
             let brief = StoredResponse(
@@ -214,9 +222,9 @@ struct HTTPCacheServerTests {
                 vary: nil, requestTime: Date(), responseTime: Date())
             #expect(try cache.store(brief, body: Data("b".utf8), requestHeaders: ["Accept": "b"]) == .memoryOnly)
             // The names record is unchanged, so it was not written again.
-            #expect(try await cache.store.disk.info(for: HTTPCache.key(for: url))?.created == namesBefore.created)
+            #expect(try await cache.cachedStore.disk.info(for: HTTPCache.key(for: url))?.created == namesBefore.created)
             // As the CLI does: a fresh CachedStore over the same disk, without a memory tier.
-            let diskOnly = HTTPCache(store: CachedStore(disk: cache.store.disk))
+            let diskOnly = HTTPCache(store: CachedStore(disk: cache.cachedStore.disk))
             let again = try await diskOnly.data(for: get(url, ["Accept": "a"]))
             #expect(onDisk.outcome == .miss)
             #expect(again.outcome == .freshHit)
@@ -235,8 +243,8 @@ struct HTTPCacheServerTests {
             #expect(second.outcome == .freshHit)
             #expect(second.body == Data("brief".utf8))
             #expect(try await server.counts(target).requests == 1)
-            #expect(try await cache.store.disk.entries().isEmpty)
-            #expect(cache.store.memory?.contains(HTTPCache.key(for: server.url(target))) == true)
+            #expect(try await cache.cachedStore.disk.entries().isEmpty)
+            #expect(cache.cachedStore.memory?.contains(HTTPCache.key(for: server.url(target))) == true)
         }
     }
 
@@ -248,7 +256,7 @@ struct HTTPCacheServerTests {
             let second = try await cache.data(for: get(server.url(target)))
             #expect(second.outcome == .miss)
             #expect(try await server.counts(target).requests == 2)
-            #expect(try await cache.store.disk.entries().isEmpty)
+            #expect(try await cache.cachedStore.disk.entries().isEmpty)
         }
     }
 
@@ -258,10 +266,10 @@ struct HTTPCacheServerTests {
             let first = try await cache.data(for: get(server.url("/same-a?cc=max-age%3D600&body=shared")))
             let second = try await cache.data(for: get(server.url("/same-b?cc=max-age%3D600&body=shared")))
             #expect(first.body == second.body)
-            let entries = try await cache.store.disk.entries()
+            let entries = try await cache.cachedStore.disk.entries()
             #expect(entries.count == 2)
             #expect(Set(entries.map(\.digest)).count == 1)
-            #expect(try await cache.store.disk.stats().distinctBlobs == 1)
+            #expect(try await cache.cachedStore.disk.stats().distinctBlobs == 1)
         }
     }
 
@@ -278,8 +286,8 @@ struct HTTPCacheServerTests {
             #expect(second.body == expected)
             #expect(try await server.counts(target).requests == 1)
             let key = HTTPCache.key(for: server.url(target))
-            #expect(cache.store.memory?.contains(key) == false)
-            #expect(try await cache.store.disk.info(for: key)?.size == UInt64(size))
+            #expect(cache.cachedStore.memory?.contains(key) == false)
+            #expect(try await cache.cachedStore.disk.info(for: key)?.size == UInt64(size))
         }
     }
 
@@ -381,7 +389,7 @@ struct HTTPCacheServerTests {
             #expect(second.outcome == .miss)
             #expect(try await server.counts(target).requests == 2)
             #expect(try cache.storedResponse(for: server.url(target), requestHeaders: [:]) == nil)
-            #expect(try await cache.store.disk.entries().isEmpty)
+            #expect(try await cache.cachedStore.disk.entries().isEmpty)
         }
     }
 

@@ -12,12 +12,12 @@ private struct Item: Codable, Equatable {
 
 /// Runs `body` with a cached store over a fresh disk store with a memory tier of `maxBytes`.
 private func withCachedStore(
-    maxBytes: Int = 1 << 20, maxCount: Int? = nil, coding: ObjectCoding = .json, _ body: (CachedStore) throws -> Void
+    maxBytes: Int = 1 << 20, maxCount: Int? = nil, _ body: (CachedStore) throws -> Void
 ) throws {
     try withTemporaryDirectory { directory in
         try withStore(directory.child("store")) { disk in
             let memory = try MemoryTier(maxBytes: maxBytes, maxCount: maxCount)
-            try body(CachedStore(disk: disk, memory: memory, coding: coding))
+            try body(CachedStore(disk: disk, memory: memory))
         }
     }
 }
@@ -114,12 +114,12 @@ struct CachedStoreTests {
             let expires = Date(timeIntervalSinceNow: 3600)
             try cache.put(object: Item(id: 1, name: "a", tags: []), for: "k", metadata: Data("meta"), expires: expires)
             let memoryHit = try #require(try cache.entry(for: "k"))
-            #expect(memoryHit.metadata == Data("meta"))
+            #expect(memoryHit.info.metadata == Data("meta"))
             cache.memory?.removeAll()
             let diskHit = try #require(try cache.entry(for: "k"))
             #expect(diskHit.tier == .disk)
-            #expect(diskHit.metadata == Data("meta"))
-            #expect(abs((diskHit.expires ?? .distantPast).timeIntervalSince(expires)) < 0.01)
+            #expect(diskHit.info.metadata == Data("meta"))
+            #expect(abs((diskHit.info.expires ?? .distantPast).timeIntervalSince(expires)) < 0.01)
 
             try cache.put(
                 object: Item(id: 2, name: "b", tags: []), for: "gone", expires: Date(timeIntervalSinceNow: -1))
@@ -151,22 +151,26 @@ struct CachedStoreTests {
 
     @Test("Property lists round-trip, and equal objects share one blob")
     func propertyListCoding() throws {
-        try withCachedStore(coding: .propertyList(.binary)) { cache in
+        try withCachedStore { cache in
+            let coder = PropertyListObjectCoder(format: .binary)
             let item = Item(id: 3, name: "plist", tags: ["a", "b"])
-            let first = try cache.put(object: item, for: "a")
-            let second = try cache.put(object: item, for: "b")
+            let first = try cache.put(object: item, for: "a", coder: coder)
+            let second = try cache.put(object: item, for: "b", coder: coder)
             #expect(first == second)
             cache.memory?.removeAll()
-            #expect(try cache.object(Item.self, for: "a") == item)
+            #expect(try cache.object(Item.self, for: "a", coder: coder) == item)
+            #expect(try cache.value(for: "a")?.starts(with: Data("bplist".utf8)) == true, "binary, not JSON")
             #expect(try cache.disk.stats().distinctBlobs == 1)
         }
     }
 
     @Test("An OpenStep property list is refused with unencodable, and nothing is stored")
     func openStepIsRefused() throws {
-        try withCachedStore(coding: .propertyList(.openStep)) { cache in
+        try withCachedStore { cache in
             do {
-                try cache.put(object: Item(id: 1, name: "n", tags: []), for: "k")
+                try cache.put(
+                    object: Item(id: 1, name: "n", tags: []), for: "k",
+                    coder: PropertyListObjectCoder(format: .openStep))
                 Issue.record("an OpenStep property list was written")
             } catch let error as BlobStoreError {
                 #expect(error.code == .unencodable)

@@ -7,10 +7,10 @@ import Testing
 /// Blocks the producer of key `k` until `count` other callers wait for it (at most 30 s).
 private func waitForWaiters(_ store: BlobStore, _ count: Int) {
     for _ in 0..<30_000 {
-        if store.flights.withLock({ $0["k"]?.waiterCount ?? 0 }) >= count { return }
+        if Flight.waiterCount("k", in: store) >= count { return }
         usleep(1000)
     }
-    Issue.record("only \(store.flights.withLock { $0["k"]?.waiterCount ?? 0 }) callers waited")
+    Issue.record("only \(Flight.waiterCount("k", in: store)) callers waited")
 }
 
 /// The everyday calls of the library surface: one read of value and metadata, removing
@@ -108,10 +108,10 @@ private func waitForWaiters(_ store: BlobStore, _ count: Int) {
                 #expect(try cache.update("mem", metadata: Data("m2"), expires: nil))
                 #expect(try !cache.update("absent", metadata: Data(), expires: nil))
                 let both = try #require(try cache.entry(for: "both"))
-                #expect(both.value == Data("both") && both.metadata == Data("m2") && both.tier == .disk)
+                #expect(both.value == Data("both") && both.info.metadata == Data("m2") && both.tier == .disk)
                 #expect(try cache.entry(for: "both")?.tier == .memory)
                 let memoryOnly = try #require(try cache.entry(for: "mem"))
-                #expect(memoryOnly.metadata == Data("m2") && memoryOnly.tier == .memory)
+                #expect(memoryOnly.info.metadata == Data("m2") && memoryOnly.tier == .memory)
                 #expect(try disk.info(for: "mem") == nil)
             }
         }
@@ -129,7 +129,9 @@ private func waitForWaiters(_ store: BlobStore, _ count: Int) {
         #expect(bridged.userInfo["BlobStoreErrorCode"] as? String == "notFound")
 
         struct Broken: Codable, Equatable { var value: Double }
-        let thrown = #expect(throws: BlobStoreError.self) { try ObjectCoding.json.encode(Broken(value: .nan)) }
+        let thrown = #expect(throws: BlobStoreError.self) {
+            try ObjectCoding.encode(Broken(value: .nan), with: JSONObjectCoder())
+        }
         #expect(thrown?.code == .unencodable)
         #expect(thrown?.underlyingError is EncodingError)
         #expect((thrown! as NSError).userInfo[NSUnderlyingErrorKey] != nil)

@@ -1,12 +1,12 @@
 import Foundation
 import Synchronization
 
-/// A ``BlobStore`` with an optional ``MemoryTier`` in front of it, and typed objects on top.
+/// A ``BlobStore`` with an optional ``MemoryTier`` in front of it: a ``BlobStorage`` whose reads
+/// look in memory first.
 ///
-/// Reads look in memory first; a memory hit on an entry the disk holds too records an access
-/// there, so the disk tier's eviction order sees it. A disk hit is copied into memory when it
-/// fits. Writes go to both tiers, or to memory only (``Placement/memoryOnly``) for values not
-/// worth a disk write.
+/// A memory hit on an entry the disk holds too records an access there, so the disk tier's
+/// eviction order sees it. A disk hit is copied into memory when it fits. Writes go to both
+/// tiers, or to memory only (``StoragePlacement/memoryOnly``) for values not worth a disk write.
 ///
 /// The memory tier belongs to this process; each memory hit is checked against the disk entry
 /// (the same digest, metadata and expiry, as the hit's access is recorded there), so a value
@@ -18,22 +18,11 @@ import Synchronization
 /// try cache.put(Data("hello".utf8), for: "greeting")
 /// let hit = try cache.entry(for: "greeting")  // hit?.tier == .memory
 /// ```
-public final class CachedStore: Sendable {
-    /// Where a put keeps a value.
-    public enum Placement: Sendable, Equatable {
-        /// In the disk store, and in memory when it fits.
-        case memoryAndDisk
-        /// In memory only (any entry under the key on disk is removed). Without a memory tier,
-        /// nothing is kept.
-        case memoryOnly
-    }
-
+public final class CachedStore: BlobStorage {
     /// The disk store.
     public let disk: BlobStore
     /// The memory tier, or `nil` to read and write the disk store only.
     public let memory: MemoryTier?
-    /// How typed objects are encoded (see ``put(object:for:metadata:expires:placement:)``).
-    public let coding: ObjectCoding
     /// Held while a value is copied into memory after a disk write or read, so that a slower
     /// thread cannot put back a value that a faster one replaced.
     private let memoryWrites = Mutex(())
@@ -43,11 +32,9 @@ public final class CachedStore: Sendable {
     /// - Parameters:
     ///   - disk: The store that keeps values across runs.
     ///   - memory: The memory tier in front of it, or `nil` for none.
-    ///   - coding: How typed objects are encoded. Default ``ObjectCoding/json``.
-    public init(disk: BlobStore, memory: MemoryTier? = nil, coding: ObjectCoding = .json) {
+    public init(disk: BlobStore, memory: MemoryTier? = nil) {
         self.disk = disk
         self.memory = memory
-        self.coding = coding
     }
 
     // MARK: - Writing
@@ -65,22 +52,22 @@ public final class CachedStore: Sendable {
     @discardableResult
     public func put(
         _ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil,
-        placement: Placement = .memoryAndDisk
+        placement: StoragePlacement = .memoryAndDisk
     ) throws -> SHA256Digest {
         switch placement {
         case .memoryAndDisk:
             // Dropped first, so that a failed disk write leaves no older value in memory.
             memory?.remove(key)
-            let digest = try disk.put(data, for: key, metadata: metadata, expires: expires)
+            let digest = try disk.put(data, for: key, metadata: metadata, expires: expires, expecting: nil)
             try remember(
-                MemoryEntry(value: data, metadata: metadata, expires: expires, isOnDisk: true), for: key, digest: digest
+                MemoryEntry(value: data, metadata: metadata, expires: expires, isOnDisk: true, digest: digest), for: key
             )
             return digest
         case .memoryOnly:
             if try disk.contains(key) { try disk.remove(key) }
-            try remember(
-                MemoryEntry(value: data, metadata: metadata, expires: expires, isOnDisk: false), for: key, digest: nil)
-            return SHA256Hasher.hash(data)
+            let entry = MemoryEntry(value: data, metadata: metadata, expires: expires, isOnDisk: false)
+            try remember(entry, for: key)
+            return entry.digest
         }
     }
 
@@ -116,11 +103,6 @@ public final class CachedStore: Sendable {
 
     // MARK: - Reading
 
-    /// The value under `key`, or `nil` as for ``entry(for:)``.
-    public func value(for key: StoreKey) throws -> Data? {
-        try entry(for: key)?.value
-    }
-
     /// The value under `key` with its metadata and expiry, from memory when it is there, else
     /// from disk (then kept in memory when it fits); `nil` when neither tier has an unexpired
     /// entry.
@@ -132,18 +114,27 @@ public final class CachedStore: Sendable {
     /// and a damaged blob is a miss.
     ///
     /// - Throws: ``BlobStoreError`` from the disk store.
-    public func entry(for key: StoreKey) throws -> CachedEntry? {
+    public func entry(for key: StoreKey) throws -> StoredEntry? {
         if let memory, let hit = memory.entry(for: key) {
             if try !hit.isOnDisk || isCurrent(hit, key) {
-                return CachedEntry(value: hit.value, metadata: hit.metadata, expires: hit.expires, tier: .memory)
+                return StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory)
             }
             memory.remove(key)
         }
-        guard let (stored, digest) = try diskEntry(for: key) else { return nil }
+        guard let stored = try disk.entry(for: key) else { return nil }
+        let info = stored.info
         try remember(
-            MemoryEntry(value: stored.value, metadata: stored.metadata, expires: stored.expires, isOnDisk: true),
-            for: key, digest: digest)
+            MemoryEntry(
+                value: stored.value, metadata: info.metadata, expires: info.expires, isOnDisk: true,
+                digest: info.digest, created: info.created),
+            for: key)
         return stored
+    }
+
+    /// What the disk store knows of `key` (``BlobStore/info(for:)-1fve4``); `nil` for a value kept
+    /// in memory only.
+    public func info(for key: StoreKey) throws -> EntryInfo? {
+        try disk.info(for: key)
     }
 
     /// Whether either tier has an unexpired entry under `key`. Reads no value, records no access.
@@ -152,37 +143,24 @@ public final class CachedStore: Sendable {
         return try disk.contains(key)
     }
 
-    /// The entry under `key` on disk, value and metadata in one verified read
-    /// (``BlobStore/entry(for:)-7kvi0``); records an access.
-    private func diskEntry(for key: StoreKey) throws -> (entry: CachedEntry, digest: SHA256Digest)? {
-        guard let stored = try disk.entry(for: key) else { return nil }
-        let info = stored.info
-        return (
-            CachedEntry(value: stored.value, metadata: info.metadata, expires: info.expires, tier: .disk), info.digest
-        )
-    }
-
     /// Whether the disk still holds the entry a memory hit was made from (recording the access
     /// there): the same digest, metadata and expiry. Another process may have overwritten or
     /// removed it since.
     private func isCurrent(_ hit: MemoryEntry, _ key: StoreKey) throws -> Bool {
-        guard let digest = hit.digest else { return try disk.touch(key) }
-        return try disk.touch(
-            key, ifUnchanged: digest, metadata: hit.metadata, expires: hit.expires.map { max(0, $0.milliseconds) })
+        try disk.touch(
+            key, ifUnchanged: hit.digest, metadata: hit.metadata, expires: hit.expires.map { max(0, $0.milliseconds) })
     }
 
-    /// Keeps `entry` in memory if the disk still holds what it was made from: the entry with
-    /// `digest` and the same metadata, or, for a memory-only value (`digest == nil`), no entry.
-    /// Checked and inserted under one lock, so that of two racing writers (or a reader and a
-    /// writer) the memory tier ends with the value the disk ends with, or none.
-    private func remember(_ entry: MemoryEntry, for key: StoreKey, digest: SHA256Digest?) throws {
+    /// Keeps `entry` in memory if the disk still holds what it was made from: the entry with its
+    /// digest and the same metadata, or, for a memory-only value, no entry. Checked and inserted
+    /// under one lock, so that of two racing writers (or a reader and a writer) the memory tier
+    /// ends with the value the disk ends with, or none.
+    private func remember(_ entry: MemoryEntry, for key: StoreKey) throws {
         guard let memory else { return }
-        var entry = entry
-        entry.digest = digest
         try memoryWrites.withLock { _ in
             let current = try disk.info(for: key)
-            if let digest {
-                guard let current, current.digest == digest, current.metadata == entry.metadata else {
+            if entry.isOnDisk {
+                guard let current, current.digest == entry.digest, current.metadata == entry.metadata else {
                     memory.remove(key)
                     return
                 }

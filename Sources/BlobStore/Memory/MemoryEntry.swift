@@ -1,7 +1,7 @@
 import Foundation
 
-/// A value held by a ``MemoryTier``: the bytes, the metadata and expiry given with them, and
-/// whether the disk store holds the same entry.
+/// A value held by a ``MemoryTier``: the bytes, their digest, the metadata and expiry given with
+/// them, and whether the disk store holds the same entry.
 public struct MemoryEntry: Sendable, Equatable {
     /// The value's bytes.
     public var value: Data
@@ -11,10 +11,13 @@ public struct MemoryEntry: Sendable, Equatable {
     public var expires: Date?
     /// Whether the disk store holds this entry too, so a hit records an access there.
     public var isOnDisk: Bool
-    /// The digest of the disk entry this value was read or written as, when ``isOnDisk``: a
-    /// ``CachedStore`` serves the memory copy only while the disk entry still has it (and the
-    /// same metadata and expiry), so a value another process overwrote is never served.
-    public var digest: SHA256Digest?
+    /// The SHA-256 of ``value``. For an entry ``isOnDisk``, the digest of the disk entry it was
+    /// read or written as: a ``CachedStore`` serves the memory copy only while the disk entry
+    /// still has it (and the same metadata and expiry), so a value another process overwrote is
+    /// never served.
+    public var digest: SHA256Digest
+    /// When the value was put (into the disk store, for an entry read from there).
+    public var created: Date
 
     /// An entry.
     ///
@@ -23,15 +26,25 @@ public struct MemoryEntry: Sendable, Equatable {
     ///   - metadata: The opaque bytes kept with the value.
     ///   - expires: After this date the entry reads as missing.
     ///   - isOnDisk: Whether the disk store holds the same entry.
-    ///   - digest: The digest of the disk entry, when `isOnDisk`.
+    ///   - digest: The SHA-256 of `value`, when the caller has it; computed otherwise.
+    ///   - created: When the value was put. Default: now.
     public init(
-        value: Data, metadata: Data = Data(), expires: Date? = nil, isOnDisk: Bool, digest: SHA256Digest? = nil
+        value: Data, metadata: Data = Data(), expires: Date? = nil, isOnDisk: Bool, digest: SHA256Digest? = nil,
+        created: Date = Date()
     ) {
         self.value = value
         self.metadata = metadata
         self.expires = expires
         self.isOnDisk = isOnDisk
-        self.digest = digest
+        self.digest = digest ?? SHA256Hasher.hash(value)
+        self.created = created
+    }
+
+    /// The entry's information under `key`, last accessed now.
+    public func info(for key: StoreKey) -> EntryInfo {
+        EntryInfo(
+            key: key, digest: digest, size: UInt64(value.count), created: created, lastAccess: Date(),
+            expires: expires, metadata: metadata)
     }
 
     /// What the entry counts against ``MemoryTier/Limits/maxBytes`` under `key`: the bytes of the

@@ -3,18 +3,6 @@ import Foundation
 // MARK: - async variants: the same operations, run off the caller's thread
 
 extension BlobStore {
-    /// Runs `body` on a global dispatch queue so an `async` caller's thread never blocks on I/O.
-    /// A task cancelled before the operation starts throws `CancellationError` and does nothing;
-    /// once started, an operation runs to its end (a write is not left half-done).
-    func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try body() })
-            }
-        }
-    }
-
     /// `async` ``put(_:for:metadata:expires:expecting:)-4lzjp``.
     @discardableResult
     public func put(
@@ -32,35 +20,24 @@ extension BlobStore {
         try await offload { try self.put(contentsOf: url, for: key, metadata: metadata, expires: expires) }
     }
 
-    /// `async` ``value(for:)-5c9av``.
-    public func value(for key: StoreKey) async throws -> Data? {
-        try await offload { try self.value(for: key) }
-    }
-
     /// `async` ``fileURL(for:)-7zi9u``.
     public func fileURL(for key: StoreKey) async throws -> URL? {
-        try await offload { try self.fileURL(for: key) }
+        try await offload(.stopWaiting) { try self.fileURL(for: key) }
     }
 
     /// `async` ``fileHandle(for:)-4ol5e``.
     public func fileHandle(for key: StoreKey) async throws -> FileHandle? {
-        try await offload { try self.fileHandle(for: key) }
+        try await offload(.stopWaiting) { try self.fileHandle(for: key) }
     }
 
     /// `async` ``blob(_:)-90ckb``.
     public func blob(_ digest: SHA256Digest) async throws -> Data? {
-        try await offload { try self.blob(digest) }
+        try await offload(.stopWaiting) { try self.blob(digest) }
     }
 
     /// `async` ``fileHandle(forBlob:)-3lign``.
     public func fileHandle(forBlob digest: SHA256Digest) async throws -> FileHandle? {
-        try await offload { try self.fileHandle(forBlob: digest) }
-    }
-
-    /// `async` ``remove(_:)-9mnpa``.
-    @discardableResult
-    public func remove(_ key: StoreKey) async throws -> Bool {
-        try await offload { try self.remove(key) }
+        try await offload(.stopWaiting) { try self.fileHandle(forBlob: digest) }
     }
 
     /// `async` ``flush()-9tl4s``.
@@ -68,41 +45,14 @@ extension BlobStore {
         try await offload { try self.flush() }
     }
 
-    /// `async` ``entry(for:)-7kvi0``.
-    public func entry(for key: StoreKey) async throws -> StoredEntry? {
-        try await offload { try self.entry(for: key) }
-    }
-
-    /// `async` ``info(for:)-1fve4``.
-    public func info(for key: StoreKey) async throws -> EntryInfo? {
-        try await offload { try self.info(for: key) }
-    }
-
-    /// `async` ``contains(_:)-95wom``.
-    public func contains(_ key: StoreKey) async throws -> Bool {
-        try await offload { try self.contains(key) }
-    }
-
     /// `async` ``entries()-kdr3``.
     public func entries() async throws -> [EntryInfo] {
-        try await offload { try self.entries() }
+        try await offload(.stopWaiting) { try self.entries() }
     }
 
     /// `async` ``stats()-6aleh``.
     public func stats() async throws -> StoreStats {
-        try await offload { try self.stats() }
-    }
-
-    /// `async` ``update(_:metadata:expires:)-2jd60``.
-    @discardableResult
-    public func update(_ key: StoreKey, metadata: Data, expires: Date?) async throws -> Bool {
-        try await offload { try self.update(key, metadata: metadata, expires: expires) }
-    }
-
-    /// `async` ``removeAll()-70uvl``.
-    @discardableResult
-    public func removeAll() async throws -> Int {
-        try await offload { try self.removeAll() }
+        try await offload(.stopWaiting) { try self.stats() }
     }
 
     /// `async` ``removeAll(where:)-283kj``, with a predicate that may run on another thread.

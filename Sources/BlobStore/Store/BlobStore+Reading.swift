@@ -3,17 +3,9 @@ import Foundation
 // MARK: - Reading values
 
 extension BlobStore {
-    /// The value stored under `key`, or `nil` when there is none, it expired, or its blob is
-    /// missing or damaged (such an entry is removed: a miss, never wrong bytes).
-    ///
-    /// Records an access for eviction. Verifies the digest unless
-    /// ``Configuration/verifyReads`` is off.
-    public func value(for key: StoreKey) throws -> Data? {
-        try entry(for: key)?.value
-    }
-
-    /// `key`'s value with its digest, size, times and metadata, in one read: `nil` as for
-    /// ``value(for:)-5c9av``. The value is the one the information describes, whatever other
+    /// `key`'s value with its digest, size, times and metadata, in one read; `nil` when there is
+    /// none, it expired, or its blob is missing or damaged (such an entry is removed: a miss,
+    /// never wrong bytes). The value is the one the information describes, whatever other
     /// threads or processes write meanwhile.
     ///
     /// Records an access for eviction. Verifies the digest unless
@@ -25,11 +17,11 @@ extension BlobStore {
             ?? content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads)
         guard let data = try settle(result, digest: entry.digest) else { return nil }
         recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-        return StoredEntry(info: EntryInfo(key: key, entry: entry), value: data)
+        return StoredEntry(info: EntryInfo(key: key, entry: entry), value: data, tier: .disk)
     }
 
     /// A read-only handle on the blob holding `key`'s value, positioned at its start, for large
-    /// values read without copying; `nil` as for ``value(for:)-5c9av``.
+    /// values read without copying; `nil` as for ``BlobStorage/value(for:)-4hc2q``.
     ///
     /// The blob is verified through this very descriptor (streamed through SHA-256) unless
     /// ``Configuration/verifyReads`` is off, so what the handle reads is what was checked, even
@@ -39,7 +31,7 @@ extension BlobStore {
     }
 
     /// A file URL of the read-only blob holding `key`'s value, verified like
-    /// ``fileHandle(for:)-4ol5e``; `nil` as for ``value(for:)-5c9av``.
+    /// ``fileHandle(for:)-4ol5e``; `nil` as for ``BlobStorage/value(for:)-4hc2q``.
     ///
     /// Prefer ``fileHandle(for:)-4ol5e``: a name can disappear once the key is removed and garbage is
     /// collected, an open descriptor cannot. Never write to the file.

@@ -33,8 +33,6 @@ public final class BlobStore: Sendable {
     /// before ``state``, never while holding it (but for a try that does not wait), so that a
     /// writer can let ``state`` go while it syncs (docs/design.md, "Threads").
     let writers = Mutex(())
-    /// The productions of ``value(for:orInsert:metadata:expires:)`` in progress, by key.
-    let flights = Mutex<[StoreKey: Flight]>([:])
 
     /// The current on-disk format, written in CURRENT.
     static let formatVersion = 1

@@ -2,11 +2,13 @@ import Foundation
 
 /// What the store knows about one key.
 public struct EntryInfo: Sendable, Equatable {
+    /// The key the entry is stored under.
     public var key: StoreKey
     /// The address of the value's bytes.
     public var digest: SHA256Digest
     /// The value's length in bytes.
     public var size: UInt64
+    /// When the value was put.
     public var created: Date
     /// The last read this process knows of (reads are recorded in batches).
     public var lastAccess: Date
@@ -14,6 +16,21 @@ public struct EntryInfo: Sendable, Equatable {
     public var expires: Date?
     /// The opaque bytes given with the put.
     public var metadata: Data
+
+    /// Information made by a ``BlobStorage`` other than the disk store: a memory tier's, a
+    /// remote's, a test double's.
+    public init(
+        key: StoreKey, digest: SHA256Digest, size: UInt64, created: Date, lastAccess: Date, expires: Date?,
+        metadata: Data
+    ) {
+        self.key = key
+        self.digest = digest
+        self.size = size
+        self.created = created
+        self.lastAccess = lastAccess
+        self.expires = expires
+        self.metadata = metadata
+    }
 
     init(key: StoreKey, entry: IndexEntry) {
         self.key = key

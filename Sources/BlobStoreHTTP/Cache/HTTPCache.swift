@@ -6,9 +6,10 @@ import Synchronization
     import FoundationNetworking
 #endif
 
-/// An HTTP response cache (RFC 9111) over a `CachedStore`: each response's status,
-/// headers and times are the entry's metadata and its body the entry's value, so identical
-/// bodies behind different URLs are stored once.
+/// An HTTP response cache (RFC 9111) over any `BlobStorage` (a `CachedStore`, a `BlobStore`, the
+/// tiered store of `BlobStoreRemote`, a test double): each response's status, headers and times
+/// are the entry's metadata and its body the entry's value, so identical bodies behind different
+/// URLs are stored once.
 ///
 /// ``data(for:)`` answers a request from the cache when a stored response is fresh, revalidates
 /// a stale one with `If-None-Match` / `If-Modified-Since` (a `304` refreshes the stored headers
@@ -23,8 +24,8 @@ import Synchronization
 /// print(result.outcome)  // "miss", then "fresh hit" while the response is fresh
 /// ```
 public final class HTTPCache: Sendable {
-    /// The two tiers the responses are kept in.
-    public let store: CachedStore
+    /// Where the responses are kept.
+    public let store: any BlobStorage
     /// The cache's choices: shared or private, minimum disk lifetime, heuristics.
     public let policy: HTTPCachePolicy
     /// The session that sends requests to servers: ephemeral, with no `URLCache` and no
@@ -37,13 +38,15 @@ public final class HTTPCache: Sendable {
     /// A cache keeping responses in `store` under `policy`.
     ///
     /// - Parameters:
-    ///   - store: The disk store and, optionally, the memory tier.
+    ///   - store: Where the responses are kept. Responses fresh for less than the policy's
+    ///     minimum disk lifetime are put with `StoragePlacement.memoryOnly`: a storage without a
+    ///     memory tier does not keep them.
     ///   - policy: Shared or private, minimum disk lifetime and heuristics.
     ///   - sessionConfiguration: The configuration for requests to servers (timeouts, proxies).
     ///     The cache uses a copy without `urlCache` and without ``BlobStoreURLProtocol``; the
     ///     caller's configuration is left as it is. Default: ephemeral.
     public init(
-        store: CachedStore, policy: HTTPCachePolicy = HTTPCachePolicy(),
+        store: any BlobStorage, policy: HTTPCachePolicy = HTTPCachePolicy(),
         sessionConfiguration: URLSessionConfiguration = .ephemeral
     ) {
         self.store = store
@@ -88,13 +91,13 @@ public final class HTTPCache: Sendable {
         response: StoredResponse, body: Data
     )? {
         let primary = Self.key(for: url)
-        guard let entry = try store.entry(for: primary), let record = CacheRecord.decoded(entry.metadata) else {
+        guard let entry = try store.entry(for: primary), let record = CacheRecord.decoded(entry.info.metadata) else {
             return nil
         }
         if let names = record.variants {
             let vary = VaryKey(names: names, request: requestHeaders)
             guard let variant = try store.entry(for: Self.variantKey(for: url, vary)),
-                let response = CacheRecord.decoded(variant.metadata)?.response, response.vary == vary
+                let response = CacheRecord.decoded(variant.info.metadata)?.response, response.vary == vary
             else { return nil }
             return (response, variant.value)
         }
@@ -116,7 +119,7 @@ public final class HTTPCache: Sendable {
             return .notStored("the URL is invalid")
         }
         let (url, decision, record, expires) = (plan.url, plan.decision, plan.record, plan.expires)
-        let placement: CachedStore.Placement
+        let placement: StoragePlacement
         switch decision {
         case .memoryAndDisk: placement = .memoryAndDisk
         case .memoryOnly: placement = .memoryOnly
@@ -128,8 +131,9 @@ public final class HTTPCache: Sendable {
                 // On disk whatever this variant's placement: the other variants on disk need it.
                 // Written only when it changes, so a memory-only variant costs no disk write.
                 let names = try CacheRecord(variants: vary.names).encoded()
-                if try store.disk.info(for: Self.key(for: url))?.metadata != names {
-                    try store.put(Data(), for: Self.key(for: url), metadata: names, placement: .memoryAndDisk)
+                if try store.info(for: Self.key(for: url))?.metadata != names {
+                    try store.put(
+                        Data(), for: Self.key(for: url), metadata: names, expires: nil, placement: .memoryAndDisk)
                 }
                 try store.put(
                     body, for: Self.variantKey(for: url, vary), metadata: metadata, expires: expires,
@@ -147,15 +151,14 @@ public final class HTTPCache: Sendable {
 
     /// Stores `response`, the stored response for `body` refreshed by a 304 (RFC 9111 §4.3.4).
     /// When it stays on disk under the same key, only its headers and expiry are written
-    /// (``CachedStore/update(_:metadata:expires:)``): the body is neither hashed nor copied
-    /// again. Otherwise it is stored as ``store(_:body:method:requestHeaders:)`` stores it.
+    /// (`BlobStorage.update(_:metadata:expires:)`): the body is neither hashed nor copied again. Otherwise it is stored as ``store(_:body:method:requestHeaders:)`` stores it.
     func refresh(_ response: StoredResponse, body: Data, requestHeaders: HTTPHeaders) throws -> Storability {
         guard let plan = plan(response, method: "GET", requestHeaders: requestHeaders),
             case .memoryAndDisk = plan.decision, plan.record.vary == response.vary
         else { return try store(response, body: body, requestHeaders: requestHeaders) }
         let key = Self.entryKey(for: plan.record, url: plan.url)
         let metadata = try CacheRecord(response: plan.record).encoded()
-        guard try store.disk.contains(key), try store.update(key, metadata: metadata, expires: plan.expires) else {
+        guard try store.info(for: key) != nil, try store.update(key, metadata: metadata, expires: plan.expires) else {
             return try store(response, body: body, requestHeaders: requestHeaders)
         }
         return plan.decision
@@ -185,7 +188,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// Removes every stored response (and everything else in the store it uses); returns how
-    /// many entries went (``CachedStore/removeAll()``).
+    /// many entries went (`BlobStorage.removeAll()`).
     @discardableResult
     public func removeAll() throws -> Int {
         try store.removeAll()

@@ -46,6 +46,13 @@ public struct RemoteRecord: Sendable, Equatable {
         expires.map { $0 <= now } ?? false
     }
 
+    /// The entry this record describes under `key`, last accessed now.
+    func info(for key: StoreKey) -> EntryInfo {
+        EntryInfo(
+            key: key, digest: digest, size: size, created: created, lastAccess: Date(), expires: expires,
+            metadata: metadata)
+    }
+
     /// The record as JSON.
     public func encoded() -> Data {
         let fields = Fields(

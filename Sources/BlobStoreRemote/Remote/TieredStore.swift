@@ -8,13 +8,16 @@ import Synchronization
 /// - a local hit makes no remote traffic;
 /// - a local miss asks the remote; a remote hit is fetched, **rehashed**, stored locally and
 ///   returned (a blob that does not match its digest is a miss and is not stored);
-/// - a double miss is a miss: ``value(for:metadata:expires:producing:)`` then produces the value,
-///   stores it locally and uploads it (unless ``RemoteConfiguration/readOnly``).
+/// - a double miss is a miss: `value(for:orInsert:metadata:expires:)` then produces the value
+///   (once per key in this process), stores it locally and uploads it (unless
+///   ``RemoteConfiguration/readOnly``).
 ///
 /// The remote never makes an operation fail: an error or a timeout is counted in ``stats``,
 /// the operation goes on locally, and the remote is skipped for ``RemoteConfiguration/coolDown``.
 /// Errors of the local store are thrown as usual.
-public final class TieredStore: Sendable {
+///
+/// It is a `BlobStorage`, so the typed objects and the HTTP cache of `BlobStoreHTTP` run on it.
+public final class TieredStore: BlobStorage {
     /// The first tier.
     public let local: BlobStore
     /// The shared tier.
@@ -58,40 +61,33 @@ public final class TieredStore: Sendable {
 
     // MARK: - Reading
 
-    /// The value stored under `key`, locally or in the remote; `nil` when neither has it.
+    /// The entry stored under `key`, locally (``StoredEntry/Tier/disk``) or in the remote
+    /// (``StoredEntry/Tier/remote``); `nil` when neither has it.
     ///
     /// A remote hit is verified against its digest and size, then stored locally with its
     /// metadata and expiry (unless ``RemoteConfiguration/remoteOnly``).
     ///
     /// - Throws: ``BlobStoreError`` from the local store only.
-    public func value(for key: StoreKey) throws -> Data? {
-        if !configuration.remoteOnly, let data = try local.value(for: key) { return data }
+    public func entry(for key: StoreKey) throws -> StoredEntry? {
+        if !configuration.remoteOnly, let stored = try local.entry(for: key) { return stored }
         guard let (data, record) = fetch(key) else { return nil }
-        guard !configuration.remoteOnly else { return data }
+        let found = StoredEntry(info: record.info(for: key), value: data, tier: .remote)
+        guard !configuration.remoteOnly else { return found }
         do {
-            try local.put(data, for: key, metadata: record.metadata, expires: record.expires)
+            try local.put(data, for: key, metadata: record.metadata, expires: record.expires, expecting: record.digest)
         } catch let error as BlobStoreError where error.code == .tooLarge {
             // Larger than the local capacity: the verified bytes are still the answer.
         }
-        return data
+        return found
     }
 
-    /// The value under `key`, locally or in the remote; on a double miss, the value `produce`
-    /// returns, stored locally and uploaded.
+    /// What the local store knows of `key`, else what the remote's record for it says (without
+    /// fetching the blob); `nil` when neither has an unexpired entry.
     ///
-    /// - Parameters:
-    ///   - key: The key.
-    ///   - metadata: Kept with a produced value.
-    ///   - expires: The expiry of a produced value.
-    ///   - produce: Computes the value; called without any lock held.
-    /// - Throws: What `produce` throws, and ``BlobStoreError`` from the local store.
-    public func value(
-        for key: StoreKey, metadata: Data = Data(), expires: Date? = nil, producing produce: () throws -> Data
-    ) throws -> Data {
-        if let data = try value(for: key) { return data }
-        let data = try produce()
-        try put(data, for: key, metadata: metadata, expires: expires)
-        return data
+    /// - Throws: ``BlobStoreError`` from the local store only.
+    public func info(for key: StoreKey) throws -> EntryInfo? {
+        if !configuration.remoteOnly, let info = try local.info(for: key) { return info }
+        return attempt { try remoteRecord(for: key) }??.info(for: key)
     }
 
     /// Whether `key` is stored locally, or the remote has a valid record for it whose blob it
@@ -114,13 +110,22 @@ public final class TieredStore: Sendable {
     ///
     /// - Returns: The SHA-256 of `data`.
     /// - Throws: ``BlobStoreError`` from the local store only.
+    ///
+    /// With ``StoragePlacement/memoryOnly`` nothing is kept: neither tier is memory, and the key's
+    /// local entry and remote record are removed so that no older value outlives the new one.
     @discardableResult
-    public func put(_ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil) throws
-        -> SHA256Digest
-    {
+    public func put(
+        _ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil,
+        placement: StoragePlacement = .memoryAndDisk
+    ) throws -> SHA256Digest {
+        guard placement == .memoryAndDisk else {
+            try remove(key)
+            return SHA256Hasher.hash(data)
+        }
         let digest =
             configuration.remoteOnly
-            ? SHA256Hasher.hash(data) : try local.put(data, for: key, metadata: metadata, expires: expires)
+            ? SHA256Hasher.hash(data)
+            : try local.put(data, for: key, metadata: metadata, expires: expires, expecting: nil)
         let record = RemoteRecord(
             digest: digest, size: UInt64(data.count), created: Date(), expires: expires, metadata: metadata)
         upload(data, record: record, for: key)
@@ -167,6 +172,46 @@ public final class TieredStore: Sendable {
             return existed
         }
         return removedLocally || (hadRecord ?? false)
+    }
+
+    /// Replaces the metadata and expiry of `key`'s entry locally and, unless
+    /// ``RemoteConfiguration/readOnly``, of its remote record, keeping the value: no blob is read
+    /// or written. Returns whether either tier had the entry.
+    ///
+    /// - Throws: ``BlobStoreError`` from the local store only.
+    @discardableResult
+    public func update(_ key: StoreKey, metadata: Data, expires: Date?) throws -> Bool {
+        let updatedLocally =
+            configuration.remoteOnly ? false : try local.update(key, metadata: metadata, expires: expires)
+        guard !configuration.readOnly else { return updatedLocally }
+        let updatedRemotely = attempt { () -> Bool in
+            guard var record = try remoteRecord(for: key) else { return false }
+            record.metadata = metadata
+            record.expires = expires
+            let encoded = record.encoded()
+            try remote.putRecord(encoded, keyDigest: SHA256Hasher.hash(key.bytes))
+            count { $0.bytesUp += UInt64(encoded.count) }
+            return true
+        }
+        return updatedLocally || (updatedRemotely ?? false)
+    }
+
+    /// Removes every local entry and, unless ``RemoteConfiguration/readOnly``, the remote
+    /// records of the keys they were under; returns how many local entries went. The remote is
+    /// shared: records other machines wrote under other keys stay, for its eviction. With
+    /// ``RemoteConfiguration/remoteOnly`` nothing is local, and nothing is removed.
+    ///
+    /// - Throws: ``BlobStoreError`` from the local store only.
+    @discardableResult
+    public func removeAll() throws -> Int {
+        guard !configuration.remoteOnly else { return 0 }
+        let keys = try local.entries().map(\.key)
+        let removed = try local.removeAll()
+        guard !configuration.readOnly else { return removed }
+        for key in keys {
+            guard attempt({ try remote.removeRecord(SHA256Hasher.hash(key.bytes)) }) != nil else { break }
+        }
+        return removed
     }
 
     /// Adds this process's counters to the store's `remote-stats` file, so that `blobstore stats`

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A key-value store of blobs: what the disk store (``BlobStore``), the memory and disk store
+/// (``CachedStore``) and the tiered store of `BlobStoreRemote` have in common, so that a front-end
+/// (typed objects, the HTTP cache of `BlobStoreHTTP`) runs on any of them, and a test can hand it
+/// a double.
+///
+/// Each key holds one value with opaque metadata and an optional expiry. A conforming type
+/// returns nothing it cannot vouch for: no expired entry, and no value that fails its digest
+/// (``StoredEntry/info`` names it). Every method is thread-safe; every one has an `async` form
+/// that runs it off the caller's thread (``BlobStorage/entry(for:)-6zecv``).
+///
+/// The conveniences every storage gets from these requirements: ``value(for:)-4hc2q``,
+/// ``put(_:for:metadata:expires:)``, get-or-compute with single flight
+/// (``value(for:orInsert:metadata:expires:)-4wn9h``), typed objects
+/// (``put(object:for:metadata:expires:placement:coder:)-71tjk``,
+/// ``object(_:for:coder:)-8xuoe``) and the `async` forms.
+public protocol BlobStorage: AnyObject, Sendable {
+    /// The unexpired entry under `key`, value and information in one read, verified; records
+    /// an access where the storage keeps them. `nil` when there is none, or when its value is
+    /// damaged (a damaged value is never returned).
+    func entry(for key: StoreKey) throws -> StoredEntry?
+
+    /// What the storage's lasting tier (the disk store, for a memory and disk store) knows of the
+    /// unexpired entry under `key`, without reading the value or recording an access; `nil` when
+    /// it has none, also for a value kept in memory only (``StoragePlacement/memoryOnly``).
+    func info(for key: StoreKey) throws -> EntryInfo?
+
+    /// Whether any tier holds an unexpired entry under `key`. Reads no value.
+    func contains(_ key: StoreKey) throws -> Bool
+
+    /// Stores `data` under `key`, replacing any entry there.
+    ///
+    /// - Parameters:
+    ///   - data: The value; may be empty.
+    ///   - key: The key.
+    ///   - metadata: Opaque bytes kept with the entry.
+    ///   - expires: After this date the entry reads as missing; `nil` for never.
+    ///   - placement: ``StoragePlacement/memoryAndDisk``, or ``StoragePlacement/memoryOnly`` for a
+    ///     value not worth a disk write (a storage without a memory tier then keeps nothing).
+    /// - Returns: The SHA-256 of `data`.
+    @discardableResult
+    func put(_ data: Data, for key: StoreKey, metadata: Data, expires: Date?, placement: StoragePlacement) throws
+        -> SHA256Digest
+
+    /// Replaces the metadata and expiry of the entry under `key`, keeping its value; returns
+    /// whether there was an entry. Writes no value where the storage can avoid it.
+    @discardableResult
+    func update(_ key: StoreKey, metadata: Data, expires: Date?) throws -> Bool
+
+    /// Removes the entry under `key`; returns whether there was one.
+    @discardableResult
+    func remove(_ key: StoreKey) throws -> Bool
+
+    /// Removes every entry; returns how many the lasting tier held.
+    @discardableResult
+    func removeAll() throws -> Int
+}
+
+extension BlobStorage {
+    /// The value under `key`, or `nil` as for ``entry(for:)``.
+    public func value(for key: StoreKey) throws -> Data? {
+        try entry(for: key)?.value
+    }
+
+    /// Stores `data` under `key` in every tier (``StoragePlacement/memoryAndDisk``).
+    ///
+    /// - Returns: The SHA-256 of `data`.
+    @discardableResult
+    public func put(_ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil) throws
+        -> SHA256Digest
+    {
+        try put(data, for: key, metadata: metadata, expires: expires, placement: .memoryAndDisk)
+    }
+}

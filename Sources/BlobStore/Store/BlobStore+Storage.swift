@@ -1,0 +1,23 @@
+import Foundation
+
+// MARK: - The disk store as a BlobStorage
+
+extension BlobStore: BlobStorage {
+    /// Stores `data` under `key` (``put(_:for:metadata:expires:expecting:)-4lzjp``), or, for
+    /// ``StoragePlacement/memoryOnly``, keeps nothing: a disk store has no memory tier, and the
+    /// entry under `key` is removed so that no older value outlives the new one.
+    ///
+    /// - Returns: The SHA-256 of `data`.
+    @discardableResult
+    public func put(_ data: Data, for key: StoreKey, metadata: Data, expires: Date?, placement: StoragePlacement)
+        throws -> SHA256Digest
+    {
+        switch placement {
+        case .memoryAndDisk:
+            return try put(data, for: key, metadata: metadata, expires: expires, expecting: nil)
+        case .memoryOnly:
+            try remove(key)
+            return SHA256Hasher.hash(data)
+        }
+    }
+}

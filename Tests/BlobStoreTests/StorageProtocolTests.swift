@@ -1,0 +1,209 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import BlobStore
+
+/// What every storage of this module does, whatever tier it keeps values in.
+private func checkContract(_ storage: any BlobStorage, keepsMemoryOnly: Bool) throws {
+    let digest = try storage.put(Data("v1"), for: "k", metadata: Data("m"), expires: nil, placement: .memoryAndDisk)
+    #expect(digest == SHA256Hasher.hash(Data("v1")))
+    let entry = try #require(try storage.entry(for: "k"))
+    #expect(entry.value == Data("v1") && entry.info.digest == digest && entry.info.size == 2)
+    #expect(entry.info.key == "k" && entry.info.metadata == Data("m"))
+    #expect(try storage.info(for: "k")?.digest == digest)
+    #expect(try storage.contains("k"))
+
+    #expect(try storage.update("k", metadata: Data("m2"), expires: nil))
+    let updated = try #require(try storage.entry(for: "k"))
+    #expect(updated.info.metadata == Data("m2") && updated.value == Data("v1"))
+    #expect(try !storage.update("absent", metadata: Data(), expires: nil))
+
+    try storage.put(Data("v2"), for: "k", metadata: Data(), expires: nil, placement: .memoryOnly)
+    #expect(try storage.info(for: "k") == nil, "no lasting entry outlives a memory-only put")
+    #expect(try storage.value(for: "k") == (keepsMemoryOnly ? Data("v2") : nil))
+
+    try storage.put(Data("old"), for: "e", expires: Date(timeIntervalSinceNow: -1))
+    #expect(try storage.entry(for: "e") == nil)
+    #expect(try !storage.contains("e"))
+
+    try storage.put(Data("x"), for: "x")
+    #expect(try storage.remove("x"))
+    #expect(try !storage.remove("x"))
+    #expect(try storage.value(for: "x") == nil)
+
+    try storage.put(Data("y"), for: "y")
+    #expect(try storage.removeAll() >= 1)
+    #expect(try storage.value(for: "y") == nil && !storage.contains("y"))
+}
+
+/// A coder a user might write: JSON in Base64, and an error of its own for what is not Base64.
+private struct Base64JSONCoder: ObjectCoder {
+    struct NotBase64: Error {}
+
+    var name: String { "Base64 JSON" }
+
+    func encode<T: Encodable>(_ value: T) throws -> Data {
+        Data(try JSONObjectCoder().encode(value).base64EncodedData())
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        guard let json = Data(base64Encoded: data) else { throw NotBase64() }
+        return try JSONObjectCoder().decode(type, from: json)
+    }
+}
+
+/// A count that escaping closures share.
+private final class Count: Sendable {
+    private let value = Atomic(0)
+    func add() { value.add(1, ordering: .relaxed) }
+    var current: Int { value.load(ordering: .relaxed) }
+}
+
+private struct Point: Codable, Equatable {
+    var x: Int
+    var y: Int
+}
+
+@Suite("One storage protocol: the disk store, the memory and disk store, a double")
+struct StorageProtocolTests {
+    @Test func theDiskStoreKeepsTheContract() throws {
+        try withTemporaryDirectory { directory in
+            try withStore(directory.child("store")) { store in
+                try checkContract(store, keepsMemoryOnly: false)
+            }
+        }
+    }
+
+    @Test func theCachedStoreKeepsTheContractWithAndWithoutMemory() throws {
+        try withTemporaryDirectory { directory in
+            try withStore(directory.child("store")) { disk in
+                try checkContract(
+                    CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20)), keepsMemoryOnly: true)
+                try checkContract(CachedStore(disk: disk), keepsMemoryOnly: false)
+            }
+        }
+    }
+
+    @Test func typedObjectsRunOnAnyStorageWithAnyCoder() throws {
+        let double = DictionaryStorage()
+        try double.put(object: Point(x: 1, y: 2), for: "p")
+        #expect(double.puts == 1)
+        #expect(try double.value(for: "p") == Data(#"{"x":1,"y":2}"#.utf8), "JSON with sorted keys by default")
+        #expect(try double.object(Point.self, for: "p") == Point(x: 1, y: 2))
+
+        try withTemporaryDirectory { directory in
+            try withStore(directory.child("store")) { store in
+                let coder = Base64JSONCoder()
+                try store.put(object: Point(x: 3, y: 4), for: "p", coder: coder)
+                #expect(try store.value(for: "p") == Data(#"{"x":3,"y":4}"#.utf8).base64EncodedData())
+                #expect(try store.object(Point.self, for: "p", coder: coder) == Point(x: 3, y: 4))
+
+                try store.put(Data("not base64!"), for: "raw")
+                let error = try #require(throws: BlobStoreError.self) {
+                    try store.object(Point.self, for: "raw", coder: coder)
+                }
+                #expect(error.code == .undecodable && error.message.contains("Base64 JSON"))
+                #expect(error.underlyingError is Base64JSONCoder.NotBase64)
+            }
+        }
+    }
+
+    @Test func getOrComputeRunsOnceOnAnyStorage() throws {
+        let double = DictionaryStorage()
+        let produced = Count()
+        let results = Mutex<[Data]>([])
+        let done = DispatchGroup()
+        for _ in 0..<4 {
+            done.enter()
+            Thread.detachNewThread {
+                defer { done.leave() }
+                let value = try? double.value(
+                    for: "k",
+                    orInsert: {
+                        produced.add()
+                        // The others join this production (at most 30 s).
+                        for _ in 0..<30_000 where Flight.waiterCount("k", in: double) < 3 { usleep(1000) }
+                        return Data("made")
+                    })
+                results.withLock { $0.append(value ?? Data()) }
+            }
+        }
+        done.wait()
+        #expect(produced.current == 1)
+        #expect(results.withLock { $0 } == Array(repeating: Data("made"), count: 4))
+        #expect(double.puts == 1)
+    }
+
+    @Test func asyncCallersOfOneKeyShareOneProduction() async throws {
+        let double = DictionaryStorage()
+        let produced = Count()
+        let values = try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    try await double.value(
+                        for: "k",
+                        orInsert: {
+                            produced.add()
+                            for _ in 0..<3000 where Flight.waiterCount("k", in: double) < 5 {
+                                try await Task.sleep(for: .milliseconds(10))
+                            }
+                            return Data("made")
+                        })
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(produced.current == 1)
+        #expect(values == Array(repeating: Data("made"), count: 6))
+        #expect(double.puts == 1)
+    }
+
+    @Test func aCancelledReadStopsWaitingAndThrowsCancellationError() async throws {
+        let double = DictionaryStorage()
+        try double.put(Data("v"), for: "k")
+        double.blockReads()
+        // Lets the read go after 20 s whatever happens, so that a wrong implementation fails
+        // (it would return the value) instead of hanging.
+        let watchdog = Task.detached {
+            try? await Task.sleep(for: .seconds(20))
+            double.releaseReads()
+        }
+        let read = Task { try await double.entry(for: "k") }
+        try await Task.sleep(for: .milliseconds(50))
+        read.cancel()
+        let outcome = await read.result
+        double.releaseReads()
+        watchdog.cancel()
+        #expect(throws: CancellationError.self) { try outcome.get() }
+    }
+
+    @Test func aWriteCancelledBeforeItStartsDoesNothing() async throws {
+        let double = DictionaryStorage()
+        let write = Task {
+            while !Task.isCancelled { await Task.yield() }
+            return try await double.put(Data("v"), for: "k", metadata: Data(), expires: nil, placement: .memoryAndDisk)
+        }
+        write.cancel()
+        await #expect(throws: CancellationError.self) { try await write.value }
+        #expect(double.puts == 0)
+    }
+
+    @Test func theCachedStoreHasAsyncForms() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let disk = try BlobStore(at: directory.child("store"), configuration: fast)
+        defer { try? disk.close() }
+        let cache = CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20))
+        try await cache.put(object: Point(x: 5, y: 6), for: "p")
+        #expect(try await cache.object(Point.self, for: "p") == Point(x: 5, y: 6))
+        #expect(try await cache.entry(for: "p")?.tier == .memory)
+        #expect(try await cache.update("p", metadata: Data("m"), expires: nil))
+        #expect(try await cache.info(for: "p")?.metadata == Data("m"))
+        #expect(try await cache.contains("p"))
+        #expect(try await cache.remove("p"))
+        #expect(try await cache.value(for: "p") == nil)
+        try await cache.put(Data("a"), for: "a", metadata: Data(), expires: nil, placement: .memoryAndDisk)
+        #expect(try await cache.removeAll() == 1)
+    }
+}
