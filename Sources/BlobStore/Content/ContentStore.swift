@@ -56,41 +56,35 @@ struct ContentStore: Sendable {
         streamingFrom source: FileDescriptor, after prefix: [UInt8] = [], limit: UInt64? = nil,
         refuse: (UInt64) throws -> Void = { _ in }
     ) throws -> TemporaryBlob {
-        let (path, fd) = try createTemporaryFile()
+        let writer = try temporaryWriter()
         do {
-            let hasher = SHA256Hasher()
-            var size = UInt64(prefix.count)
-            if let limit, size > limit { try refuse(size) }
-            try prefix.withUnsafeBytes { bytes in
-                hasher.update(bytes)
-                try Syscalls.writeFully(fd, bytes)
-            }
+            if let limit, prefix.count > limit { try refuse(UInt64(prefix.count)) }
+            try prefix.withUnsafeBytes { try writer.append($0) }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
             defer { buffer.deallocate() }
             while true {
                 let count = try Syscalls.readFully(source, into: buffer)
                 if count == 0 { break }
-                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-                size += UInt64(count)
-                if let limit, size > limit { try refuse(size) }
-                if count >= OverlappedHashing.threshold {
-                    try OverlappedHashing.write(chunk, to: fd, updating: hasher)
-                } else {
-                    hasher.update(chunk)
-                    try Syscalls.writeFully(fd, chunk)
-                }
+                if let limit, writer.size + UInt64(count) > limit { try refuse(writer.size + UInt64(count)) }
+                try writer.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             }
-            let written = try Syscalls.fstat(fd)
-            guard UInt64(written.st_size) == size else {
-                throw BlobStoreError(
-                    .io, "\(path) holds \(written.st_size) bytes after writing \(size); retry the put.", path: path)
-            }
-            try Syscalls.fchmod(fd, 0o400 & fileMode)
-            return TemporaryBlob(path: path, descriptor: fd, digest: hasher.finalize(), size: size)
+            return try writer.finish(fileMode: fileMode)
         } catch {
-            discard(path: path, descriptor: fd)
+            discard(writer)
             throw error
         }
+    }
+
+    /// A new temporary file to write a blob of unknown length into.
+    func temporaryWriter() throws -> TemporaryBlobWriter {
+        let (path, fd) = try createTemporaryFile()
+        return TemporaryBlobWriter(path: path, descriptor: fd)
+    }
+
+    /// Removes a temporary file that ``temporaryWriter()`` made and will not be linked, and
+    /// closes it.
+    func discard(_ writer: TemporaryBlobWriter) {
+        discard(path: writer.path, descriptor: writer.descriptor)
     }
 
     /// Removes a temporary blob that will not be linked, and closes it.

@@ -175,17 +175,23 @@ extension BlobStore {
         }
     }
 
-    /// Opens `key`'s blob and verifies it through the same descriptor; repairs and returns `nil`
-    /// when it is missing or damaged.
-    private func openVerified(_ key: StoreKey) throws -> (digest: SHA256Digest, handle: FileHandle, packed: Data?)? {
+    /// What ``openEntry(_:)`` found: the bytes of a packed value (verified unless reads do not
+    /// verify), or a descriptor on a loose blob, not yet verified.
+    enum OpenedValue {
+        case packed(Data)
+        case file(FileDescriptor)
+    }
+
+    /// Finds `key`'s live entry and opens its value; repairs and returns `nil` when the blob is
+    /// missing, not a file, or (packed) damaged. Records no hit: the caller does, once it has
+    /// what it returns.
+    func openEntry(_ key: StoreKey) throws -> (entry: IndexEntry, value: OpenedValue)? {
         guard let (entry, packed) = try lookup(key) else { return nil }
         if let packed {
             let checked = Self.checked(packed, digest: entry.digest, verify: configuration.verifyReads)
             guard let data = try settle(checked, digest: entry.digest) else { return nil }
-            recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-            return (entry.digest, try content.unnamedFile(containing: data), data)
+            return (entry, .packed(data))
         }
-        let fd: FileDescriptor
         switch try content.open(entry.digest) {
         case .missing:
             try repair(entry.digest, quarantine: false)
@@ -193,7 +199,21 @@ extension BlobStore {
         case .notAFile:
             try repair(entry.digest, quarantine: true)
             return nil
-        case .file(let opened, _):
+        case .file(let fd, _):
+            return (entry, .file(fd))
+        }
+    }
+
+    /// Opens `key`'s blob and verifies it through the same descriptor; repairs and returns `nil`
+    /// when it is missing or damaged.
+    private func openVerified(_ key: StoreKey) throws -> (digest: SHA256Digest, handle: FileHandle, packed: Data?)? {
+        guard let (entry, value) = try openEntry(key) else { return nil }
+        let fd: FileDescriptor
+        switch value {
+        case .packed(let data):
+            recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
+            return (entry.digest, try content.unnamedFile(containing: data), data)
+        case .file(let opened):
             fd = opened
         }
         let handle = FileHandle(fileDescriptor: fd.rawValue, closeOnDealloc: true)
@@ -242,7 +262,7 @@ extension BlobStore {
 
     /// Counts a hit, notes the access, and remembers that `verified` (the blob just read) passed
     /// its digest check. Never fails: access times are hints (``appendAccessHints(_:)``).
-    private func recordHit(_ key: StoreKey, verified: SHA256Digest?) {
+    func recordHit(_ key: StoreKey, verified: SHA256Digest?) {
         state.withLock { state in
             state.hits += 1
             if let verified { state.index.markVerified(verified) }
@@ -257,7 +277,7 @@ extension BlobStore {
     /// Under the exclusive lock the blob is checked again first: another thread or process may
     /// have put the same content since, linking a sound copy; then nothing is dropped. A damaged
     /// file is moved to `quarantine/`. A read-only store only counts.
-    private func repair(_ digest: SHA256Digest, quarantine: Bool) throws {
+    func repair(_ digest: SHA256Digest, quarantine: Bool) throws {
         let writable = try state.withLock { state -> Bool in
             state.misses += 1
             state.damagedReads += 1

@@ -65,7 +65,7 @@ extension BlobStore {
     }
 
     /// Throws ``BlobStoreError/Code/digestMismatch`` when `expected` is given and is not `digest`.
-    private static func check(_ digest: SHA256Digest, expected: SHA256Digest?, key: StoreKey) throws {
+    static func check(_ digest: SHA256Digest, expected: SHA256Digest?, key: StoreKey) throws {
         guard let expected, expected != digest else { return }
         throw BlobStoreError(
             .digestMismatch,
@@ -285,15 +285,15 @@ extension BlobStore {
         ) {
             try checkCapacity($0, soFar: true)
         }
-        let record = JournalRecord.PutRecord(
-            key: key(blob.digest), digest: blob.digest, size: blob.size, created: Syscalls.nowMilliseconds(),
-            expires: expires.map { max(0, $0.milliseconds) }, metadata: Array(metadata))
-        try commit(record, blob: blob)
+        try commit(
+            putRecord(
+                key: key(blob.digest), digest: blob.digest, size: blob.size, metadata: metadata, expires: expires),
+            blob: blob)
         return blob.digest
     }
 
     /// The put record for a value of `size` bytes, created now.
-    private func putRecord(key: StoreKey, digest: SHA256Digest, size: Int, metadata: Data, expires: Date?)
+    func putRecord(key: StoreKey, digest: SHA256Digest, size: some BinaryInteger, metadata: Data, expires: Date?)
         -> JournalRecord.PutRecord
     {
         JournalRecord.PutRecord(
@@ -307,7 +307,7 @@ extension BlobStore {
     /// A sound copy already in `blobs/` is reused (checked by size when this process has verified
     /// it before, by hash otherwise); an unsound one is quarantined and `blob` takes its place.
     /// Without `blob` and without a sound copy, throws ``CommitRetry/blobVanished``.
-    private func commit(_ record: JournalRecord.PutRecord, blob: TemporaryBlob?) throws {
+    func commit(_ record: JournalRecord.PutRecord, blob: TemporaryBlob?) throws {
         var unlinked = blob
         var linked: FileDescriptor? = nil
         defer {
