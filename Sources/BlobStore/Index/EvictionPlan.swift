@@ -2,16 +2,15 @@
 struct EvictionPlan: Sendable {
     /// One entry to evict.
     struct Victim: Equatable, Sendable {
-        enum Reason: Sendable { case expired, aged, leastRecentlyUsed }
         var key: StoreKey
         var digest: SHA256Digest
         var size: UInt64
-        var reason: Reason
+        var reason: EvictionReason
     }
 
     var victims: [Victim] = []
 
-    func count(_ reason: Victim.Reason) -> Int { victims.reduce(0) { $0 + ($1.reason == reason ? 1 : 0) } }
+    func count(_ reason: EvictionReason) -> Int { victims.reduce(0) { $0 + ($1.reason == reason ? 1 : 0) } }
     var evictedBytes: UInt64 { victims.reduce(0) { $0 &+ $1.size } }
 }
 
@@ -33,7 +32,7 @@ extension StoreIndex {
         var stored = storedBytes
         var remaining = count
         var released: [SHA256Digest: Int] = [:]
-        func evict(_ key: StoreKey, _ entry: IndexEntry, _ reason: EvictionPlan.Victim.Reason) {
+        func evict(_ key: StoreKey, _ entry: IndexEntry, _ reason: EvictionReason) {
             plan.victims.append(.init(key: key, digest: entry.digest, size: entry.size, reason: reason))
             remaining -= 1
             released[entry.digest, default: 0] += 1

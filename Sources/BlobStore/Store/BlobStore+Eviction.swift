@@ -38,6 +38,8 @@ extension BlobStore {
         }
         if !plan.victims.isEmpty {
             try state.append(plan.victims.map { .evict(key: $0.key, digest: $0.digest) })
+            usage?.add(.evictions, plan.victims.count)
+            observers.publish(plan.victims.map { .evicted($0.key, $0.reason) })
         }
         if configuration.durability != .none, !state.index.garbage.isEmpty || !state.index.deadPacks.isEmpty {
             // Blobs, then the journal (with what other processes appended: their removes and

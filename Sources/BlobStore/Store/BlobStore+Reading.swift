@@ -133,7 +133,8 @@ extension BlobStore {
                 logicalBytes: state.index.logicalBytes, storedBytes: state.index.storedBytes,
                 journalBytes: UInt64(state.journal.end), manifestBytes: UInt64(state.manifestBytes),
                 generation: state.generation, hits: state.hits,
-                misses: state.misses, repairs: state.repairs, damagedReads: state.damagedReads)
+                misses: state.misses, repairs: state.repairs, damagedReads: state.damagedReads,
+                allProcesses: usage?.totals)
         }
     }
 
@@ -164,6 +165,7 @@ extension BlobStore {
             guard let (entry, location) = state.index.located(key), !entry.isExpired(at: Syscalls.nowMilliseconds())
             else {
                 state.misses += 1
+                usage?.add(.misses)
                 return nil
             }
             guard let location = location.packed else { return (entry, nil) }
@@ -263,6 +265,7 @@ extension BlobStore {
     /// Counts a hit, notes the access, and remembers that `verified` (the blob just read) passed
     /// its digest check. Never fails: access times are hints (``appendAccessHints(_:)``).
     func recordHit(_ key: StoreKey, verified: SHA256Digest?) {
+        usage?.add(.hits)
         state.withLock { state in
             state.hits += 1
             if let verified { state.index.markVerified(verified) }
@@ -278,6 +281,7 @@ extension BlobStore {
     /// have put the same content since, linking a sound copy; then nothing is dropped. A damaged
     /// file is moved to `quarantine/`. A read-only store only counts.
     func repair(_ digest: SHA256Digest, quarantine: Bool) throws {
+        usage?.add(.misses)
         let writable = try state.withLock { state -> Bool in
             state.misses += 1
             state.damagedReads += 1

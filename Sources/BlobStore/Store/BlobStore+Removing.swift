@@ -3,6 +3,20 @@ import Foundation
 // MARK: - Removing entries, changing an entry's metadata
 
 extension BlobStore {
+    /// The entries this process removes from now on, as events (``StoreEvent``): by a remove,
+    /// a `removeAll`, or an eviction round. Each call makes a stream of its own; it ends when the
+    /// store closes or its consumer stops iterating. Removals by other processes are not
+    /// reported (their records are read as changes to catch up with, not as events).
+    ///
+    /// - Parameter bufferingPolicy: What the stream keeps for a consumer that falls behind.
+    ///   Default: every event (a slow consumer of a store that evicts millions of entries holds
+    ///   them all in memory); `.bufferingNewest(n)` keeps the last `n`.
+    public func events(
+        bufferingPolicy: AsyncStream<StoreEvent>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<StoreEvent> {
+        observers.stream(bufferingPolicy: bufferingPolicy)
+    }
+
     /// Removes `key`; returns whether it was there (an expired entry counts as absent, as for
     /// ``contains(_:)-95wom``, and is left to eviction). The blob stays until garbage collection finds
     /// no key referring to it.
@@ -13,6 +27,7 @@ extension BlobStore {
                 return false
             }
             try state.append([.remove(key: key, digest: nil)])
+            observers.publish([.removed(key)])
             try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
             maintainAfterWrite(&state, protecting: nil)
             return true
@@ -31,6 +46,7 @@ extension BlobStore {
             state.index.forEachEntry { key, _ in removes.append(.remove(key: key, digest: nil)) }
             guard !removes.isEmpty else { return 0 }
             try Self.append(removes, &state)
+            observers.publish([.cleared(count: removes.count)])
             _ = try state.compact(layout: layout, configuration: configuration)
             return removes.count
         }
@@ -55,6 +71,7 @@ extension BlobStore {
         return try write { state in
             let present = chosen.filter { state.index[$0.key]?.digest == $0.value.digest }
             try Self.append(present.map { .remove(key: $0.key, digest: $0.value.digest) }, &state)
+            observers.publish(present.map { .removed($0.key) })
             try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
             maintainAfterWrite(&state, protecting: nil)
             return present.count

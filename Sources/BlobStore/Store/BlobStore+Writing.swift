@@ -211,8 +211,10 @@ extension BlobStore {
         }
     }
 
-    /// Flushes and closes the store. Further calls throw ``BlobStoreError/Code/closed``.
+    /// Flushes and closes the store, and ends the streams of ``events(bufferingPolicy:)``. Further
+    /// calls throw ``BlobStoreError/Code/closed``.
     public func close() throws {
+        defer { observers.finishAll() }
         try holdingWriters { try closeHoldingWriters() }
     }
 

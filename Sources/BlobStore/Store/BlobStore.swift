@@ -25,6 +25,10 @@ public final class BlobStore: Sendable {
     let lockFile: FileDescriptor
     /// LOCK's shared change counter, bumped whenever the exclusive lock is taken or let go.
     let changes: ChangeCounter?
+    /// LOCK's shared hit, miss and eviction counts (``StoreStats/allProcesses``).
+    let usage: SharedUsage?
+    /// The subscribers of ``events(bufferingPolicy:)``.
+    let observers = StoreObservers()
     let identity: StoreIdentity
     let state: Mutex<StoreState>
     /// Held by every thread of this process that takes (or may take) the exclusive lock, for the
@@ -111,6 +115,7 @@ public final class BlobStore: Sendable {
             }
             self.lockFile = lock
             self.changes = changes
+            self.usage = SharedUsage(lock: lock, writable: writableLock)
             self.state = Mutex(initial)
         } catch {
             if let lockFile { Syscalls.close(lockFile) }

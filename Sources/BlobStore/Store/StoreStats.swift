@@ -26,4 +26,7 @@ public struct StoreStats: Sendable, Equatable, Codable {
     /// Reads by this process that found their blob missing or damaged (each also a miss). Unlike
     /// ``repairs``, also counted in a read-only store, where nothing can be dropped.
     public var damagedReads: Int
+    /// Hits, misses and evictions of every process that could write the store, since the store
+    /// was made (``StoreUsage``); `nil` when its LOCK page cannot be mapped.
+    public var allProcesses: StoreUsage?
 }

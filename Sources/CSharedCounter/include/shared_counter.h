@@ -15,4 +15,14 @@ static inline uint64_t blobstore_counter_bump(uint64_t *counter) {
     return __atomic_fetch_add(counter, 1, __ATOMIC_ACQ_REL);
 }
 
+/// Adds `amount` to a statistics counter (relaxed: the counts order nothing).
+static inline void blobstore_counter_add(uint64_t *counter, uint64_t amount) {
+    __atomic_fetch_add(counter, amount, __ATOMIC_RELAXED);
+}
+
+/// Reads a statistics counter (relaxed).
+static inline uint64_t blobstore_counter_peek(const uint64_t *counter) {
+    return __atomic_load_n(counter, __ATOMIC_RELAXED);
+}
+
 #endif
