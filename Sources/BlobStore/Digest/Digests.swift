@@ -103,10 +103,10 @@ private final class OneShotContexts: @unchecked Sendable {
 }
 
 /// An incremental MD5 over OpenSSL's EVP interface.
-public final class MD5Hasher {
+final class MD5Hasher {
     private let context: OpaquePointer
 
-    public init() {
+    init() {
         guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
         guard EVP_DigestInit_ex(context, EVP_md5(), nil) == 1 else {
             preconditionFailure("EVP_DigestInit_ex(MD5) failed")
@@ -117,7 +117,7 @@ public final class MD5Hasher {
     deinit { EVP_MD_CTX_free(context) }
 
     /// Feeds `bytes` to the hash.
-    public func update(_ bytes: UnsafeRawBufferPointer) {
+    func update(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         guard EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1 else {
             preconditionFailure("EVP_DigestUpdate failed")
@@ -125,7 +125,7 @@ public final class MD5Hasher {
     }
 
     /// Returns the digest of everything fed so far. Call once.
-    public func finalize() -> MD5Digest {
+    func finalize() -> MD5Digest {
         var output = [UInt8](repeating: 0, count: 16)
         var length: UInt32 = 0
         guard EVP_DigestFinal_ex(context, &output, &length) == 1, length == 16 else {
@@ -135,7 +135,7 @@ public final class MD5Hasher {
     }
 
     /// The MD5 of a byte collection in one call.
-    public static func hash(_ bytes: some ContiguousBytes) -> MD5Digest {
+    static func hash(_ bytes: some ContiguousBytes) -> MD5Digest {
         let hasher = MD5Hasher()
         bytes.withUnsafeBytes { hasher.update($0) }
         return hasher.finalize()

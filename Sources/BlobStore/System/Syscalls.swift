@@ -172,7 +172,7 @@ enum Syscalls {
     /// device instead of running one after another. Not a durability point (the `fdatasync` is);
     /// errors are left to it.
     static func startWriteback(_ fd: FileDescriptor) {
-        _ = syncFileRangeCall(fd.rawValue, 0, 0, 2)  // SYNC_FILE_RANGE_WRITE
+        _ = blobstore_start_writeback(fd.rawValue)
     }
 
     /// Opens `path` (a directory), `fsync`s it and closes it, so that entries created or renamed
@@ -290,7 +290,7 @@ enum Syscalls {
     /// `flock(2)` without blocking; returns `false` when another descriptor holds a conflicting lock.
     static func tryFlock(_ fd: FileDescriptor, _ operation: CInt) throws -> Bool {
         while true {
-            if flockCall(fd.rawValue, operation | LOCK_NB) == 0 { return true }
+            if blobstore_flock(fd.rawValue, operation | LOCK_NB) == 0 { return true }
             let code = errno
             if code == EINTR { continue }
             if code == EWOULDBLOCK { return false }
@@ -300,7 +300,7 @@ enum Syscalls {
 
     /// `flock(fd, LOCK_UN)`.
     static func unlock(_ fd: FileDescriptor) {
-        _ = flockCall(fd.rawValue, LOCK_UN)
+        _ = blobstore_flock(fd.rawValue, LOCK_UN)
     }
 
     // MARK: - Shared memory
@@ -393,12 +393,3 @@ enum Syscalls {
         UInt64.random(in: .min ... .max)
     }
 }
-
-/// The C `flock(2)` function: Swift's Glibc module exposes only `struct flock` under that name.
-@_silgen_name("flock")
-private func flockCall(_ fd: CInt, _ operation: CInt) -> CInt
-
-/// The C `sync_file_range(2)` function, which Swift's Glibc module does not expose (it is
-/// declared under `_GNU_SOURCE`).
-@_silgen_name("sync_file_range")
-private func syncFileRangeCall(_ fd: CInt, _ offset: Int64, _ count: Int64, _ flags: UInt32) -> CInt
