@@ -4,9 +4,10 @@ import Glibc
 
 extension BlobStore {
     /// After a write, with the exclusive lock held: runs an eviction round if the store is over
-    /// a limit (or an idle-age check is due), reclaims dead needles once enough have gathered,
-    /// then compacts if the journal is big and mostly dead. The write is already appended, so a
-    /// failure here is not the write's: it is left for the next write to retry (a failed sync
+    /// a limit (or an idle-age check is due) and reclaims dead needles once enough have
+    /// gathered. (A compaction, if the journal is big and mostly dead, follows once the write's
+    /// body has let the state mutex go: ``compactIfWanted()``.) The write is already appended, so
+    /// a failure here is not the write's: it is left for the next write to retry (a failed sync
     /// still poisons the handle).
     func maintainAfterWrite(_ state: inout StoreState, protecting key: StoreKey?) {
         let now = Syscalls.nowMilliseconds()
@@ -19,9 +20,6 @@ extension BlobStore {
             _ = try? reclaimPacks(&state, capacity: nil)
             // Packs that stay above the live fraction are looked at again after as many more dead bytes.
             state.nextRepackCheck = state.index.deadPackBytes &+ StoreState.repackCheckInterval
-        }
-        if state.poison == nil, state.wantsCompaction(configuration) {
-            _ = try? state.compact(layout: layout, configuration: configuration)
         }
     }
 

@@ -14,9 +14,9 @@ extension BlobStore {
     /// (``Configuration/compactionMinimumJournalBytes``, ``Configuration/compactionDeadFraction``).
     @discardableResult
     public func compact() throws -> CompactionReport {
-        try write { state in
-            let report = try state.compact(layout: layout, configuration: configuration)
-            try reclaimPacks(&state, capacity: nil)
+        try writeInSteps {
+            let report = try compactInSteps()
+            try state.withLock { try reclaimPacks(&$0, capacity: nil) }
             return report
         }
     }

@@ -40,15 +40,18 @@ extension BlobStore {
     /// needles). The result is synced in every durability mode.
     @discardableResult
     public func removeAll() throws -> Int {
-        try write { state in
-            var removes: [JournalRecord] = []
-            removes.reserveCapacity(state.index.count)
-            state.index.forEachEntry { key, _ in removes.append(.remove(key: key, digest: nil)) }
-            guard !removes.isEmpty else { return 0 }
-            try Self.append(removes, &state)
-            observers.publish([.cleared(count: removes.count)])
-            _ = try state.compact(layout: layout, configuration: configuration)
-            return removes.count
+        try writeInSteps {
+            let count = try state.withLock { state -> Int in
+                var removes: [JournalRecord] = []
+                removes.reserveCapacity(state.index.count)
+                state.index.forEachEntry { key, _ in removes.append(.remove(key: key, digest: nil)) }
+                guard !removes.isEmpty else { return 0 }
+                try Self.append(removes, &state)
+                observers.publish([.cleared(count: removes.count)])
+                return removes.count
+            }
+            if count > 0 { _ = try compactInSteps() }
+            return count
         }
     }
 

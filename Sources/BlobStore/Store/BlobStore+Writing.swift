@@ -144,6 +144,7 @@ extension BlobStore {
                     return try body(&state)
                 }
                 try syncDeferredJournal()
+                compactIfWanted()
                 return result
             }
         }
@@ -165,9 +166,42 @@ extension BlobStore {
                 }
                 let result = try body()
                 try syncDeferredJournal()
+                compactIfWanted()
                 return result
             }
         }
+    }
+
+    /// After a write, holding ``writers`` and the exclusive lock: compacts in steps if the
+    /// journal is big and mostly dead. The write is appended (and synced) already, so a failure
+    /// here is not the write's: it is left for the next write to retry (a failed sync still
+    /// poisons the handle).
+    private func compactIfWanted() {
+        let wanted = state.withLock { state in
+            state.poison == nil && !state.isClosed && state.readOnly == nil && state.wantsCompaction(configuration)
+        }
+        if wanted { _ = try? compactInSteps() }
+    }
+
+    /// Compacts (``StoreState/compact(layout:configuration:)``) with the state mutex let go
+    /// while the next generation is written and synced: readers of this process answer from the
+    /// current generation meanwhile, and wait only for the snapshot and the install. Call holding
+    /// ``writers`` and the exclusive lock, caught up (in ``writeInSteps(_:)``, or after a write).
+    func compactInSteps() throws -> CompactionReport {
+        let plan = try state.withLock { state -> CompactionPlan in
+            try checkWritable(state)
+            let plan = try state.planCompaction(layout: layout)
+            state.isCompacting = true
+            return plan
+        }
+        defer { state.withLock { $0.isCompacting = false } }
+        let written: CompactionPlan.Written
+        do {
+            written = try plan.write(layout: layout, configuration: configuration)
+        } catch {
+            throw state.withLock { $0.settle(error) }
+        }
+        return try state.withLock { try $0.install(written, of: plan, layout: layout, configuration: configuration) }
     }
 
     /// Syncs the journal if a write deferred its sync; a failure poisons the handle. Called

@@ -19,14 +19,29 @@ extension StoreState {
     /// Until CURRENT is replaced, a failure (or a crash) leaves the old generation in force and
     /// the new files unused (GC deletes them). A failure while replacing CURRENT poisons the
     /// handle: which generation is in force is then for the next open to find out.
+    ///
+    /// All three steps under the caller's hold of the state mutex; ``BlobStore/compactInSteps()``
+    /// lets the mutex go while the new generation is written and synced.
     mutating func compact(layout: StoreLayout, configuration: BlobStore.Configuration) throws -> CompactionReport {
-        let started = Syscalls.monotonicNanoseconds()
+        let plan = try planCompaction(layout: layout)
+        let written: CompactionPlan.Written
+        do {
+            written = try plan.write(layout: layout, configuration: configuration)
+        } catch let failure as CompactionPlan.Failure {
+            throw settle(failure)
+        }
+        return try install(written, of: plan, layout: layout, configuration: configuration)
+    }
+
+    /// The first step of a compaction, under the mutex: syncs the blobs the manifest will refer
+    /// to, and takes the snapshot of the index that the manifest is written from.
+    mutating func planCompaction(layout: StoreLayout) throws -> CompactionPlan {
         guard generation < UInt64.max else {
             throw BlobStoreError(
                 .corrupt, "CURRENT names the last possible generation; move \(layout.root) aside.", path: layout.current
             )
         }
-        let next = generation + 1
+        let started = Syscalls.monotonicNanoseconds()
         // The manifest is synced: the blobs it refers to must be too. A failed sync poisons, as
         // in a group commit (the pages it should have written may be gone).
         do {
@@ -34,67 +49,46 @@ extension StoreState {
         } catch let error as BlobStoreError {
             throw poisoned(by: error)
         }
-        var entries: [ManifestEntry] = []
-        entries.reserveCapacity(index.count)
-        index.forEachManifestEntry { entries.append($0) }
-        let manifest = ManifestWriter.encode(generation: next, entries: entries, packs: index.packTable)
-        let manifestPath = layout.manifest(generation: next)
-        let journalPath = layout.journal(generation: next)
-        let fresh: FileDescriptor
-        do {
-            try Self.writeSynced(manifestPath, manifest, mode: configuration.fileMode)
-            TestHooks.reach(.compactionManifestWritten)
-            fresh = try Syscalls.open(journalPath, O_RDWR | O_APPEND | O_CREAT | O_TRUNC, mode: configuration.fileMode)
-        } catch {
-            _ = try? Syscalls.unlink(manifestPath)
-            throw poisoningIfSync(error)
-        }
-        do {
-            try JournalHeader(generation: next).encoded.withUnsafeBytes { try Syscalls.writeFully(fresh, $0) }
-            try Syscalls.fsync(fresh)
-            TestHooks.reach(.compactionJournalCreated)
-            try Syscalls.fsyncDirectory(layout.root)
-        } catch {
-            Syscalls.close(fresh)
-            _ = try? Syscalls.unlink(manifestPath)
-            _ = try? Syscalls.unlink(journalPath)
-            throw poisoningIfSync(error)
-        }
-        do {
-            try BlobStore.writeFileAtomically(
-                layout.current, Array(CurrentFile(generation: next, hasManifest: true).content.utf8),
-                directory: layout.root, mode: configuration.fileMode)
-        } catch let error as BlobStoreError {
-            Syscalls.close(fresh)
-            if (try? CurrentFile.read(layout))?.generation == next {
-                // Renamed, then a sync failed: the new generation is in force, unsynced.
-                poisoned(by: error)
-            } else {
-                _ = try? Syscalls.unlink(manifestPath)
-                _ = try? Syscalls.unlink(journalPath)
-                _ = poisoningIfSync(error)
-            }
-            throw error
-        }
+        return CompactionPlan(
+            generation: generation, index: index, oldManifestBytes: UInt64(manifestBytes),
+            oldJournalBytes: UInt64(journal.end), started: started)
+    }
+
+    /// Applies what a failed ``CompactionPlan/write(layout:configuration:)`` calls for (poisoning
+    /// the handle when it must) and returns the error to throw.
+    mutating func settle(_ failure: CompactionPlan.Failure) -> any Error {
+        if failure.poisons, let error = failure.error as? BlobStoreError { return poisoned(by: error) }
+        return poisoningIfSync(failure.error)
+    }
+
+    /// The last step, under the mutex: the written generation becomes this handle's, the old
+    /// one's files and the garbage blobs are deleted, and the index is rebased on the new
+    /// manifest. Nothing but hints (access times noted since the snapshot) changed meanwhile: the
+    /// caller held ``BlobStore/writers`` and the exclusive lock throughout.
+    mutating func install(
+        _ written: CompactionPlan.Written, of plan: CompactionPlan, layout: StoreLayout,
+        configuration: BlobStore.Configuration
+    ) throws -> CompactionReport {
         TestHooks.reach(.compactionCurrentSwapped)
         var report = CompactionReport(
-            generationBefore: generation, generationAfter: next, entries: index.count,
-            manifestBytes: UInt64(manifest.count), oldManifestBytes: UInt64(manifestBytes),
-            oldJournalBytes: UInt64(journal.end), blobsDeleted: 0, blobBytesDeleted: 0, seconds: 0)
-        removeGenerations(except: next, replaced: generation, layout: layout, configuration: configuration)
+            generationBefore: plan.generation, generationAfter: written.generation, entries: written.entries.count,
+            manifestBytes: UInt64(written.manifestBytes), oldManifestBytes: plan.oldManifestBytes,
+            oldJournalBytes: plan.oldJournalBytes, blobsDeleted: 0, blobBytesDeleted: 0, seconds: 0)
+        removeGenerations(except: written.generation, replaced: plan.generation, layout: layout, configuration: configuration)
         TestHooks.reach(.compactionOldGenerationRemoved)
         Syscalls.close(journal.descriptor)
-        journal = Journal(fresh, version: JournalFormat.version)
-        generation = next
+        journal = Journal(written.journal, version: JournalFormat.version)
+        generation = written.generation
         currentVersion = try? FileVersion.of(layout.current)
-        manifestBytes = Int64(manifest.count)
+        manifestBytes = Int64(written.manifestBytes)
         manifestDamaged = false
         unsynced.journal = false
-        // Buffered access times are in the manifest already.
+        // Buffered access times are in the manifest already, or (noted after the snapshot)
+        // hints that may go.
         dropPendingAccess()
         (report.blobsDeleted, report.blobBytesDeleted) = deleteGarbage(layout: layout)
-        rebase(on: manifestPath, entries: entries)
-        report.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
+        rebase(on: layout.manifest(generation: written.generation), entries: written.entries)
+        report.seconds = Double(Syscalls.monotonicNanoseconds() - plan.started) / 1e9
         return report
     }
 
@@ -182,13 +176,5 @@ extension StoreState {
             guard let generation = StoreLayout.generation(ofFileNamed: name), generation != kept else { continue }
             _ = try? Syscalls.unlink(layout.root + "/" + name)
         }
-    }
-
-    /// Creates (or replaces) `path` with `bytes` and syncs it.
-    private static func writeSynced(_ path: String, _ bytes: [UInt8], mode: mode_t) throws {
-        let fd = try Syscalls.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
-        defer { Syscalls.close(fd) }
-        try bytes.withUnsafeBytes { try Syscalls.writeFully(fd, $0) }
-        try Syscalls.fsync(fd)
     }
 }

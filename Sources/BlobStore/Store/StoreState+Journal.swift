@@ -27,6 +27,7 @@ extension StoreState {
     /// then no other process has written since, and no system call is needed. Without a
     /// counter, always catches up.
     mutating func catchUpIfChanged(layout: StoreLayout, changes: ChangeCounter?) throws {
+        guard !isCompacting else { return }
         guard let changes else { return try catchUp(layout: layout) }
         let value = changes.value
         // Unchanged since the last catch-up, or since this process's own last write.

@@ -27,6 +27,11 @@ struct StoreState: Sendable {
     /// The store's ``ChangeCounter`` value read just before the last ``catchUpIfChanged(layout:changes:)``
     /// that caught up; `nil` before the first.
     var seenChanges: UInt64?
+    /// Set while ``BlobStore/compactInSteps()`` writes the next generation with the mutex let go:
+    /// this process holds the exclusive lock, so nothing can have changed but what it is
+    /// writing, and a reader must not catch up with a CURRENT that already names a generation
+    /// this handle has not installed yet.
+    var isCompacting = false
     /// Reads not yet appended as an access record.
     var pendingAccess: [JournalRecord.AccessItem] = []
     var pendingAccessBytes = 0
