@@ -54,13 +54,13 @@ struct Runner {
     ///
     /// - Parameters:
     ///   - creating: Whether to create the store when there is none; commands that only read
-    ///     pass `false`, so a mistyped path creates nothing and exits 1.
-    ///   - key: The key the command looks for, named in the message when there is no store.
-    func withStore<R>(creating: Bool = true, key: String? = nil, _ body: (BlobStore) throws -> R) throws -> R {
-        guard let path = options.store ?? StoreLocation.defaultDirectory(environment: environment) else {
-            throw CommandFailure(
-                ExitCode.usage, "No store directory: pass --store <dir>, or set BLOBSTORE_DIR or HOME.")
-        }
+    ///     pass `false`, so a mistyped path creates nothing.
+    ///   - miss: For a command that looks a key or digest up, what its miss says (`No value for
+    ///     key 'k'`). Without a store such a command answers as an empty store would, exit 1 (a
+    ///     cache's store is created by its first `put`, so a script's first lookup finds none);
+    ///     every other command exits 66 (``ExitCode/noStore``).
+    func withStore<R>(creating: Bool = true, miss: String? = nil, _ body: (BlobStore) throws -> R) throws -> R {
+        let (path, variable) = try storeDirectory()
         var configuration = BlobStore.Configuration()
         if let durability = options.durability { configuration.durability = durability }
         configuration.createIfMissing = creating
@@ -68,8 +68,8 @@ struct Runner {
         do {
             store = try BlobStore(at: path, configuration: configuration)
         } catch let error as BlobStoreError where error.code == .notFound && !creating {
-            let prefix = key.map { "No value for key '\($0)': " } ?? ""
-            throw CommandFailure(ExitCode.keyNotFound, prefix + error.message)
+            let message = Self.noStore(at: error.path ?? path, variable: variable, after: miss)
+            throw CommandFailure(miss == nil ? ExitCode.noStore : ExitCode.keyNotFound, message)
         }
         reportRecovery(store.recoveryReport)
         let result: R
@@ -81,6 +81,16 @@ struct Runner {
         }
         try store.close()
         return result
+    }
+
+    /// `--store`, else the default store and the variable it comes from.
+    private func storeDirectory() throws -> (path: String, variable: String?) {
+        if let store = options.store { return (store, nil) }
+        guard let choice = StoreLocation.defaultChoice(environment: environment) else {
+            throw CommandFailure(
+                ExitCode.usage, "No store directory: pass --store <dir>, or set BLOBSTORE_DIR or HOME.")
+        }
+        return (choice.directory, choice.variable)
     }
 
     /// Tells the user on standard error what opening the store repaired or dropped.
@@ -131,6 +141,17 @@ struct Runner {
             throw CommandFailure(ExitCode.ioError, "Cannot write '\(path)': \(String(cString: strerror(errno))).")
         }
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+
+    /// What a command that does not create the store says when there is none at `path` (a
+    /// directory that does not exist, or an empty one): the path, where it came from when the
+    /// user did not type it, and what to do.
+    /// After `miss`, for a command that looks something up, the message goes on from it.
+    static func noStore(at path: String, variable: String?, after miss: String?) -> String {
+        let source = variable.map { " (the default store, from $\($0))" } ?? ""
+        let start = miss.map { "\($0): there is" } ?? "There is"
+        return "\(start) no store at \(path)\(source). Check the path, or pass --store <dir> to use another "
+            + "store; 'blobstore put <key> [<file>]' creates one."
     }
 
     /// "No value for key 'k'." for a missing key.

@@ -179,18 +179,53 @@ import Testing
         }
     }
 
-    /// Commands that only read never create a store: a mistyped path exits 1 and leaves nothing.
-    @Test func readingCommandsOnAMissingStoreCreateNothing() throws {
+    /// Commands that only read never create a store. Without one, a lookup is a miss (exit 1),
+    /// as in an empty cache, and says there is no store.
+    @Test func lookupsOnAMissingStoreAreMissesAndCreateNothing() throws {
         try withTemporaryDirectory { scratch in
             let typo = scratch.path("no/such/store")
             let digest = String(repeating: "0", count: 64)
-            for arguments in [["get", "k"], ["blob", digest], ["has", "k"], ["rm", "k"], ["ls"], ["stats"]] {
+            for (arguments, miss) in [
+                (["get", "k"], "No value for key 'k'"), (["blob", digest], "No blob with digest \(digest)"),
+                (["has", "k"], "No value for key 'k'"), (["rm", "k"], "No value for key 'k'"),
+            ] {
                 let run = try blobstore(["--store", typo] + arguments, in: scratch)
                 #expect(run.status == 1, "\(arguments)")
-                #expect(run.stderr.contains("There is no store at \(typo)"), "\(arguments)")
+                #expect(run.stderr.hasPrefix("Error: \(miss): there is no store at \(typo). "), "\(run.stderr)")
                 #expect(run.standardOutput.isEmpty)
             }
             #expect(!FileManager.default.fileExists(atPath: scratch.path("no")))
+        }
+    }
+
+    /// A command that needs a store exits 66 (EX_NOINPUT) where there is none, a directory that
+    /// does not exist or an empty one, naming the path and what to do, and creates nothing.
+    @Test func aMissingStoreExitsSixtySixWithThePathAndWhatToDo() throws {
+        try withTemporaryDirectory { scratch in
+            let typo = scratch.path("no/such/store")
+            let empty = scratch.path("empty")
+            try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+            for path in [typo, empty] {
+                for arguments in [["ls"], ["stats"], ["stats", "--json"]] {
+                    let run = try blobstore(["--store", path] + arguments, in: scratch)
+                    #expect(run.status == 66, "\(arguments)")
+                    #expect(
+                        run.stderr
+                            == "Error: There is no store at \(path). Check the path, or pass --store <dir> to use "
+                            + "another store; 'blobstore put <key> [<file>]' creates one.\n")
+                    #expect(run.standardOutput.isEmpty)
+                }
+            }
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("no")))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: empty).isEmpty)
+
+            // The default store: the message says where the path comes from.
+            let run = try blobstore(["ls"], in: scratch)
+            #expect(run.status == 66)
+            #expect(
+                run.stderr.hasPrefix(
+                    "Error: There is no store at \(scratch.path("default-store")) (the default store, from "
+                        + "$BLOBSTORE_DIR). Check the path"))
         }
     }
 

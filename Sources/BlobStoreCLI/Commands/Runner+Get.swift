@@ -9,7 +9,7 @@ extension Runner {
     /// from memory when the local store did not keep it: larger than its capacity).
     func get(key: String, output file: String?) throws -> Int32 {
         let remote = try remoteBackend()
-        try withStore(creating: remote != nil, key: key) { store in
+        try withStore(creating: remote != nil, miss: "No value for key '\(key)'") { store in
             var found = try store.fileHandle(for: StoreKey(key))
             if found == nil, let tiered = tiered(store, remote) {
                 let fetched = try tiered.value(for: StoreKey(key))

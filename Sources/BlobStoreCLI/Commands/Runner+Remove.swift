@@ -6,7 +6,7 @@ extension Runner {
     /// reported and exits 1.
     func remove(key: String) throws -> Int32 {
         let remote = try remoteBackend()
-        let removed = try withStore(creating: false, key: key) { store in
+        let removed = try withStore(creating: false, miss: "No value for key '\(key)'") { store in
             guard let tiered = tiered(store, remote) else { return try store.remove(StoreKey(key)) }
             defer { finishRemote(tiered) }
             return try tiered.remove(StoreKey(key))
