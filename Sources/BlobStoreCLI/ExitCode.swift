@@ -13,6 +13,10 @@ public enum ExitCode {
     /// `EX_NOINPUT`: a command that does not create the store found none at the path (no
     /// directory, or an empty one).
     public static let noStore: Int32 = 66
+    /// `EX_CANTCREAT`: the store cannot take the value (library code `tooLarge`): it is larger
+    /// than the store's capacity, or a key or metadata than the format allows. Nothing was
+    /// stored; the command line itself was right, so this is not a usage error.
+    public static let cannotStore: Int32 = 73
     /// `EX_IOERR`: any other failure to read or write the store or a file.
     public static let ioError: Int32 = 74
     /// `EX_TEMPFAIL`: another process holds the store's lock; retry later.
@@ -24,7 +28,8 @@ public enum ExitCode {
         switch code {
         case .corrupt, .digestMismatch: dataError
         case .busy: temporaryFailure
-        case .invalidArgument, .tooLarge: usage
+        case .invalidArgument: usage
+        case .tooLarge: cannotStore
         default: ioError
         }
     }

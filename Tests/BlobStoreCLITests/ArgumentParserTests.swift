@@ -400,7 +400,8 @@ import Testing
     @Test func libraryErrorCodesMapToExitCodes() {
         #expect(ExitCode.forError(.corrupt) == 65)
         #expect(ExitCode.forError(.busy) == 75)
-        #expect(ExitCode.forError(.tooLarge) == 64)
+        #expect(ExitCode.forError(.tooLarge) == 73, "a value the store cannot take is no usage error")
+        #expect(ExitCode.forError(.invalidArgument) == 64)
         #expect(ExitCode.forError(.notAStore) == 74)
         #expect(ExitCode.forError(.notFound) == 74)
         #expect(ExitCode.forError(.unsupportedVersion) == 74)

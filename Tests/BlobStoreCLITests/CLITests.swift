@@ -253,6 +253,28 @@ import Testing
         }
     }
 
+    /// A value larger than the store's capacity is refused with exit 73 (EX_CANTCREAT), not as a
+    /// usage error: the command line was right. Nothing is stored; the key keeps its value.
+    @Test func aValueLargerThanTheCapacityExitsSeventyThree() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "config", "--capacity", "1K"], in: scratch).status == 0)
+            #expect(try blobstore(["--store", store, "put", "k"], input: Data("small".utf8), in: scratch).status == 0)
+            let big = Data(repeating: 1, count: 2000)
+            let file = try scratch.write("big.bin", big)
+            for (arguments, input) in [(["put", "k", file], Data()), (["put", "k"], big)] {
+                let run = try blobstore(["--store", store] + arguments, input: input, in: scratch)
+                #expect(run.status == 73, "\(arguments)")
+                #expect(run.stderr.hasPrefix("Error: The value is "), "\(run.stderr)")
+                #expect(run.stderr.contains("more than the store's capacity of 1024 bytes; it is not stored."))
+                #expect(!run.stderr.contains("Usage:"))
+                #expect(run.standardOutput.isEmpty)
+            }
+            #expect(
+                try blobstore(["--store", store, "get", "k"], in: scratch).stdout == "small", "the old value stays")
+        }
+    }
+
     @Test func keyWithSlashesDotsSpacesAndLeadingDashRoundTrips() throws {
         try withTemporaryDirectory { scratch in
             let store = scratch.path("store")
