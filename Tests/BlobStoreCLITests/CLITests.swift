@@ -141,7 +141,7 @@ import Testing
             #expect(object["storedBytes"] as? Int == 24 + 36 + 4096)
 
             let summary = try blobstore(["--store", store, "stats"], in: scratch)
-            #expect(summary.stdout.contains("saved by dedup: \(8192 - (24 + 36 + 4096))\n"))
+            #expect(summary.stdout.contains("saved by dedup: 3.9 KiB (\(8192 - (24 + 36 + 4096)) bytes)\n"))
         }
     }
 
