@@ -250,7 +250,9 @@ public enum ArgumentParser {
     static let remoteSubcommands: Set<Subcommand> = [.put, .get, .has, .rm, .stats]
 
     /// The subcommands that take `--json`.
-    private static let jsonSubcommands: Set<Subcommand> = [.clear, .ls, .stats, .compact, .gc, .verify, .config]
+    private static let jsonSubcommands: Set<Subcommand> = [
+        .put, .clear, .ls, .stats, .compact, .gc, .verify, .config, .demo,
+    ]
 
     /// Checks the number of arguments and builds the command.
     private static func makeCommand(
@@ -268,7 +270,7 @@ public enum ArgumentParser {
         let first = positionals.first
         let second = positionals.count > 1 ? positionals[1] : nil
         switch subcommand {
-        case .put: return .put(key: positionals[0], file: second)
+        case .put: return .put(key: positionals[0], file: second, json: json)
         case .get: return .get(key: positionals[0], output: output)
         case .blob: return .blob(try digest(positionals[0]), output: output)
         case .fetch: return .fetch(url: try httpURL(positionals[0]), output: output, options: fetch)
@@ -281,7 +283,7 @@ public enum ArgumentParser {
         case .gc: return .collectGarbage(collect)
         case .verify: return .verify(repair: repair, json: json)
         case .config: return .config(changes, json: json)
-        case .demo: return .demo(directory: first)
+        case .demo: return .demo(directory: first, json: json)
         case .help:
             guard let first else { return .help(nil) }
             guard let topic = Subcommand(rawValue: first) else {

@@ -30,8 +30,8 @@ public struct GlobalOptions: Equatable, Sendable {
 
 /// What the user asked for, with its arguments. Keys are taken exactly as given.
 public enum Command: Equatable, Sendable {
-    /// `put <key> [<file>]`: `file == nil` reads standard input.
-    case put(key: String, file: String?)
+    /// `put <key> [<file>] [--json]`: `file == nil` reads standard input.
+    case put(key: String, file: String?, json: Bool = false)
     /// `get <key> [-o <file>]`: `output == nil` writes standard output.
     case get(key: String, output: String?)
     /// `blob <digest> [-o <file>]`: `output == nil` writes standard output.
@@ -53,8 +53,8 @@ public enum Command: Equatable, Sendable {
     case verify(repair: Bool, json: Bool)
     /// `config [<changes>] [--json]`: no change shows the recorded limits.
     case config(LimitChanges, json: Bool)
-    /// `demo [<dir>]`: `directory == nil` uses the package's `Sources` directory.
-    case demo(directory: String?)
+    /// `demo [<dir>] [--json]`: `directory == nil` uses the package's `Sources` directory.
+    case demo(directory: String?, json: Bool = false)
     /// `help [<subcommand>]`, `-h`, `--help`: `nil` is the overview of every subcommand.
     case help(Subcommand?)
     case version

@@ -15,7 +15,7 @@ struct Runner {
     func run(_ command: Command) -> Int32 {
         do {
             switch command {
-            case .put(let key, let file): return try put(key: key, file: file)
+            case .put(let key, let file, let json): return try put(key: key, file: file, json: json)
             case .get(let key, let file): return try get(key: key, output: file)
             case .blob(let digest, let file): return try blob(digest, output: file)
             case .fetch(let url, let file, let options): return try fetch(url: url, output: file, options: options)
@@ -28,7 +28,7 @@ struct Runner {
             case .collectGarbage(let options): return try collectGarbage(options)
             case .verify(let repair, let json): return try verify(repair: repair, json: json)
             case .config(let changes, let json): return try config(changes, json: json)
-            case .demo(let directory): return try demo(directory: directory)
+            case .demo(let directory, let json): return try demo(directory: directory, json: json)
             case .help(let subcommand):
                 try output.write(subcommand.map(HelpText.subcommand) ?? HelpText.root())
                 return ExitCode.success

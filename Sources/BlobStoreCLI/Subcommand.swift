@@ -111,7 +111,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
     var usage: String {
         let global = "[--store <dir>] [--durability <mode>]"
         switch self {
-        case .put: return "put \(global) <key> [<file>]"
+        case .put: return "put \(global) <key> [<file>] [--json]"
         case .get: return "get \(global) <key> [-o <file>]"
         case .blob: return "blob \(global) <digest> [-o <file>]"
         case .fetch:
@@ -129,7 +129,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .config:
             return "config \(global) [--capacity <size>|none] [--max-entries <n>|none] "
                 + "[--max-age <duration>|none] [--low-water <fraction>] [--json]"
-        case .demo: return "demo \(global) [<dir>]"
+        case .demo: return "demo \(global) [<dir>] [--json]"
         case .help: return "help [<subcommand>]"
         }
     }
@@ -173,10 +173,12 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                         + "0s to store every cacheable response, revalidating it when stale. (default: 5m)"
                 ),
             ]
+        case .put: [("--json", "Print the digest, the key and the size as a JSON object.")]
         case .ls: [("--json", "Print a JSON array of entries.")]
         case .stats: [("--json", "Print the statistics as a JSON object.")]
         case .compact: [("--json", "Print the report as a JSON object.")]
         case .clear: [("--json", "Print the count as a JSON object.")]
+        case .demo: [("--json", "Print the counts and the store's statistics as a JSON object.")]
         case .gc:
             [
                 (

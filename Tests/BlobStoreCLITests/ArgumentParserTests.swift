@@ -31,6 +31,9 @@ import Testing
         #expect(try parse(["stats", "--json"]).command == .stats(json: true))
         #expect(try parse(["demo"]).command == .demo(directory: nil))
         #expect(try parse(["demo", "dir"]).command == .demo(directory: "dir"))
+        #expect(try parse(["put", "k", "--json"]).command == .put(key: "k", file: nil, json: true))
+        #expect(try parse(["put", "--json", "k", "f"]).command == .put(key: "k", file: "f", json: true))
+        #expect(try parse(["demo", "dir", "--json"]).command == .demo(directory: "dir", json: true))
     }
 
     @Test func globalOptionsBeforeOrAfterTheSubcommand() throws {
@@ -86,7 +89,7 @@ import Testing
         #expect(error(["--bogus"]) == CommandLineError("Unknown option '--bogus'", subcommand: nil))
         #expect(error(["ls", "-x"]) == CommandLineError("Unknown option '-x'", subcommand: .ls))
         #expect(error(["--json", "ls"]) == CommandLineError("Unknown option '--json'", subcommand: nil))
-        #expect(error(["put", "k", "--json"]) == CommandLineError("Unknown option '--json'", subcommand: .put))
+        #expect(error(["has", "k", "--json"]) == CommandLineError("Unknown option '--json'", subcommand: .has))
     }
 
     @Test func unknownSubcommand() {

@@ -78,6 +78,26 @@ import Testing
         }
     }
 
+    /// `put --json` prints one object: the digest, the key and the size.
+    @Test func putJSONPrintsTheDigestKeyAndSize() throws {
+        try withTemporaryDirectory { scratch in
+            let bytes = Data("hello, blob\n".utf8)
+            let run = try blobstore(
+                ["--store", scratch.path("store"), "put", "--json", "greeting"], input: bytes, in: scratch)
+            #expect(run.status == 0)
+            #expect(
+                run.stdout == """
+                    {
+                      "digest" : "\(SHA256Hasher.hash(bytes).hex)",
+                      "key" : "greeting",
+                      "size" : 12
+                    }
+
+                    """)
+            #expect(run.stderr.isEmpty)
+        }
+    }
+
     /// `-` names standard input for `put` and standard output for `get -o`.
     @Test func dashIsStandardInputAndOutput() throws {
         try withTemporaryDirectory { scratch in
@@ -472,6 +492,29 @@ import Testing
                 #expect(storedCopy(of: Data(value.utf8), in: store) != nil, "\(value) is stored")
             }
             #expect(fileSize(store + "/packs/pack-1") == 24 + (36 + 5) + (36 + 12), "each content once")
+        }
+    }
+
+    /// `demo --json` prints the counts and the store's statistics as one object, and nothing else.
+    @Test func demoJSONIsOneObject() throws {
+        try withTemporaryDirectory { scratch in
+            try scratch.write("source/a.txt", Data("apple".utf8))
+            try scratch.write("source/nested/b.txt", Data("banana bread".utf8))
+            let run = try blobstore(
+                ["demo", "--json", "--store", scratch.path("store"), scratch.path("source")], in: scratch)
+            #expect(run.status == 0)
+            #expect(run.stderr.isEmpty)
+            let object = try #require(try JSONSerialization.jsonObject(with: run.standardOutput) as? [String: Any])
+            #expect(object["files"] as? Int == 2)
+            #expect(object["valuesPut"] as? Int == 4)
+            #expect(object["bytesPut"] as? Int == 34)
+            #expect(object["bytesAdded"] as? Int == 17)
+            #expect(object["bytesSaved"] as? Int == 17)
+            #expect(object["mismatches"] as? Int == 0)
+            #expect(object["source"] as? String == scratch.path("source"))
+            let stats = try #require(object["stats"] as? [String: Any])
+            #expect(stats["entries"] as? Int == 4)
+            #expect(stats["distinctBlobs"] as? Int == 2)
         }
     }
 }

@@ -43,8 +43,9 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
     func json(_ json: Bool) { if json { options.append(("--json", nil)) } }
 
     switch invocation.command {
-    case .put(let key, let file):
+    case .put(let key, let file, let isJSON):
         subcommand = .put
+        json(isJSON)
         arguments = [key] + (file.map { [$0] } ?? [])
     case .get(let key, let output):
         subcommand = .get
@@ -101,8 +102,9 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         // has no exponent.
         if let lowWater = changes.lowWater { options.append(("--low-water", lowWater.description)) }
         json(isJSON)
-    case .demo(let directory):
+    case .demo(let directory, let isJSON):
         subcommand = .demo
+        json(isJSON)
         arguments = directory.map { [$0] } ?? []
     case .help(let topic):
         switch style {
