@@ -5,8 +5,8 @@ import Foundation
 /// Turns the command line (without the program name) into an ``Invocation``. Pure: no I/O.
 ///
 /// The grammar is `blobstore [<options>] <subcommand> [<options>] [<arguments>]`:
-/// - `--store <dir>` and `--durability <mode>` may come before or after the subcommand;
-///   `--name=value` works too. A value may not start with `-` (except `-` itself) unless given
+/// - `--store <dir>`, `--durability <mode>`, `--remote <url>` and `-q`/`--quiet` may come before
+///   or after the subcommand; `--name=value` works too. A value may not start with `-` (except `-` itself) unless given
 ///   as `--name=value`.
 /// - `-h`/`--help` anywhere before `--` asks for help on the subcommand (or the overview); it wins
 ///   over any other mistake on the line, and ignores a value (`--help=x`).
@@ -113,6 +113,8 @@ public enum ArgumentParser {
                 helpRequested = true
             case "--version":
                 if flag() { versionRequested = true }
+            case "-q", "--quiet":
+                if flag() { options.quiet = true }
             case "--store":
                 if let directory = value("--store <dir>") {
                     if directory.isEmpty {

@@ -20,11 +20,15 @@ public struct GlobalOptions: Equatable, Sendable {
     /// `--remote <url>`: the shared remote tier for `put`, `get`, `has`, `rm` and `stats`; `nil` means
     /// `$BLOBSTORE_REMOTE`, if set.
     public var remote: String?
+    /// `-q`, `--quiet`: print only results, warnings and errors; no progress, notes or `fetch`'s
+    /// outcome line (docs/cli.md, "Options").
+    public var quiet: Bool
 
-    public init(store: String? = nil, durability: Durability? = nil, remote: String? = nil) {
+    public init(store: String? = nil, durability: Durability? = nil, remote: String? = nil, quiet: Bool = false) {
         self.store = store
         self.durability = durability
         self.remote = remote
+        self.quiet = quiet
     }
 }
 

@@ -93,10 +93,11 @@ struct Runner {
         return (choice.directory, choice.variable)
     }
 
-    /// Tells the user on standard error what opening the store repaired or dropped.
+    /// Tells the user on standard error what opening the store repaired or dropped; a torn tail
+    /// lost nothing acknowledged, so its note is left out with `--quiet`.
     private func reportRecovery(_ report: RecoveryReport) {
         if report.tornTailBytes > 0 {
-            errors.report(
+            note(
                 "Note: the journal ended in an interrupted write; its last \(report.tornTailBytes) bytes "
                     + "were truncated. Nothing acknowledged was lost.\n")
         }
@@ -105,6 +106,19 @@ struct Runner {
                 "Warning: the journal is damaged\(Self.damageLocation(report)); \(report.droppedBytes) bytes of "
                     + "records after it were dropped\(Self.savedIn(report)).\n")
         }
+    }
+
+    // MARK: - Quiet
+
+    /// Writes `text` to standard error unless `--quiet`: for what is neither a result nor a
+    /// problem (a repaired torn tail, `fetch`'s outcome, `demo`'s opening line).
+    func note(_ text: String) {
+        if !options.quiet { errors.report(text) }
+    }
+
+    /// The progress line for `label` on standard error, when it is a terminal and not `--quiet`.
+    func progressDisplay(label: String, isTerminal: (Int32) -> Bool = { isatty($0) == 1 }) -> ProgressDisplay? {
+        options.quiet ? nil : ProgressDisplay.onTerminal(errors.handle, label: label, isTerminal: isTerminal)
     }
 
     // MARK: - Files

@@ -42,6 +42,9 @@ import Testing
         #expect(try parse(["ls", "--store=/s", "--durability=always"]).options == expected)
         #expect(try parse(["--durability", "none", "ls"]).options.durability == Durability.none)
         #expect(try parse(["ls"]).options == GlobalOptions())
+        #expect(try parse(["-q", "ls"]).options == GlobalOptions(quiet: true))
+        #expect(try parse(["ls", "--quiet", "--store", "/s"]).options == GlobalOptions(store: "/s", quiet: true))
+        #expect(error(["ls", "--quiet=yes"])?.message == "The option '--quiet' takes no value")
     }
 
     @Test func helpAndVersion() throws {

@@ -471,6 +471,41 @@ import Testing
         }
     }
 
+    // MARK: - Quiet
+
+    /// `-q` leaves out the note that opening the store truncated a torn tail, and `demo`'s opening
+    /// line; results, warnings and errors stay.
+    @Test func quietLeavesOutNotesAndKeepsResultsAndErrors() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let put = try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch)
+            #expect(put.status == 0)
+            func tearTheJournal() throws {
+                let journal = try FileHandle(forWritingTo: URL(fileURLWithPath: store + "/journal-1"))
+                try journal.seekToEnd()
+                try journal.write(contentsOf: Data(repeating: 0, count: 5))
+                try journal.close()
+            }
+            try tearTheJournal()
+            let loud = try blobstore(["--store", store, "ls"], in: scratch)
+            #expect(loud.stderr.hasPrefix("Note: the journal ended in an interrupted write; its last 5 bytes"))
+            try tearTheJournal()
+            let quiet = try blobstore(["--store", store, "ls", "-q"], in: scratch)
+            #expect(quiet.status == 0)
+            #expect(quiet.stderr.isEmpty)
+            #expect(quiet.stdout == loud.stdout && quiet.stdout.hasSuffix("  1  k\n"))
+
+            let missing = try blobstore(["-q", "--store", store, "get", "absent"], in: scratch)
+            #expect(missing.status == 1)
+            #expect(missing.stderr == "Error: No value for key 'absent'.\n")
+
+            try scratch.write("source/a.txt", Data("apple".utf8))
+            let demo = try blobstore(["demo", "--quiet", "--store", store, scratch.path("source")], in: scratch)
+            #expect(demo.status == 0)
+            #expect(demo.stdout.hasPrefix("files:          1\n"), "\(demo.stdout)")
+        }
+    }
+
     // MARK: - demo
 
     @Test func demoStoresADirectoryTwiceAndReportsDeduplication() throws {

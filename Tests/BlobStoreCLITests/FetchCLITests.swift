@@ -92,6 +92,19 @@ struct FetchCLITests {
         }
     }
 
+    @Test("-q leaves out the outcome line; the body is written")
+    func quietLeavesOutTheOutcome() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        try await withTemporaryDirectoryAsync { scratch in
+            let url = server.url("/q?cc=max-age%3D600&body=quiet").absoluteString
+            let run = try blobstore(["fetch", "-q", "--store", scratch.path("store"), url], in: scratch)
+            #expect(run.status == 0)
+            #expect(run.stdout == "quiet")
+            #expect(run.stderr.isEmpty)
+        }
+    }
+
     @Test("A request that fails exits 74 with an error")
     func failedRequest() throws {
         try withTemporaryDirectory { scratch in

@@ -26,9 +26,11 @@ enum ArgumentStyle: CaseIterable {
 /// Sources/BlobStoreCLI/ArgumentParser.swift. Durations are written with
 /// `QuantityFormat.exactSeconds`, which promises every nanosecond.
 func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [String] {
-    var global: [(String, String)] = []
+    var global: [(String, String?)] = []
     if let store = invocation.options.store { global.append(("--store", store)) }
     if let durability = invocation.options.durability { global.append(("--durability", durability.rawValue)) }
+    if let remote = invocation.options.remote { global.append(("--remote", remote)) }
+    if invocation.options.quiet { global.append((style == .separate ? "-q" : "--quiet", nil)) }
 
     var subcommand: Subcommand?
     var options: [(String, String?)] = []  // name, value (nil: a flag)
@@ -136,10 +138,6 @@ private func spell(_ options: [(String, String?)], _ style: ArgumentStyle) -> [S
         if style == .inline || looksLikeAnOption(value) { return ["\(name)=\(value)"] }
         return [name == "--output" ? "-o" : name, value]
     }
-}
-
-private func spell(_ options: [(String, String)], _ style: ArgumentStyle) -> [String] {
-    spell(options.map { ($0.0, Optional($0.1)) }, style)
 }
 
 /// What kind of result a command line has: an error, or which command. Replacing an argument

@@ -13,7 +13,9 @@ extension Runner {
         }
         let report = try withStore { store in
             let files = try Self.regularFiles(under: source, excluding: store.path)
-            if !json { try output.write("Storing each file under \(source) twice in \(store.path)\n\n") }
+            if !json, !options.quiet {
+                try output.write("Storing each file under \(source) twice in \(store.path)\n\n")
+            }
 
             var known = Set(try store.entries().map(\.digest))
             var bytesPut: UInt64 = 0

@@ -34,7 +34,7 @@ extension Runner {
             let handle = try destination.map(openForWriting) ?? self.output.handle
             try handle.write(contentsOf: result.body)
             if destination != nil { try handle.close() }
-            errors.report("\(result.outcome)\n")
+            note("\(result.outcome)\n")
             return ExitCode.success
         }
     }
