@@ -266,18 +266,19 @@ public enum ArgumentParser {
         if positionals.count < required {
             throw CommandLineError("Missing expected argument '\(names[positionals.count])'", subcommand: subcommand)
         }
-        if positionals.count > names.count {
+        // `get` and `rm` take any number of keys after the first.
+        if positionals.count > names.count, ![.get, .rm].contains(subcommand) {
             throw CommandLineError("Unexpected argument '\(positionals[names.count])'", subcommand: subcommand)
         }
         let first = positionals.first
         let second = positionals.count > 1 ? positionals[1] : nil
         switch subcommand {
         case .put: return .put(key: positionals[0], file: second, json: json)
-        case .get: return .get(key: positionals[0], output: output)
+        case .get: return .get(keys: positionals, output: output)
         case .blob: return .blob(try digest(positionals[0]), output: output)
         case .fetch: return .fetch(url: try httpURL(positionals[0]), output: output, options: fetch)
         case .has: return .has(key: positionals[0])
-        case .rm: return .remove(key: positionals[0])
+        case .rm: return .remove(keys: positionals)
         case .ls: return .list(json: json)
         case .stats: return .stats(json: json)
         case .compact: return .compact(json: json)

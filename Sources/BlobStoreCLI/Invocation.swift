@@ -36,15 +36,17 @@ public struct GlobalOptions: Equatable, Sendable {
 public enum Command: Equatable, Sendable {
     /// `put <key> [<file>] [--json]`: `file == nil` reads standard input.
     case put(key: String, file: String?, json: Bool = false)
-    /// `get <key> [-o <file>]`: `output == nil` writes standard output.
-    case get(key: String, output: String?)
+    /// `get <key> ... [-o <file>]`: the values one after another; `output == nil` writes standard
+    /// output.
+    case get(keys: [String], output: String?)
     /// `blob <digest> [-o <file>]`: `output == nil` writes standard output.
     case blob(SHA256Digest, output: String?)
     /// `fetch <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>]`:
     /// `output == nil` writes standard output.
     case fetch(url: String, output: String?, options: FetchOptions)
     case has(key: String)
-    case remove(key: String)
+    /// `rm <key> ...`.
+    case remove(keys: [String])
     case list(json: Bool)
     case stats(json: Bool)
     /// `compact [--json]`.

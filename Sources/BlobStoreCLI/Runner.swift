@@ -16,11 +16,11 @@ struct Runner {
         do {
             switch command {
             case .put(let key, let file, let json): return try put(key: key, file: file, json: json)
-            case .get(let key, let file): return try get(key: key, output: file)
+            case .get(let keys, let file): return try get(keys: keys, output: file)
             case .blob(let digest, let file): return try blob(digest, output: file)
             case .fetch(let url, let file, let options): return try fetch(url: url, output: file, options: options)
             case .has(let key): return try has(key: key)
-            case .remove(let key): return try remove(key: key)
+            case .remove(let keys): return try remove(keys: keys)
             case .list(let json): return try list(json: json)
             case .stats(let json): return try stats(json: json)
             case .compact(let json): return try compact(json: json)
@@ -140,12 +140,22 @@ struct Runner {
     /// Copies `source` to `file` (created or truncated), or to standard output when `file` is
     /// `nil` or `-`, in 1 MiB pieces, so memory use does not grow with the size.
     func copy(_ source: FileHandle, to file: String?) throws {
-        let file = file == "-" ? nil : file
-        let destination = try file.map(openForWriting) ?? output.handle
+        let destination = try openOutput(file)
+        try copy(source, into: destination)
+        if destination !== output.handle { try destination.close() }
+    }
+
+    /// `file` created or truncated, or standard output when `file` is `nil` or `-`.
+    func openOutput(_ file: String?) throws -> FileHandle {
+        guard let file, file != "-" else { return output.handle }
+        return try openForWriting(file)
+    }
+
+    /// Copies `source` to `destination` in 1 MiB pieces, so memory use does not grow with the size.
+    func copy(_ source: FileHandle, into destination: FileHandle) throws {
         while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
             try destination.write(contentsOf: chunk)
         }
-        if file != nil { try destination.close() }
     }
 
     /// Creates or truncates a file the user named for writing.
@@ -170,7 +180,18 @@ struct Runner {
 
     /// "No value for key 'k'." for a missing key.
     func keyNotFound(_ key: String) -> CommandFailure {
-        CommandFailure(ExitCode.keyNotFound, "No value for key '\(key)'.")
+        keysNotFound([key])
+    }
+
+    /// "No value for key 'k'." for one missing key, "No value for keys 'a', 'b'." for several.
+    func keysNotFound(_ keys: [String]) -> CommandFailure {
+        CommandFailure(ExitCode.keyNotFound, Self.noValue(keys) + ".")
+    }
+
+    /// `No value for key 'k'`, or `No value for keys 'a', 'b'` for several.
+    static func noValue(_ keys: [String]) -> String {
+        let quoted = keys.map { "'\($0)'" }.joined(separator: ", ")
+        return keys.count == 1 ? "No value for key \(quoted)" : "No value for keys \(quoted)"
     }
 
     // MARK: - Text

@@ -6,11 +6,11 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
     var abstract: String {
         switch self {
         case .put: "Store a file, or standard input, under a key and print its SHA-256 digest."
-        case .get: "Write the value stored under a key to standard output or to a file."
+        case .get: "Write the values stored under keys to standard output or to a file."
         case .blob: "Write the content with a SHA-256 digest to standard output or to a file."
         case .fetch: "Fetch a URL through the store's HTTP cache and write the body to standard output or a file."
         case .has: "Exit 0 if a key is stored, 1 if it is not."
-        case .rm: "Remove a key."
+        case .rm: "Remove keys."
         case .clear: "Remove every entry and delete their blobs."
         case .ls: "List the stored entries."
         case .stats: "Show the store's counts and sizes."
@@ -30,9 +30,11 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             "Identical content is stored once, however many keys refer to it. Use -- before a key "
                 + "that starts with '-'."
         case .get:
-            "The value is verified against its digest before it is written. A value found damaged "
-                + "is removed from the store and the command exits 65. With --remote, a local miss asks the "
-                + "remote; its value is verified, stored locally and written."
+            "Each value is verified against its digest before it is written. With several keys the "
+                + "values are written one after another, as cat does; if any key is missing, nothing is "
+                + "written and the command exits 1. A value found damaged is removed from the store and "
+                + "the command exits 65. With --remote, a local miss asks the remote; its value is "
+                + "verified, stored locally and written."
         case .blob:
             "The content is found whichever keys refer to it, even none (a blob that 'blobstore gc' "
                 + "has not deleted yet). It is verified against the digest before it is written. A blob "
@@ -50,8 +52,9 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .has:
             "Prints nothing. With --remote, a key the remote holds counts as stored; nothing is downloaded."
         case .rm:
-            "The value's blob is deleted by garbage collection once no key refers to it. With --remote, "
-                + "the key's record is removed from the remote too (its blob stays, for the remote's eviction)."
+            "Removes every key given that is stored; exits 1 if any was not. A value's blob is deleted by "
+                + "garbage collection once no key refers to it. With --remote, the key's record is removed "
+                + "from the remote too (its blob stays, for the remote's eviction)."
         case .clear:
             "Removes every key, then compacts the store, which deletes the blob files and the packs "
                 + "of small values at once (the newest pack file stays, holding nothing live, for the "
@@ -112,12 +115,12 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         let global = "[--store <dir>] [--durability <mode>]"
         switch self {
         case .put: return "put \(global) <key> [<file>] [--json]"
-        case .get: return "get \(global) <key> [-o <file>]"
+        case .get: return "get \(global) <key> ... [-o <file>]"
         case .blob: return "blob \(global) <digest> [-o <file>]"
         case .fetch:
             return "fetch \(global) <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>]"
         case .has: return "has \(global) <key>"
-        case .rm: return "rm \(global) <key>"
+        case .rm: return "rm \(global) <key> ..."
         case .clear: return "clear \(global) [--json]"
         case .ls: return "ls \(global) [--json]"
         case .stats: return "stats \(global) [--json]"
@@ -139,7 +142,11 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         switch self {
         case .put:
             [("<key>", "The key, taken as given."), ("<file>", "The file to store. (default: standard input)")]
-        case .get, .has, .rm:
+        case .get:
+            [("<key> ...", "The keys, taken as given; their values are written one after another.")]
+        case .rm:
+            [("<key> ...", "The keys to remove, taken as given.")]
+        case .has:
             [("<key>", "The key, taken as given.")]
         case .fetch:
             [("<url>", "The http or https URL to fetch.")]

@@ -21,11 +21,13 @@ import Testing
     @Test func subcommandsWithTheirArguments() throws {
         #expect(try parse(["put", "k"]).command == .put(key: "k", file: nil))
         #expect(try parse(["put", "k", "f"]).command == .put(key: "k", file: "f"))
-        #expect(try parse(["get", "k"]).command == .get(key: "k", output: nil))
-        #expect(try parse(["get", "k", "-o", "out"]).command == .get(key: "k", output: "out"))
-        #expect(try parse(["get", "--output=out", "k"]).command == .get(key: "k", output: "out"))
+        #expect(try parse(["get", "k"]).command == .get(keys: ["k"], output: nil))
+        #expect(try parse(["get", "k", "-o", "out"]).command == .get(keys: ["k"], output: "out"))
+        #expect(try parse(["get", "--output=out", "k"]).command == .get(keys: ["k"], output: "out"))
         #expect(try parse(["has", "k"]).command == .has(key: "k"))
-        #expect(try parse(["rm", "k"]).command == .remove(key: "k"))
+        #expect(try parse(["rm", "k"]).command == .remove(keys: ["k"]))
+        #expect(try parse(["rm", "a", "b", "a"]).command == .remove(keys: ["a", "b", "a"]))
+        #expect(try parse(["get", "a", "-o", "out", "b"]).command == .get(keys: ["a", "b"], output: "out"))
         #expect(try parse(["ls"]).command == .list(json: false))
         #expect(try parse(["ls", "--json"]).command == .list(json: true))
         #expect(try parse(["stats", "--json"]).command == .stats(json: true))
@@ -72,14 +74,14 @@ import Testing
 
     @Test func doubleDashEndsOptions() throws {
         #expect(try parse(["put", "--", "-k", "--json"]).command == .put(key: "-k", file: "--json"))
-        #expect(try parse(["get", "--", "--help"]).command == .get(key: "--help", output: nil))
+        #expect(try parse(["get", "--", "--help"]).command == .get(keys: ["--help"], output: nil))
         #expect(try parse(["has", "-"]).command == .has(key: "-"))
     }
 
     @Test func inlineValueStartingWithACombiningMark() throws {
         // "=" and U+0301 form one character; the value still starts after the "=".
         #expect(try parse(["--store=\u{301}/s", "ls"]).options.store == "\u{301}/s")
-        #expect(try parse(["get", "--output=\u{301}", "k"]).command == .get(key: "k", output: "\u{301}"))
+        #expect(try parse(["get", "--output=\u{301}", "k"]).command == .get(keys: ["k"], output: "\u{301}"))
         #expect(try parse(["frob", "--help=\u{301}"]).command == .help(nil))
     }
 
@@ -102,8 +104,10 @@ import Testing
     }
 
     @Test func missingAndUnexpectedArguments() {
-        #expect(error(["get"]) == CommandLineError("Missing expected argument '<key>'", subcommand: .get))
+        #expect(error(["get"]) == CommandLineError("Missing expected argument '<key> ...'", subcommand: .get))
         #expect(error(["put"]) == CommandLineError("Missing expected argument '<key>'", subcommand: .put))
+        #expect(error(["rm"]) == CommandLineError("Missing expected argument '<key> ...'", subcommand: .rm))
+        #expect(error(["has", "a", "b"]) == CommandLineError("Unexpected argument 'b'", subcommand: .has))
         #expect(error(["put", "k", "f", "extra"]) == CommandLineError("Unexpected argument 'extra'", subcommand: .put))
         #expect(error(["ls", "x"]) == CommandLineError("Unexpected argument 'x'", subcommand: .ls))
     }
@@ -385,7 +389,7 @@ import Testing
         #expect(
             text == """
                 Error: Missing expected argument '<key>'
-                Usage: blobstore get [--store <dir>] [--durability <mode>] <key> [-o <file>]
+                Usage: blobstore get [--store <dir>] [--durability <mode>] <key> ... [-o <file>]
                   See 'blobstore get --help' for more information.
 
                 """)

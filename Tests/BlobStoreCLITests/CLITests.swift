@@ -58,7 +58,7 @@ import Testing
         try withTemporaryDirectory { scratch in
             let run = try blobstore(["get"], in: scratch)
             #expect(run.status == 64)
-            #expect(run.stderr.hasPrefix("Error: Missing expected argument '<key>'\n"))
+            #expect(run.stderr.hasPrefix("Error: Missing expected argument '<key> ...'\n"))
             #expect(run.stderr.contains("Usage: blobstore get "))
             #expect(run.stderr.contains("See 'blobstore get --help' for more information."))
             #expect(!FileManager.default.fileExists(atPath: scratch.path("default-store")))
@@ -196,6 +196,60 @@ import Testing
             #expect(run.standardOutput.isEmpty)
             #expect(run.stderr == "Error: No value for key 'absent'.\n")
             #expect(!FileManager.default.fileExists(atPath: copy))
+        }
+    }
+
+    /// `get` of several keys writes their values one after another, as `cat` does, to standard
+    /// output or to one file.
+    @Test func getOfSeveralKeysWritesTheValuesInOrder() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let big = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 % 241) })
+            for (key, value) in [("a", Data("first,".utf8)), ("big", big), ("c", Data("third".utf8))] {
+                #expect(try blobstore(["--store", store, "put", key], input: value, in: scratch).status == 0)
+            }
+            let expected = Data("first,".utf8) + big + Data("third".utf8) + Data("first,".utf8)
+            let toStdout = try blobstore(["--store", store, "get", "a", "big", "c", "a"], in: scratch)
+            #expect(toStdout.status == 0 && toStdout.stderr.isEmpty)
+            #expect(toStdout.standardOutput == expected)
+            let copy = scratch.path("all.bin")
+            let toFile = try blobstore(["--store", store, "get", "a", "big", "c", "a", "-o", copy], in: scratch)
+            #expect(toFile.status == 0 && toFile.standardOutput.isEmpty)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == expected)
+        }
+    }
+
+    /// If any key is missing, `get` writes nothing, creates no file, names every missing key and
+    /// exits 1.
+    @Test func getOfSeveralKeysWithMissingOnesWritesNothing() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "put", "here"], input: Data("x".utf8), in: scratch).status == 0)
+            let copy = scratch.path("copy.bin")
+            let run = try blobstore(["--store", store, "get", "here", "gone", "here", "lost", "-o", copy], in: scratch)
+            #expect(run.status == 1)
+            #expect(run.stderr == "Error: No value for keys 'gone', 'lost'.\n")
+            #expect(!FileManager.default.fileExists(atPath: copy))
+            let one = try blobstore(["--store", store, "get", "here", "gone"], in: scratch)
+            #expect(one.status == 1 && one.standardOutput.isEmpty)
+            #expect(one.stderr == "Error: No value for key 'gone'.\n")
+        }
+    }
+
+    /// `rm` of several keys removes every one that is stored, then names the missing ones and
+    /// exits 1.
+    @Test func rmOfSeveralKeysRemovesThoseStoredAndNamesTheOthers() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            for key in ["a", "b", "c"] {
+                #expect(try blobstore(["--store", store, "put", key], input: Data(key.utf8), in: scratch).status == 0)
+            }
+            #expect(try blobstore(["--store", store, "rm", "a", "b"], in: scratch).status == 0)
+            let run = try blobstore(["--store", store, "rm", "x", "c", "b"], in: scratch)
+            #expect(run.status == 1)
+            #expect(run.stderr == "Error: No value for keys 'x', 'b'.\n")
+            #expect(run.standardOutput.isEmpty)
+            #expect(try blobstore(["--store", store, "ls"], in: scratch).stdout.isEmpty, "c was removed too")
         }
     }
 

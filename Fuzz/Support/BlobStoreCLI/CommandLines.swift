@@ -49,10 +49,10 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         subcommand = .put
         json(isJSON)
         arguments = [key] + (file.map { [$0] } ?? [])
-    case .get(let key, let output):
+    case .get(let keys, let output):
         subcommand = .get
         if let output { options.append(("--output", output)) }
-        arguments = [key]
+        arguments = keys
     case .blob(let digest, let output):
         subcommand = .blob
         if let output { options.append(("--output", output)) }
@@ -68,9 +68,9 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
     case .has(let key):
         subcommand = .has
         arguments = [key]
-    case .remove(let key):
+    case .remove(let keys):
         subcommand = .rm
-        arguments = [key]
+        arguments = keys
     case .list(let isJSON):
         subcommand = .ls
         json(isJSON)
