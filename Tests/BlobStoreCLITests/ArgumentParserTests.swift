@@ -72,6 +72,21 @@ import Testing
         #expect(error(["--", "frob", "-h"]) == CommandLineError("Unknown subcommand 'frob'", subcommand: nil))
     }
 
+    /// `--remote` without a subcommand is the overview, keeping the remote, as `--store` is; the
+    /// `help` subcommand refuses it, `--help` does not (Fuzz/FailCases/ArgumentParser/
+    /// remote-without-subcommand-is-help.args, a bug of the harness's spelling).
+    @Test func remoteWithoutASubcommandIsTheOverview() throws {
+        #expect(
+            try parse(["--remote=,\u{fffd}"])
+                == Invocation(options: GlobalOptions(remote: ",\u{fffd}"), command: .help(nil)))
+        #expect(try parse(["--remote", "x", "gc", "--help"]).command == .help(.gc))
+        #expect(try parse(["--remote", "x", "gc", "--help"]).options.remote == "x")
+        #expect(
+            error(["--remote", "x", "help"])
+                == CommandLineError(
+                    "The option '--remote' applies to put, get, has, rm and stats only", subcommand: .help))
+    }
+
     @Test func doubleDashEndsOptions() throws {
         #expect(try parse(["put", "--", "-k", "--json"]).command == .put(key: "-k", file: "--json"))
         #expect(try parse(["get", "--", "--help"]).command == .get(keys: ["--help"], output: nil))

@@ -15,10 +15,12 @@ func argumentVector(_ bytes: [UInt8]) -> [String] {
 enum ArgumentStyle: CaseIterable {
     /// Global options before the subcommand, `--name value` where the value allows it (it does
     /// not start with `-`, or is `-`), `-o` for `--output`, `--` only before an argument that
-    /// starts with `-`, `help <subcommand>` for help.
+    /// starts with `-`, `help <subcommand>` for help (`--remote <url> <subcommand> --help` with a
+    /// remote).
     case separate
     /// The subcommand first, then every option as `--name=value` (global options last), then
-    /// `--` and the arguments; `<subcommand> --help` for help.
+    /// `--` and the arguments; `<subcommand> --help` for help (the global options first with a
+    /// remote).
     case inline
 }
 
@@ -109,9 +111,13 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         json(isJSON)
         arguments = directory.map { [$0] } ?? []
     case .help(let topic):
+        let topic = topic.map { [$0.rawValue] } ?? []
+        // The `help` subcommand refuses `--remote`, and so does a subcommand without a remote tier
+        // (`--remote` after `gc` is unknown): with a remote, it comes first and help is `--help`.
+        if invocation.options.remote != nil { return spell(global, style) + topic + ["--help"] }
         switch style {
-        case .separate: return spell(global, style) + ["help"] + (topic.map { [$0.rawValue] } ?? [])
-        case .inline: return (topic.map { [$0.rawValue] } ?? []) + ["--help"] + spell(global, style)
+        case .separate: return spell(global, style) + ["help"] + topic
+        case .inline: return topic + ["--help"] + spell(global, style)
         }
     case .version:
         return spell(global, style) + ["--version"]
