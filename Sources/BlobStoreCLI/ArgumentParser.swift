@@ -29,6 +29,7 @@ public enum ArgumentParser {
         var output: String?
         var headers: [HTTPHeaders.Field] = []
         var minimumDiskLifetime: Duration?
+        var allowsHTTPErrors = false
         var repair = false
         var collect = GarbageCollectionOptions()
         var changes = LimitChanges()
@@ -191,6 +192,8 @@ public enum ArgumentParser {
                 let lifetime = quantity(
                     "--min-disk-lifetime <duration>", forms: DurationParser.forms, limit: false, DurationParser.parse)
                 if let lifetime { minimumDiskLifetime = lifetime.value }
+            case "--allow-http-errors" where subcommand == .fetch:
+                if flag() { allowsHTTPErrors = true }
             case "--header" where subcommand == .fetch:
                 if let header = value("--header '<name>: <value>'") {
                     if let field = headerField(header) {
@@ -223,7 +226,9 @@ public enum ArgumentParser {
         collect.json = json
         let command = try makeCommand(
             subcommand, positionals, json: json, output: output,
-            fetch: FetchOptions(headers: headers, minimumDiskLifetime: minimumDiskLifetime), repair: repair,
+            fetch: FetchOptions(
+                headers: headers, minimumDiskLifetime: minimumDiskLifetime, allowsHTTPErrors: allowsHTTPErrors),
+            repair: repair,
             collect: collect, changes: changes)
         return Invocation(options: options, command: command)
     }

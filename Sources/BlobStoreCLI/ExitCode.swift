@@ -13,6 +13,9 @@ public enum ExitCode {
     /// `EX_NOINPUT`: a command that does not create the store found none at the path (no
     /// directory, or an empty one).
     public static let noStore: Int32 = 66
+    /// `EX_UNAVAILABLE`: `fetch` got a 4xx or 5xx status (the server does not provide the
+    /// resource), without `--allow-http-errors`.
+    public static let httpError: Int32 = 69
     /// `EX_CANTCREAT`: the store cannot take the value (library code `tooLarge`): it is larger
     /// than the store's capacity, or a key or metadata than the format allows. Nothing was
     /// stored; the command line itself was right, so this is not a usage error.

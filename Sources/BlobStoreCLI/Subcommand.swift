@@ -47,8 +47,8 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                 + "validator). A response fresh for less than 5 minutes (see --min-disk-lifetime) is not "
                 + "stored, as this process keeps nothing in memory, and it removes the entry stored for "
                 + "the URL. Prints on standard error one line: 'fresh hit', "
-                + "'revalidated hit' or 'miss'. Exits 0 whatever the HTTP status, and 74 when the request "
-                + "fails. See docs/http.md."
+                + "'revalidated hit' or 'miss'. A 4xx or 5xx status writes no body and exits 69, unless "
+                + "--allow-http-errors; a request that fails exits 74. See docs/http.md."
         case .has:
             "Prints nothing. With --remote, a key the remote holds counts as stored; nothing is downloaded."
         case .rm:
@@ -118,7 +118,8 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .get: return "get \(global) <key> ... [-o <file>]"
         case .blob: return "blob \(global) <digest> [-o <file>]"
         case .fetch:
-            return "fetch \(global) <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>]"
+            return "fetch \(global) <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>] "
+                + "[--allow-http-errors]"
         case .has: return "has \(global) <key>"
         case .rm: return "rm \(global) <key> ..."
         case .clear: return "clear \(global) [--json]"
@@ -178,6 +179,10 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                     "--min-disk-lifetime <duration>",
                     "Store responses fresh for at least this long: a number with ms, s, m, h, d or w, e.g. "
                         + "0s to store every cacheable response, revalidating it when stale. (default: 5m)"
+                ),
+                (
+                    "--allow-http-errors",
+                    "Write the body of a 4xx or 5xx response and exit 0, as for any other status."
                 ),
             ]
         case .put: [("--json", "Print the digest, the key and the size as a JSON object.")]

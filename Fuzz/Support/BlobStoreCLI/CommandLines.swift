@@ -66,6 +66,7 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         if let lifetime = fetch.minimumDiskLifetime {
             options.append(("--min-disk-lifetime", QuantityFormat.exactSeconds(lifetime)))
         }
+        if fetch.allowsHTTPErrors { options.append(("--allow-http-errors", nil)) }
         arguments = [url]
     case .has(let key):
         subcommand = .has
