@@ -258,7 +258,7 @@ public enum ArgumentParser {
 
     /// The subcommands that take `--json`.
     private static let jsonSubcommands: Set<Subcommand> = [
-        .put, .clear, .ls, .stats, .compact, .gc, .verify, .config, .demo,
+        .put, .clear, .ls, .stats, .compact, .gc, .verify, .journal, .config, .demo,
     ]
 
     /// Checks the number of arguments and builds the command.
@@ -290,6 +290,7 @@ public enum ArgumentParser {
         case .clear: return .clear(json: json)
         case .gc: return .collectGarbage(collect)
         case .verify: return .verify(repair: repair, json: json)
+        case .journal: return .journal(json: json)
         case .config: return .config(changes, json: json)
         case .demo: return .demo(directory: first, json: json)
         case .help:

@@ -57,6 +57,8 @@ public enum Command: Equatable, Sendable {
     case collectGarbage(GarbageCollectionOptions)
     /// `verify [--repair] [--json]`.
     case verify(repair: Bool, json: Bool)
+    /// `journal [--json]`.
+    case journal(json: Bool)
     /// `config [<changes>] [--json]`: no change shows the recorded limits.
     case config(LimitChanges, json: Bool)
     /// `demo [<dir>] [--json]`: `directory == nil` uses the package's `Sources` directory.

@@ -27,6 +27,7 @@ struct Runner {
             case .clear(let json): return try clear(json: json)
             case .collectGarbage(let options): return try collectGarbage(options)
             case .verify(let repair, let json): return try verify(repair: repair, json: json)
+            case .journal(let json): return try journal(json: json)
             case .config(let changes, let json): return try config(changes, json: json)
             case .demo(let directory, let json): return try demo(directory: directory, json: json)
             case .help(let subcommand):
@@ -84,7 +85,7 @@ struct Runner {
     }
 
     /// `--store`, else the default store and the variable it comes from.
-    private func storeDirectory() throws -> (path: String, variable: String?) {
+    func storeDirectory() throws -> (path: String, variable: String?) {
         if let store = options.store { return (store, nil) }
         guard let choice = StoreLocation.defaultChoice(environment: environment) else {
             throw CommandFailure(

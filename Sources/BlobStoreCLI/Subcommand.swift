@@ -1,6 +1,6 @@
 /// The subcommands, named as typed on the command line, with the text their help shows.
 public enum Subcommand: String, CaseIterable, Equatable, Sendable {
-    case put, get, blob, fetch, has, rm, clear, ls, stats, compact, gc, verify, config, demo, help
+    case put, get, blob, fetch, has, rm, clear, ls, stats, compact, gc, verify, journal, config, demo, help
 
     /// One line for the `SUBCOMMANDS:` list and the `OVERVIEW:` of the subcommand's help.
     var abstract: String {
@@ -17,6 +17,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .compact: "Rewrite the journal as a manifest of the live entries."
         case .gc: "Evict entries over the store's limits and delete unreferenced blobs and stale files."
         case .verify: "Check every blob against its digest and the store's files against its index."
+        case .journal: "Print the journal's records and the manifest's entries, with the damage found."
         case .config: "Show or change the eviction limits recorded in the store."
         case .demo: "Store every file of a directory under two keys and show what deduplication saves."
         case .help: "Show subcommand help information."
@@ -92,6 +93,13 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                 + "when anything is damaged or out of place. With --repair it moves corrupt blobs and "
                 + "stray files to quarantine/, drops the entries whose blob is corrupt or missing, and "
                 + "exits 0. Progress is shown on standard error when it is a terminal."
+        case .journal:
+            "Reads the current generation's journal and manifest as they are on disk, without the "
+                + "store's lock and changing nothing, and prints each file's header, every journal record "
+                + "(its offset, length, type and fields), every manifest entry, and how each file ends: "
+                + "whole, in a torn tail (an interrupted write, which opening the store truncates) or at "
+                + "damage (what opening the store drops). With --json, one JSON object per line. Exits 65 "
+                + "when it finds damage."
         case .config:
             "With no option, shows the limits recorded in the store. Each option changes one limit and "
                 + "keeps the others; the new limits are recorded and shown. The recorded limits apply to "
@@ -130,6 +138,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             return "gc \(global) [--capacity <size>] [--max-entries <n>] [--max-age <duration>] "
                 + "[--grace <duration>] [--dry-run] [--json]"
         case .verify: return "verify \(global) [--repair] [--json]"
+        case .journal: return "journal \(global) [--json]"
         case .config:
             return "config \(global) [--capacity <size>|none] [--max-entries <n>|none] "
                 + "[--max-age <duration>|none] [--low-water <fraction>] [--json]"
@@ -157,7 +166,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             [("<dir>", "The directory to store. (default: this package's Sources directory)")]
         case .help:
             [("<subcommand>", "The subcommand to describe.")]
-        case .clear, .ls, .stats, .compact, .gc, .verify, .config:
+        case .clear, .ls, .stats, .compact, .gc, .verify, .journal, .config:
             []
         }
     }
@@ -191,6 +200,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .compact: [("--json", "Print the report as a JSON object.")]
         case .clear: [("--json", "Print the count as a JSON object.")]
         case .demo: [("--json", "Print the counts and the store's statistics as a JSON object.")]
+        case .journal: [("--json", "Print one JSON object per line: headers, records, entries and endings.")]
         case .gc:
             [
                 (

@@ -98,6 +98,9 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         subcommand = .verify
         if repair { options.append(("--repair", nil)) }
         json(isJSON)
+    case .journal(let isJSON):
+        subcommand = .journal
+        json(isJSON)
     case .config(let changes, let isJSON):
         subcommand = .config
         limit("--capacity", changes.capacity) { "\($0)" }
