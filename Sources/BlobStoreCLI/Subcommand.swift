@@ -174,7 +174,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
     /// The `OPTIONS:` entries specific to this subcommand.
     var options: [(label: String, help: String)] {
         switch self {
-        case .get: [("-o, --output <file>", "Write the value to <file> instead of standard output.")]
+        case .get: [("-o, --output <file>", "Write the values to <file> instead of standard output.")]
         case .blob: [("-o, --output <file>", "Write the content to <file> instead of standard output.")]
         case .fetch:
             [
