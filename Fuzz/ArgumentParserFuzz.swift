@@ -73,10 +73,11 @@ private func checkAccepted(_ invocation: Invocation, _ arguments: [String], _ li
     })
     var texts: [String?] = [invocation.options.store]
     switch invocation.command {
-    case .put(let key, let file): texts += [key, file]
-    case .get(let key, let output): texts += [key, output]
-    case .has(let key), .remove(let key): texts.append(key)
-    case .demo(let directory): texts.append(directory)
+    case .put(let key, let file, _): texts += [key, file]
+    case .get(let keys, let output): texts += keys + [output]
+    case .remove(let keys): texts += keys
+    case .has(let key): texts.append(key)
+    case .demo(let directory, _): texts.append(directory)
     case .fetch(let url, let output, let fetch):
         texts += [url, output]
         for field in fetch.headers {

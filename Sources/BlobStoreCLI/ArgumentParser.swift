@@ -5,8 +5,8 @@ import Foundation
 /// Turns the command line (without the program name) into an ``Invocation``. Pure: no I/O.
 ///
 /// The grammar is `blobstore [<options>] <subcommand> [<options>] [<arguments>]`:
-/// - `--store <dir>` and `--durability <mode>` may come before or after the subcommand;
-///   `--name=value` works too. A value may not start with `-` (except `-` itself) unless given
+/// - `--store <dir>`, `--durability <mode>`, `--remote <url>` and `-q`/`--quiet` may come before
+///   or after the subcommand; `--name=value` works too. A value may not start with `-` (except `-` itself) unless given
 ///   as `--name=value`.
 /// - `-h`/`--help` anywhere before `--` asks for help on the subcommand (or the overview); it wins
 ///   over any other mistake on the line, and ignores a value (`--help=x`).
@@ -29,6 +29,7 @@ public enum ArgumentParser {
         var output: String?
         var headers: [HTTPHeaders.Field] = []
         var minimumDiskLifetime: Duration?
+        var allowsHTTPErrors = false
         var repair = false
         var collect = GarbageCollectionOptions()
         var changes = LimitChanges()
@@ -113,6 +114,8 @@ public enum ArgumentParser {
                 helpRequested = true
             case "--version":
                 if flag() { versionRequested = true }
+            case "-q", "--quiet":
+                if flag() { options.quiet = true }
             case "--store":
                 if let directory = value("--store <dir>") {
                     if directory.isEmpty {
@@ -189,6 +192,8 @@ public enum ArgumentParser {
                 let lifetime = quantity(
                     "--min-disk-lifetime <duration>", forms: DurationParser.forms, limit: false, DurationParser.parse)
                 if let lifetime { minimumDiskLifetime = lifetime.value }
+            case "--allow-http-errors" where subcommand == .fetch:
+                if flag() { allowsHTTPErrors = true }
             case "--header" where subcommand == .fetch:
                 if let header = value("--header '<name>: <value>'") {
                     if let field = headerField(header) {
@@ -221,7 +226,9 @@ public enum ArgumentParser {
         collect.json = json
         let command = try makeCommand(
             subcommand, positionals, json: json, output: output,
-            fetch: FetchOptions(headers: headers, minimumDiskLifetime: minimumDiskLifetime), repair: repair,
+            fetch: FetchOptions(
+                headers: headers, minimumDiskLifetime: minimumDiskLifetime, allowsHTTPErrors: allowsHTTPErrors),
+            repair: repair,
             collect: collect, changes: changes)
         return Invocation(options: options, command: command)
     }
@@ -250,7 +257,9 @@ public enum ArgumentParser {
     static let remoteSubcommands: Set<Subcommand> = [.put, .get, .has, .rm, .stats]
 
     /// The subcommands that take `--json`.
-    private static let jsonSubcommands: Set<Subcommand> = [.clear, .ls, .stats, .compact, .gc, .verify, .config]
+    private static let jsonSubcommands: Set<Subcommand> = [
+        .put, .clear, .ls, .stats, .compact, .gc, .verify, .journal, .config, .demo,
+    ]
 
     /// Checks the number of arguments and builds the command.
     private static func makeCommand(
@@ -262,26 +271,28 @@ public enum ArgumentParser {
         if positionals.count < required {
             throw CommandLineError("Missing expected argument '\(names[positionals.count])'", subcommand: subcommand)
         }
-        if positionals.count > names.count {
+        // `get` and `rm` take any number of keys after the first.
+        if positionals.count > names.count, ![.get, .rm].contains(subcommand) {
             throw CommandLineError("Unexpected argument '\(positionals[names.count])'", subcommand: subcommand)
         }
         let first = positionals.first
         let second = positionals.count > 1 ? positionals[1] : nil
         switch subcommand {
-        case .put: return .put(key: positionals[0], file: second)
-        case .get: return .get(key: positionals[0], output: output)
+        case .put: return .put(key: positionals[0], file: second, json: json)
+        case .get: return .get(keys: positionals, output: output)
         case .blob: return .blob(try digest(positionals[0]), output: output)
         case .fetch: return .fetch(url: try httpURL(positionals[0]), output: output, options: fetch)
         case .has: return .has(key: positionals[0])
-        case .rm: return .remove(key: positionals[0])
+        case .rm: return .remove(keys: positionals)
         case .ls: return .list(json: json)
         case .stats: return .stats(json: json)
         case .compact: return .compact(json: json)
         case .clear: return .clear(json: json)
         case .gc: return .collectGarbage(collect)
         case .verify: return .verify(repair: repair, json: json)
+        case .journal: return .journal(json: json)
         case .config: return .config(changes, json: json)
-        case .demo: return .demo(directory: first)
+        case .demo: return .demo(directory: first, json: json)
         case .help:
             guard let first else { return .help(nil) }
             guard let topic = Subcommand(rawValue: first) else {

@@ -13,6 +13,7 @@ enum HelpText {
                 + "else $HOME/.cache/blobstore)"
         ),
         ("--durability <mode>", "When writes reach the disk: none, batched or always. (default: batched)"),
+        ("-q, --quiet", "Print only results, warnings and errors: no progress, notes or fetch's outcome line."),
     ]
     /// `--remote`, listed by the overview and by the subcommands that use it.
     static let remoteOption = (

@@ -20,27 +20,33 @@ public struct GlobalOptions: Equatable, Sendable {
     /// `--remote <url>`: the shared remote tier for `put`, `get`, `has`, `rm` and `stats`; `nil` means
     /// `$BLOBSTORE_REMOTE`, if set.
     public var remote: String?
+    /// `-q`, `--quiet`: print only results, warnings and errors; no progress, notes or `fetch`'s
+    /// outcome line (docs/cli.md, "Options").
+    public var quiet: Bool
 
-    public init(store: String? = nil, durability: Durability? = nil, remote: String? = nil) {
+    public init(store: String? = nil, durability: Durability? = nil, remote: String? = nil, quiet: Bool = false) {
         self.store = store
         self.durability = durability
         self.remote = remote
+        self.quiet = quiet
     }
 }
 
 /// What the user asked for, with its arguments. Keys are taken exactly as given.
 public enum Command: Equatable, Sendable {
-    /// `put <key> [<file>]`: `file == nil` reads standard input.
-    case put(key: String, file: String?)
-    /// `get <key> [-o <file>]`: `output == nil` writes standard output.
-    case get(key: String, output: String?)
+    /// `put <key> [<file>] [--json]`: `file == nil` reads standard input.
+    case put(key: String, file: String?, json: Bool = false)
+    /// `get <key> ... [-o <file>]`: the values one after another; `output == nil` writes standard
+    /// output.
+    case get(keys: [String], output: String?)
     /// `blob <digest> [-o <file>]`: `output == nil` writes standard output.
     case blob(SHA256Digest, output: String?)
     /// `fetch <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>]`:
     /// `output == nil` writes standard output.
     case fetch(url: String, output: String?, options: FetchOptions)
     case has(key: String)
-    case remove(key: String)
+    /// `rm <key> ...`.
+    case remove(keys: [String])
     case list(json: Bool)
     case stats(json: Bool)
     /// `compact [--json]`.
@@ -51,10 +57,12 @@ public enum Command: Equatable, Sendable {
     case collectGarbage(GarbageCollectionOptions)
     /// `verify [--repair] [--json]`.
     case verify(repair: Bool, json: Bool)
+    /// `journal [--json]`.
+    case journal(json: Bool)
     /// `config [<changes>] [--json]`: no change shows the recorded limits.
     case config(LimitChanges, json: Bool)
-    /// `demo [<dir>]`: `directory == nil` uses the package's `Sources` directory.
-    case demo(directory: String?)
+    /// `demo [<dir>] [--json]`: `directory == nil` uses the package's `Sources` directory.
+    case demo(directory: String?, json: Bool = false)
     /// `help [<subcommand>]`, `-h`, `--help`: `nil` is the overview of every subcommand.
     case help(Subcommand?)
     case version

@@ -22,6 +22,12 @@ enum QuantityFormat {
         return "\(decimal(value)) \(byteUnits[unit])"
     }
 
+    /// `bytes` for people, then exactly: `1.2 MiB (1234567 bytes)`. The exact count has no
+    /// thousands separators, so that it can be given back to `--capacity` as it is.
+    static func bytesAndExact(_ bytes: UInt64) -> String {
+        "\(self.bytes(bytes)) (\(bytes) bytes)"
+    }
+
     /// `duration` rounded down to a readable precision: `350ms` below a second, `1.2s` below ten,
     /// `12s` below a minute, then the two largest nonzero parts of days, hours, minutes and
     /// seconds (`5m 3s`, `1h 30m`, `7d`). Negative durations show as `0ms`.

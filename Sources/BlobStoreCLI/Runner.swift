@@ -15,20 +15,21 @@ struct Runner {
     func run(_ command: Command) -> Int32 {
         do {
             switch command {
-            case .put(let key, let file): return try put(key: key, file: file)
-            case .get(let key, let file): return try get(key: key, output: file)
+            case .put(let key, let file, let json): return try put(key: key, file: file, json: json)
+            case .get(let keys, let file): return try get(keys: keys, output: file)
             case .blob(let digest, let file): return try blob(digest, output: file)
             case .fetch(let url, let file, let options): return try fetch(url: url, output: file, options: options)
             case .has(let key): return try has(key: key)
-            case .remove(let key): return try remove(key: key)
+            case .remove(let keys): return try remove(keys: keys)
             case .list(let json): return try list(json: json)
             case .stats(let json): return try stats(json: json)
             case .compact(let json): return try compact(json: json)
             case .clear(let json): return try clear(json: json)
             case .collectGarbage(let options): return try collectGarbage(options)
             case .verify(let repair, let json): return try verify(repair: repair, json: json)
+            case .journal(let json): return try journal(json: json)
             case .config(let changes, let json): return try config(changes, json: json)
-            case .demo(let directory): return try demo(directory: directory)
+            case .demo(let directory, let json): return try demo(directory: directory, json: json)
             case .help(let subcommand):
                 try output.write(subcommand.map(HelpText.subcommand) ?? HelpText.root())
                 return ExitCode.success
@@ -54,13 +55,13 @@ struct Runner {
     ///
     /// - Parameters:
     ///   - creating: Whether to create the store when there is none; commands that only read
-    ///     pass `false`, so a mistyped path creates nothing and exits 1.
-    ///   - key: The key the command looks for, named in the message when there is no store.
-    func withStore<R>(creating: Bool = true, key: String? = nil, _ body: (BlobStore) throws -> R) throws -> R {
-        guard let path = options.store ?? StoreLocation.defaultDirectory(environment: environment) else {
-            throw CommandFailure(
-                ExitCode.usage, "No store directory: pass --store <dir>, or set BLOBSTORE_DIR or HOME.")
-        }
+    ///     pass `false`, so a mistyped path creates nothing.
+    ///   - miss: For a command that looks a key or digest up, what its miss says (`No value for
+    ///     key 'k'`). Without a store such a command answers as an empty store would, exit 1 (a
+    ///     cache's store is created by its first `put`, so a script's first lookup finds none);
+    ///     every other command exits 66 (``ExitCode/noStore``).
+    func withStore<R>(creating: Bool = true, miss: String? = nil, _ body: (BlobStore) throws -> R) throws -> R {
+        let (path, variable) = try storeDirectory()
         var configuration = BlobStore.Configuration()
         if let durability = options.durability { configuration.durability = durability }
         configuration.createIfMissing = creating
@@ -68,8 +69,8 @@ struct Runner {
         do {
             store = try BlobStore(at: path, configuration: configuration)
         } catch let error as BlobStoreError where error.code == .notFound && !creating {
-            let prefix = key.map { "No value for key '\($0)': " } ?? ""
-            throw CommandFailure(ExitCode.keyNotFound, prefix + error.message)
+            let message = Self.noStore(at: error.path ?? path, variable: variable, after: miss)
+            throw CommandFailure(miss == nil ? ExitCode.noStore : ExitCode.keyNotFound, message)
         }
         reportRecovery(store.recoveryReport)
         let result: R
@@ -83,10 +84,21 @@ struct Runner {
         return result
     }
 
-    /// Tells the user on standard error what opening the store repaired or dropped.
+    /// `--store`, else the default store and the variable it comes from.
+    func storeDirectory() throws -> (path: String, variable: String?) {
+        if let store = options.store { return (store, nil) }
+        guard let choice = StoreLocation.defaultChoice(environment: environment) else {
+            throw CommandFailure(
+                ExitCode.usage, "No store directory: pass --store <dir>, or set BLOBSTORE_DIR or HOME.")
+        }
+        return (choice.directory, choice.variable)
+    }
+
+    /// Tells the user on standard error what opening the store repaired or dropped; a torn tail
+    /// lost nothing acknowledged, so its note is left out with `--quiet`.
     private func reportRecovery(_ report: RecoveryReport) {
         if report.tornTailBytes > 0 {
-            errors.report(
+            note(
                 "Note: the journal ended in an interrupted write; its last \(report.tornTailBytes) bytes "
                     + "were truncated. Nothing acknowledged was lost.\n")
         }
@@ -95,6 +107,19 @@ struct Runner {
                 "Warning: the journal is damaged\(Self.damageLocation(report)); \(report.droppedBytes) bytes of "
                     + "records after it were dropped\(Self.savedIn(report)).\n")
         }
+    }
+
+    // MARK: - Quiet
+
+    /// Writes `text` to standard error unless `--quiet`: for what is neither a result nor a
+    /// problem (a repaired torn tail, `fetch`'s outcome, `demo`'s opening line).
+    func note(_ text: String) {
+        if !options.quiet { errors.report(text) }
+    }
+
+    /// The progress line for `label` on standard error, when it is a terminal and not `--quiet`.
+    func progressDisplay(label: String, isTerminal: (Int32) -> Bool = { isatty($0) == 1 }) -> ProgressDisplay? {
+        options.quiet ? nil : ProgressDisplay.onTerminal(errors.handle, label: label, isTerminal: isTerminal)
     }
 
     // MARK: - Files
@@ -116,12 +141,22 @@ struct Runner {
     /// Copies `source` to `file` (created or truncated), or to standard output when `file` is
     /// `nil` or `-`, in 1 MiB pieces, so memory use does not grow with the size.
     func copy(_ source: FileHandle, to file: String?) throws {
-        let file = file == "-" ? nil : file
-        let destination = try file.map(openForWriting) ?? output.handle
+        let destination = try openOutput(file)
+        try copy(source, into: destination)
+        if destination !== output.handle { try destination.close() }
+    }
+
+    /// `file` created or truncated, or standard output when `file` is `nil` or `-`.
+    func openOutput(_ file: String?) throws -> FileHandle {
+        guard let file, file != "-" else { return output.handle }
+        return try openForWriting(file)
+    }
+
+    /// Copies `source` to `destination` in 1 MiB pieces, so memory use does not grow with the size.
+    func copy(_ source: FileHandle, into destination: FileHandle) throws {
         while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
             try destination.write(contentsOf: chunk)
         }
-        if file != nil { try destination.close() }
     }
 
     /// Creates or truncates a file the user named for writing.
@@ -133,9 +168,31 @@ struct Runner {
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
+    /// What a command that does not create the store says when there is none at `path` (a
+    /// directory that does not exist, or an empty one): the path, where it came from when the
+    /// user did not type it, and what to do.
+    /// After `miss`, for a command that looks something up, the message goes on from it.
+    static func noStore(at path: String, variable: String?, after miss: String?) -> String {
+        let source = variable.map { " (the default store, from $\($0))" } ?? ""
+        let start = miss.map { "\($0): there is" } ?? "There is"
+        return "\(start) no store at \(path)\(source). Check the path, or pass --store <dir> to use another "
+            + "store; 'blobstore put <key> [<file>]' creates one."
+    }
+
     /// "No value for key 'k'." for a missing key.
     func keyNotFound(_ key: String) -> CommandFailure {
-        CommandFailure(ExitCode.keyNotFound, "No value for key '\(key)'.")
+        keysNotFound([key])
+    }
+
+    /// "No value for key 'k'." for one missing key, "No value for keys 'a', 'b'." for several.
+    func keysNotFound(_ keys: [String]) -> CommandFailure {
+        CommandFailure(ExitCode.keyNotFound, Self.noValue(keys) + ".")
+    }
+
+    /// `No value for key 'k'`, or `No value for keys 'a', 'b'` for several.
+    static func noValue(_ keys: [String]) -> String {
+        let quoted = keys.map { "'\($0)'" }.joined(separator: ", ")
+        return keys.count == 1 ? "No value for key \(quoted)" : "No value for keys \(quoted)"
     }
 
     // MARK: - Text

@@ -1,22 +1,23 @@
 /// The subcommands, named as typed on the command line, with the text their help shows.
 public enum Subcommand: String, CaseIterable, Equatable, Sendable {
-    case put, get, blob, fetch, has, rm, clear, ls, stats, compact, gc, verify, config, demo, help
+    case put, get, blob, fetch, has, rm, clear, ls, stats, compact, gc, verify, journal, config, demo, help
 
     /// One line for the `SUBCOMMANDS:` list and the `OVERVIEW:` of the subcommand's help.
     var abstract: String {
         switch self {
         case .put: "Store a file, or standard input, under a key and print its SHA-256 digest."
-        case .get: "Write the value stored under a key to standard output or to a file."
+        case .get: "Write the values stored under keys to standard output or to a file."
         case .blob: "Write the content with a SHA-256 digest to standard output or to a file."
         case .fetch: "Fetch a URL through the store's HTTP cache and write the body to standard output or a file."
         case .has: "Exit 0 if a key is stored, 1 if it is not."
-        case .rm: "Remove a key."
+        case .rm: "Remove keys."
         case .clear: "Remove every entry and delete their blobs."
         case .ls: "List the stored entries."
         case .stats: "Show the store's counts and sizes."
         case .compact: "Rewrite the journal as a manifest of the live entries."
         case .gc: "Evict entries over the store's limits and delete unreferenced blobs and stale files."
         case .verify: "Check every blob against its digest and the store's files against its index."
+        case .journal: "Print the journal's records and the manifest's entries, with the damage found."
         case .config: "Show or change the eviction limits recorded in the store."
         case .demo: "Store every file of a directory under two keys and show what deduplication saves."
         case .help: "Show subcommand help information."
@@ -30,9 +31,11 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             "Identical content is stored once, however many keys refer to it. Use -- before a key "
                 + "that starts with '-'."
         case .get:
-            "The value is verified against its digest before it is written. A value found damaged "
-                + "is removed from the store and the command exits 65. With --remote, a local miss asks the "
-                + "remote; its value is verified, stored locally and written."
+            "Each value is verified against its digest before it is written. With several keys the "
+                + "values are written one after another, as cat does; if any key is missing, nothing is "
+                + "written and the command exits 1. A value found damaged is removed from the store and "
+                + "the command exits 65. With --remote, a local miss asks the remote; its value is "
+                + "verified, stored locally and written."
         case .blob:
             "The content is found whichever keys refer to it, even none (a blob that 'blobstore gc' "
                 + "has not deleted yet). It is verified against the digest before it is written. A blob "
@@ -45,13 +48,14 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                 + "validator). A response fresh for less than 5 minutes (see --min-disk-lifetime) is not "
                 + "stored, as this process keeps nothing in memory, and it removes the entry stored for "
                 + "the URL. Prints on standard error one line: 'fresh hit', "
-                + "'revalidated hit' or 'miss'. Exits 0 whatever the HTTP status, and 74 when the request "
-                + "fails. See docs/http.md."
+                + "'revalidated hit' or 'miss'. A 4xx or 5xx status writes no body and exits 69, unless "
+                + "--allow-http-errors; a request that fails exits 74. See docs/http.md."
         case .has:
             "Prints nothing. With --remote, a key the remote holds counts as stored; nothing is downloaded."
         case .rm:
-            "The value's blob is deleted by garbage collection once no key refers to it. With --remote, "
-                + "the key's record is removed from the remote too (its blob stays, for the remote's eviction)."
+            "Removes every key given that is stored; exits 1 if any was not. A value's blob is deleted by "
+                + "garbage collection once no key refers to it. With --remote, the key's record is removed "
+                + "from the remote too (its blob stays, for the remote's eviction)."
         case .clear:
             "Removes every key, then compacts the store, which deletes the blob files and the packs "
                 + "of small values at once (the newest pack file stays, holding nothing live, for the "
@@ -89,6 +93,13 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                 + "when anything is damaged or out of place. With --repair it moves corrupt blobs and "
                 + "stray files to quarantine/, drops the entries whose blob is corrupt or missing, and "
                 + "exits 0. Progress is shown on standard error when it is a terminal."
+        case .journal:
+            "Reads the current generation's journal and manifest as they are on disk, without the "
+                + "store's lock and changing nothing, and prints each file's header, every journal record "
+                + "(its offset, length, type and fields), every manifest entry, and how each file ends: "
+                + "whole, in a torn tail (an interrupted write, which opening the store truncates) or at "
+                + "damage (what opening the store drops). With --json, one JSON object per line. Exits 65 "
+                + "when it finds damage."
         case .config:
             "With no option, shows the limits recorded in the store. Each option changes one limit and "
                 + "keeps the others; the new limits are recorded and shown. The recorded limits apply to "
@@ -111,13 +122,14 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
     var usage: String {
         let global = "[--store <dir>] [--durability <mode>]"
         switch self {
-        case .put: return "put \(global) <key> [<file>]"
-        case .get: return "get \(global) <key> [-o <file>]"
+        case .put: return "put \(global) <key> [<file>] [--json]"
+        case .get: return "get \(global) <key> ... [-o <file>]"
         case .blob: return "blob \(global) <digest> [-o <file>]"
         case .fetch:
-            return "fetch \(global) <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>]"
+            return "fetch \(global) <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>] "
+                + "[--allow-http-errors]"
         case .has: return "has \(global) <key>"
-        case .rm: return "rm \(global) <key>"
+        case .rm: return "rm \(global) <key> ..."
         case .clear: return "clear \(global) [--json]"
         case .ls: return "ls \(global) [--json]"
         case .stats: return "stats \(global) [--json]"
@@ -126,10 +138,11 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             return "gc \(global) [--capacity <size>] [--max-entries <n>] [--max-age <duration>] "
                 + "[--grace <duration>] [--dry-run] [--json]"
         case .verify: return "verify \(global) [--repair] [--json]"
+        case .journal: return "journal \(global) [--json]"
         case .config:
             return "config \(global) [--capacity <size>|none] [--max-entries <n>|none] "
                 + "[--max-age <duration>|none] [--low-water <fraction>] [--json]"
-        case .demo: return "demo \(global) [<dir>]"
+        case .demo: return "demo \(global) [<dir>] [--json]"
         case .help: return "help [<subcommand>]"
         }
     }
@@ -139,7 +152,11 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         switch self {
         case .put:
             [("<key>", "The key, taken as given."), ("<file>", "The file to store. (default: standard input)")]
-        case .get, .has, .rm:
+        case .get:
+            [("<key> ...", "The keys, taken as given; their values are written one after another.")]
+        case .rm:
+            [("<key> ...", "The keys to remove, taken as given.")]
+        case .has:
             [("<key>", "The key, taken as given.")]
         case .fetch:
             [("<url>", "The http or https URL to fetch.")]
@@ -149,7 +166,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             [("<dir>", "The directory to store. (default: this package's Sources directory)")]
         case .help:
             [("<subcommand>", "The subcommand to describe.")]
-        case .clear, .ls, .stats, .compact, .gc, .verify, .config:
+        case .clear, .ls, .stats, .compact, .gc, .verify, .journal, .config:
             []
         }
     }
@@ -157,7 +174,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
     /// The `OPTIONS:` entries specific to this subcommand.
     var options: [(label: String, help: String)] {
         switch self {
-        case .get: [("-o, --output <file>", "Write the value to <file> instead of standard output.")]
+        case .get: [("-o, --output <file>", "Write the values to <file> instead of standard output.")]
         case .blob: [("-o, --output <file>", "Write the content to <file> instead of standard output.")]
         case .fetch:
             [
@@ -172,11 +189,18 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                     "Store responses fresh for at least this long: a number with ms, s, m, h, d or w, e.g. "
                         + "0s to store every cacheable response, revalidating it when stale. (default: 5m)"
                 ),
+                (
+                    "--allow-http-errors",
+                    "Write the body of a 4xx or 5xx response and exit 0, as for any other status."
+                ),
             ]
+        case .put: [("--json", "Print the digest, the key and the size as a JSON object.")]
         case .ls: [("--json", "Print a JSON array of entries.")]
         case .stats: [("--json", "Print the statistics as a JSON object.")]
         case .compact: [("--json", "Print the report as a JSON object.")]
         case .clear: [("--json", "Print the count as a JSON object.")]
+        case .demo: [("--json", "Print the counts and the store's statistics as a JSON object.")]
+        case .journal: [("--json", "Print one JSON object per line: headers, records, entries and endings.")]
         case .gc:
             [
                 (

@@ -58,7 +58,7 @@ import Testing
         try withTemporaryDirectory { scratch in
             let run = try blobstore(["get"], in: scratch)
             #expect(run.status == 64)
-            #expect(run.stderr.hasPrefix("Error: Missing expected argument '<key>'\n"))
+            #expect(run.stderr.hasPrefix("Error: Missing expected argument '<key> ...'\n"))
             #expect(run.stderr.contains("Usage: blobstore get "))
             #expect(run.stderr.contains("See 'blobstore get --help' for more information."))
             #expect(!FileManager.default.fileExists(atPath: scratch.path("default-store")))
@@ -74,6 +74,26 @@ import Testing
             let run = try blobstore(["--store", scratch.path("store"), "put", "greeting", file], in: scratch)
             #expect(run.status == 0)
             #expect(run.stdout == SHA256Hasher.hash(bytes).hex + "\n")
+            #expect(run.stderr.isEmpty)
+        }
+    }
+
+    /// `put --json` prints one object: the digest, the key and the size.
+    @Test func putJSONPrintsTheDigestKeyAndSize() throws {
+        try withTemporaryDirectory { scratch in
+            let bytes = Data("hello, blob\n".utf8)
+            let run = try blobstore(
+                ["--store", scratch.path("store"), "put", "--json", "greeting"], input: bytes, in: scratch)
+            #expect(run.status == 0)
+            #expect(
+                run.stdout == """
+                    {
+                      "digest" : "\(SHA256Hasher.hash(bytes).hex)",
+                      "key" : "greeting",
+                      "size" : 12
+                    }
+
+                    """)
             #expect(run.stderr.isEmpty)
         }
     }
@@ -141,7 +161,7 @@ import Testing
             #expect(object["storedBytes"] as? Int == 24 + 36 + 4096)
 
             let summary = try blobstore(["--store", store, "stats"], in: scratch)
-            #expect(summary.stdout.contains("saved by dedup: \(8192 - (24 + 36 + 4096))\n"))
+            #expect(summary.stdout.contains("saved by dedup: 3.9 KiB (\(8192 - (24 + 36 + 4096)) bytes)\n"))
         }
     }
 
@@ -179,18 +199,107 @@ import Testing
         }
     }
 
-    /// Commands that only read never create a store: a mistyped path exits 1 and leaves nothing.
-    @Test func readingCommandsOnAMissingStoreCreateNothing() throws {
+    /// `get` of several keys writes their values one after another, as `cat` does, to standard
+    /// output or to one file.
+    @Test func getOfSeveralKeysWritesTheValuesInOrder() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let big = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 % 241) })
+            for (key, value) in [("a", Data("first,".utf8)), ("big", big), ("c", Data("third".utf8))] {
+                #expect(try blobstore(["--store", store, "put", key], input: value, in: scratch).status == 0)
+            }
+            let expected = Data("first,".utf8) + big + Data("third".utf8) + Data("first,".utf8)
+            let toStdout = try blobstore(["--store", store, "get", "a", "big", "c", "a"], in: scratch)
+            #expect(toStdout.status == 0 && toStdout.stderr.isEmpty)
+            #expect(toStdout.standardOutput == expected)
+            let copy = scratch.path("all.bin")
+            let toFile = try blobstore(["--store", store, "get", "a", "big", "c", "a", "-o", copy], in: scratch)
+            #expect(toFile.status == 0 && toFile.standardOutput.isEmpty)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == expected)
+        }
+    }
+
+    /// If any key is missing, `get` writes nothing, creates no file, names every missing key and
+    /// exits 1.
+    @Test func getOfSeveralKeysWithMissingOnesWritesNothing() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "put", "here"], input: Data("x".utf8), in: scratch).status == 0)
+            let copy = scratch.path("copy.bin")
+            let run = try blobstore(["--store", store, "get", "here", "gone", "here", "lost", "-o", copy], in: scratch)
+            #expect(run.status == 1)
+            #expect(run.stderr == "Error: No value for keys 'gone', 'lost'.\n")
+            #expect(!FileManager.default.fileExists(atPath: copy))
+            let one = try blobstore(["--store", store, "get", "here", "gone"], in: scratch)
+            #expect(one.status == 1 && one.standardOutput.isEmpty)
+            #expect(one.stderr == "Error: No value for key 'gone'.\n")
+        }
+    }
+
+    /// `rm` of several keys removes every one that is stored, then names the missing ones and
+    /// exits 1.
+    @Test func rmOfSeveralKeysRemovesThoseStoredAndNamesTheOthers() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            for key in ["a", "b", "c"] {
+                #expect(try blobstore(["--store", store, "put", key], input: Data(key.utf8), in: scratch).status == 0)
+            }
+            #expect(try blobstore(["--store", store, "rm", "a", "b"], in: scratch).status == 0)
+            let run = try blobstore(["--store", store, "rm", "x", "c", "b"], in: scratch)
+            #expect(run.status == 1)
+            #expect(run.stderr == "Error: No value for keys 'x', 'b'.\n")
+            #expect(run.standardOutput.isEmpty)
+            #expect(try blobstore(["--store", store, "ls"], in: scratch).stdout.isEmpty, "c was removed too")
+        }
+    }
+
+    /// Commands that only read never create a store. Without one, a lookup is a miss (exit 1),
+    /// as in an empty cache, and says there is no store.
+    @Test func lookupsOnAMissingStoreAreMissesAndCreateNothing() throws {
         try withTemporaryDirectory { scratch in
             let typo = scratch.path("no/such/store")
             let digest = String(repeating: "0", count: 64)
-            for arguments in [["get", "k"], ["blob", digest], ["has", "k"], ["rm", "k"], ["ls"], ["stats"]] {
+            for (arguments, miss) in [
+                (["get", "k"], "No value for key 'k'"), (["blob", digest], "No blob with digest \(digest)"),
+                (["has", "k"], "No value for key 'k'"), (["rm", "k"], "No value for key 'k'"),
+            ] {
                 let run = try blobstore(["--store", typo] + arguments, in: scratch)
                 #expect(run.status == 1, "\(arguments)")
-                #expect(run.stderr.contains("There is no store at \(typo)"), "\(arguments)")
+                #expect(run.stderr.hasPrefix("Error: \(miss): there is no store at \(typo). "), "\(run.stderr)")
                 #expect(run.standardOutput.isEmpty)
             }
             #expect(!FileManager.default.fileExists(atPath: scratch.path("no")))
+        }
+    }
+
+    /// A command that needs a store exits 66 (EX_NOINPUT) where there is none, a directory that
+    /// does not exist or an empty one, naming the path and what to do, and creates nothing.
+    @Test func aMissingStoreExitsSixtySixWithThePathAndWhatToDo() throws {
+        try withTemporaryDirectory { scratch in
+            let typo = scratch.path("no/such/store")
+            let empty = scratch.path("empty")
+            try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+            for path in [typo, empty] {
+                for arguments in [["ls"], ["stats"], ["stats", "--json"]] {
+                    let run = try blobstore(["--store", path] + arguments, in: scratch)
+                    #expect(run.status == 66, "\(arguments)")
+                    #expect(
+                        run.stderr
+                            == "Error: There is no store at \(path). Check the path, or pass --store <dir> to use "
+                            + "another store; 'blobstore put <key> [<file>]' creates one.\n")
+                    #expect(run.standardOutput.isEmpty)
+                }
+            }
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("no")))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: empty).isEmpty)
+
+            // The default store: the message says where the path comes from.
+            let run = try blobstore(["ls"], in: scratch)
+            #expect(run.status == 66)
+            #expect(
+                run.stderr.hasPrefix(
+                    "Error: There is no store at \(scratch.path("default-store")) (the default store, from "
+                        + "$BLOBSTORE_DIR). Check the path"))
         }
     }
 
@@ -215,6 +324,28 @@ import Testing
             let again = try blobstore(["--store", store, "rm", "doomed"], in: scratch)
             #expect(again.status == 1)
             #expect(again.stderr == "Error: No value for key 'doomed'.\n")
+        }
+    }
+
+    /// A value larger than the store's capacity is refused with exit 73 (EX_CANTCREAT), not as a
+    /// usage error: the command line was right. Nothing is stored; the key keeps its value.
+    @Test func aValueLargerThanTheCapacityExitsSeventyThree() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "config", "--capacity", "1K"], in: scratch).status == 0)
+            #expect(try blobstore(["--store", store, "put", "k"], input: Data("small".utf8), in: scratch).status == 0)
+            let big = Data(repeating: 1, count: 2000)
+            let file = try scratch.write("big.bin", big)
+            for (arguments, input) in [(["put", "k", file], Data()), (["put", "k"], big)] {
+                let run = try blobstore(["--store", store] + arguments, input: input, in: scratch)
+                #expect(run.status == 73, "\(arguments)")
+                #expect(run.stderr.hasPrefix("Error: The value is "), "\(run.stderr)")
+                #expect(run.stderr.contains("more than the store's capacity of 1024 bytes; it is not stored."))
+                #expect(!run.stderr.contains("Usage:"))
+                #expect(run.standardOutput.isEmpty)
+            }
+            #expect(
+                try blobstore(["--store", store, "get", "k"], in: scratch).stdout == "small", "the old value stays")
         }
     }
 
@@ -394,6 +525,41 @@ import Testing
         }
     }
 
+    // MARK: - Quiet
+
+    /// `-q` leaves out the note that opening the store truncated a torn tail, and `demo`'s opening
+    /// line; results, warnings and errors stay.
+    @Test func quietLeavesOutNotesAndKeepsResultsAndErrors() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            let put = try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch)
+            #expect(put.status == 0)
+            func tearTheJournal() throws {
+                let journal = try FileHandle(forWritingTo: URL(fileURLWithPath: store + "/journal-1"))
+                try journal.seekToEnd()
+                try journal.write(contentsOf: Data(repeating: 0, count: 5))
+                try journal.close()
+            }
+            try tearTheJournal()
+            let loud = try blobstore(["--store", store, "ls"], in: scratch)
+            #expect(loud.stderr.hasPrefix("Note: the journal ended in an interrupted write; its last 5 bytes"))
+            try tearTheJournal()
+            let quiet = try blobstore(["--store", store, "ls", "-q"], in: scratch)
+            #expect(quiet.status == 0)
+            #expect(quiet.stderr.isEmpty)
+            #expect(quiet.stdout == loud.stdout && quiet.stdout.hasSuffix("  1  k\n"))
+
+            let missing = try blobstore(["-q", "--store", store, "get", "absent"], in: scratch)
+            #expect(missing.status == 1)
+            #expect(missing.stderr == "Error: No value for key 'absent'.\n")
+
+            try scratch.write("source/a.txt", Data("apple".utf8))
+            let demo = try blobstore(["demo", "--quiet", "--store", store, scratch.path("source")], in: scratch)
+            #expect(demo.status == 0)
+            #expect(demo.stdout.hasPrefix("files:          1\n"), "\(demo.stdout)")
+        }
+    }
+
     // MARK: - demo
 
     @Test func demoStoresADirectoryTwiceAndReportsDeduplication() throws {
@@ -415,6 +581,29 @@ import Testing
                 #expect(storedCopy(of: Data(value.utf8), in: store) != nil, "\(value) is stored")
             }
             #expect(fileSize(store + "/packs/pack-1") == 24 + (36 + 5) + (36 + 12), "each content once")
+        }
+    }
+
+    /// `demo --json` prints the counts and the store's statistics as one object, and nothing else.
+    @Test func demoJSONIsOneObject() throws {
+        try withTemporaryDirectory { scratch in
+            try scratch.write("source/a.txt", Data("apple".utf8))
+            try scratch.write("source/nested/b.txt", Data("banana bread".utf8))
+            let run = try blobstore(
+                ["demo", "--json", "--store", scratch.path("store"), scratch.path("source")], in: scratch)
+            #expect(run.status == 0)
+            #expect(run.stderr.isEmpty)
+            let object = try #require(try JSONSerialization.jsonObject(with: run.standardOutput) as? [String: Any])
+            #expect(object["files"] as? Int == 2)
+            #expect(object["valuesPut"] as? Int == 4)
+            #expect(object["bytesPut"] as? Int == 34)
+            #expect(object["bytesAdded"] as? Int == 17)
+            #expect(object["bytesSaved"] as? Int == 17)
+            #expect(object["mismatches"] as? Int == 0)
+            #expect(object["source"] as? String == scratch.path("source"))
+            let stats = try #require(object["stats"] as? [String: Any])
+            #expect(stats["entries"] as? Int == 4)
+            #expect(stats["distinctBlobs"] as? Int == 2)
         }
     }
 }

@@ -92,6 +92,44 @@ struct FetchCLITests {
         }
     }
 
+    @Test("-q leaves out the outcome line; the body is written")
+    func quietLeavesOutTheOutcome() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        try await withTemporaryDirectoryAsync { scratch in
+            let url = server.url("/q?cc=max-age%3D600&body=quiet").absoluteString
+            let run = try blobstore(["fetch", "-q", "--store", scratch.path("store"), url], in: scratch)
+            #expect(run.status == 0)
+            #expect(run.stdout == "quiet")
+            #expect(run.stderr.isEmpty)
+        }
+    }
+
+    @Test("A 4xx or 5xx status exits 69 and writes nothing, unless --allow-http-errors", arguments: [404, 503])
+    func httpErrorStatus(_ status: Int) async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        try await withTemporaryDirectoryAsync { scratch in
+            let url = server.url("/s?status=\(status)&body=oops").absoluteString
+            let store = scratch.path("store")
+            let output = scratch.path("body")
+            let failed = try blobstore(["fetch", "--store", store, url, "-o", output], in: scratch)
+            #expect(failed.status == 69)
+            #expect(
+                failed.stderr
+                    == "miss\nError: \(url) answered with status \(status); the body was not written. Pass "
+                    + "--allow-http-errors to write it and exit 0.\n")
+            #expect(!FileManager.default.fileExists(atPath: output))
+            let toStdout = try blobstore(["fetch", "--store", store, url], in: scratch)
+            #expect(toStdout.status == 69 && toStdout.standardOutput.isEmpty)
+
+            let allowed = try blobstore(["fetch", "--store", store, "--allow-http-errors", url], in: scratch)
+            #expect(allowed.status == 0)
+            #expect(allowed.stdout == "oops")
+            #expect(allowed.stderr.hasSuffix("\n") && !allowed.stderr.contains("Error"))
+        }
+    }
+
     @Test("A request that fails exits 74 with an error")
     func failedRequest() throws {
         try withTemporaryDirectory { scratch in
@@ -108,6 +146,7 @@ struct FetchCLITests {
             try ArgumentParser.parse(["fetch", url]).command == .fetch(url: url, output: nil, options: FetchOptions()))
         let full = try ArgumentParser.parse([
             "fetch", url, "-o", "f", "--header", "A: 1", "--header=B:2", "--min-disk-lifetime", "1m",
+            "--allow-http-errors",
         ])
         #expect(
             full.command
@@ -115,12 +154,14 @@ struct FetchCLITests {
                     url: url, output: "f",
                     options: FetchOptions(
                         headers: [.init(name: "A", value: "1"), .init(name: "B", value: "2")],
-                        minimumDiskLifetime: .seconds(60))))
+                        minimumDiskLifetime: .seconds(60), allowsHTTPErrors: true)))
         for bad in [["fetch"], ["fetch", "ftp://h/"], ["fetch", "h/x"], ["fetch", url, "--header", "nocolon"]] {
             #expect(throws: CommandLineError.self) { try ArgumentParser.parse(bad) }
         }
         #expect(throws: CommandLineError.self) { try ArgumentParser.parse(["fetch", url, "--header", "Bad Name: v"]) }
         #expect(throws: CommandLineError.self) { try ArgumentParser.parse(["get", "k", "--header", "A: 1"]) }
+        #expect(throws: CommandLineError.self) { try ArgumentParser.parse(["get", "k", "--allow-http-errors"]) }
+        #expect(throws: CommandLineError.self) { try ArgumentParser.parse(["fetch", url, "--allow-http-errors=1"]) }
     }
 
     @Test("fetch --help tells what it does and what it prints")
@@ -131,6 +172,7 @@ struct FetchCLITests {
             #expect(run.stdout.contains("'fresh hit', 'revalidated hit' or 'miss'"))
             #expect(run.stdout.contains("--header '<name>: <value>'"))
             #expect(run.stdout.contains("--min-disk-lifetime <duration>"))
+            #expect(run.stdout.contains("\n  --allow-http-errors     Write the body of a 4xx or 5xx response"))
         }
     }
 }

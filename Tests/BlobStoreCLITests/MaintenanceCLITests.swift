@@ -83,7 +83,8 @@ import Testing
         }
     }
 
-    /// Maintenance never creates a store, except `config` asked to record limits.
+    /// Maintenance never creates a store, except `config` asked to record limits: without one it
+    /// exits 66 (EX_NOINPUT).
     @Test func maintenanceOnAMissingStoreCreatesNothing() throws {
         try withTemporaryDirectory { scratch in
             let typo = scratch.path("no/such/store")
@@ -91,8 +92,8 @@ import Testing
                 ["compact"], ["gc"], ["gc", "--dry-run"], ["verify"], ["verify", "--repair"], ["config"], ["clear"],
             ] {
                 let run = try blobstore(["--store", typo] + arguments, in: scratch)
-                #expect(run.status == 1, "\(arguments)")
-                #expect(run.stderr.contains("There is no store at \(typo)"), "\(arguments)")
+                #expect(run.status == 66, "\(arguments)")
+                #expect(run.stderr.hasPrefix("Error: There is no store at \(typo). "), "\(arguments)")
                 #expect(run.standardOutput.isEmpty, "\(arguments)")
             }
             #expect(!FileManager.default.fileExists(atPath: scratch.path("no")))

@@ -17,14 +17,6 @@ private func torture(_ arguments: [String]) throws -> (process: Process, output:
     return (process, String(decoding: output, as: UTF8.self))
 }
 
-/// Whether process `pid` is stopped (state `T` in /proc/<pid>/stat).
-private func isStopped(_ pid: Int32) -> Bool {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-        let end = stat.lastIndex(of: ")")
-    else { return false }
-    return stat[stat.index(end, offsetBy: 2)] == "T"
-}
-
 private func blobPath(_ store: String, _ value: Data) -> String {
     let hex = SHA256Digest(bytes: sha256(value))!.hex
     return store + "/blobs/sha256/" + hex.prefix(2) + "/" + hex

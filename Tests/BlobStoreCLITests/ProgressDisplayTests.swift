@@ -136,6 +136,17 @@ private final class Terminal: Sendable {
 
     // MARK: - Only on a terminal
 
+    /// `-q` leaves the progress line out, even on a terminal.
+    @Test func noDisplayWhenQuiet() {
+        func runner(quiet: Bool) -> Runner {
+            Runner(
+                options: GlobalOptions(quiet: quiet), environment: [:], standardInput: .nullDevice,
+                output: Output(.nullDevice), errors: Output(.nullDevice))
+        }
+        #expect(runner(quiet: false).progressDisplay(label: "gc") { _ in true } != nil)
+        #expect(runner(quiet: true).progressDisplay(label: "gc") { _ in true } == nil)
+    }
+
     @Test func noDisplayUnlessStandardErrorIsATerminal() throws {
         let pipe = Pipe()
         var asked: [Int32] = []

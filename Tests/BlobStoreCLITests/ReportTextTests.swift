@@ -1,4 +1,6 @@
 import BlobStore
+import BlobStoreRemote
+import Foundation
 import Testing
 
 @testable import BlobStoreCLI
@@ -140,6 +142,35 @@ import Testing
                 time:           12ms
 
                 """)
+    }
+
+    /// Every size in `stats` is shown for people and exactly; `--json` keeps the raw integers.
+    @Test func statsShowSizesForPeopleAndExactly() throws {
+        let json = """
+            {"entries": 2, "distinctBlobs": 1, "logicalBytes": 1234567, "storedBytes": 4096, "journalBytes": 140,
+             "manifestBytes": 0, "generation": 3, "hits": 0, "misses": 0, "repairs": 0, "damagedReads": 0}
+            """
+        let stats = try JSONDecoder().decode(StoreStats.self, from: Data(json.utf8))
+        #expect(
+            Runner.summary(of: stats) == """
+                entries:        2
+                distinct blobs: 1
+                logical bytes:  1.2 MiB (1234567 bytes)
+                stored bytes:   4.0 KiB (4096 bytes)
+                saved by dedup: 1.2 MiB (1230471 bytes)
+                journal bytes:  140 B (140 bytes)
+                manifest bytes: 0 B (0 bytes)
+                generation:     3
+
+                """)
+        var remote = RemoteStats()
+        remote.hits = 1
+        remote.bytesUp = 0
+        remote.bytesDown = 300_141
+        let text = Runner.remoteSummary(of: remote)
+        #expect(text.hasPrefix("remote hits:            1\n"))
+        #expect(
+            text.hasSuffix("remote bytes up:        0 B (0 bytes)\nremote bytes down:      293 KiB (300141 bytes)\n"))
     }
 
     @Test func configShowsEachLimitOrNone() {

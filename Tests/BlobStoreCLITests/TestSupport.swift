@@ -144,3 +144,11 @@ func damageStoredCopy(of value: Data, in store: String, at index: Int = 0) throw
 func fileSize(_ path: String) -> Int {
     (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
 }
+
+/// Whether process `pid` is stopped (state `T` in /proc/<pid>/stat).
+func isStopped(_ pid: Int32) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let end = stat.lastIndex(of: ")")
+    else { return false }
+    return stat[stat.index(end, offsetBy: 2)] == "T"
+}

@@ -15,10 +15,12 @@ func argumentVector(_ bytes: [UInt8]) -> [String] {
 enum ArgumentStyle: CaseIterable {
     /// Global options before the subcommand, `--name value` where the value allows it (it does
     /// not start with `-`, or is `-`), `-o` for `--output`, `--` only before an argument that
-    /// starts with `-`, `help <subcommand>` for help.
+    /// starts with `-`, `help <subcommand>` for help (`--remote <url> <subcommand> --help` with a
+    /// remote).
     case separate
     /// The subcommand first, then every option as `--name=value` (global options last), then
-    /// `--` and the arguments; `<subcommand> --help` for help.
+    /// `--` and the arguments; `<subcommand> --help` for help (the global options first with a
+    /// remote).
     case inline
 }
 
@@ -26,9 +28,11 @@ enum ArgumentStyle: CaseIterable {
 /// Sources/BlobStoreCLI/ArgumentParser.swift. Durations are written with
 /// `QuantityFormat.exactSeconds`, which promises every nanosecond.
 func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [String] {
-    var global: [(String, String)] = []
+    var global: [(String, String?)] = []
     if let store = invocation.options.store { global.append(("--store", store)) }
     if let durability = invocation.options.durability { global.append(("--durability", durability.rawValue)) }
+    if let remote = invocation.options.remote { global.append(("--remote", remote)) }
+    if invocation.options.quiet { global.append((style == .separate ? "-q" : "--quiet", nil)) }
 
     var subcommand: Subcommand?
     var options: [(String, String?)] = []  // name, value (nil: a flag)
@@ -43,13 +47,14 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
     func json(_ json: Bool) { if json { options.append(("--json", nil)) } }
 
     switch invocation.command {
-    case .put(let key, let file):
+    case .put(let key, let file, let isJSON):
         subcommand = .put
+        json(isJSON)
         arguments = [key] + (file.map { [$0] } ?? [])
-    case .get(let key, let output):
+    case .get(let keys, let output):
         subcommand = .get
         if let output { options.append(("--output", output)) }
-        arguments = [key]
+        arguments = keys
     case .blob(let digest, let output):
         subcommand = .blob
         if let output { options.append(("--output", output)) }
@@ -61,13 +66,14 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         if let lifetime = fetch.minimumDiskLifetime {
             options.append(("--min-disk-lifetime", QuantityFormat.exactSeconds(lifetime)))
         }
+        if fetch.allowsHTTPErrors { options.append(("--allow-http-errors", nil)) }
         arguments = [url]
     case .has(let key):
         subcommand = .has
         arguments = [key]
-    case .remove(let key):
+    case .remove(let keys):
         subcommand = .rm
-        arguments = [key]
+        arguments = keys
     case .list(let isJSON):
         subcommand = .ls
         json(isJSON)
@@ -92,6 +98,9 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         subcommand = .verify
         if repair { options.append(("--repair", nil)) }
         json(isJSON)
+    case .journal(let isJSON):
+        subcommand = .journal
+        json(isJSON)
     case .config(let changes, let isJSON):
         subcommand = .config
         limit("--capacity", changes.capacity) { "\($0)" }
@@ -101,13 +110,18 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         // has no exponent.
         if let lowWater = changes.lowWater { options.append(("--low-water", lowWater.description)) }
         json(isJSON)
-    case .demo(let directory):
+    case .demo(let directory, let isJSON):
         subcommand = .demo
+        json(isJSON)
         arguments = directory.map { [$0] } ?? []
     case .help(let topic):
+        let topic = topic.map { [$0.rawValue] } ?? []
+        // The `help` subcommand refuses `--remote`, and so does a subcommand without a remote tier
+        // (`--remote` after `gc` is unknown): with a remote, it comes first and help is `--help`.
+        if invocation.options.remote != nil { return spell(global, style) + topic + ["--help"] }
         switch style {
-        case .separate: return spell(global, style) + ["help"] + (topic.map { [$0.rawValue] } ?? [])
-        case .inline: return (topic.map { [$0.rawValue] } ?? []) + ["--help"] + spell(global, style)
+        case .separate: return spell(global, style) + ["help"] + topic
+        case .inline: return topic + ["--help"] + spell(global, style)
         }
     case .version:
         return spell(global, style) + ["--version"]
@@ -134,10 +148,6 @@ private func spell(_ options: [(String, String?)], _ style: ArgumentStyle) -> [S
         if style == .inline || looksLikeAnOption(value) { return ["\(name)=\(value)"] }
         return [name == "--output" ? "-o" : name, value]
     }
-}
-
-private func spell(_ options: [(String, String)], _ style: ArgumentStyle) -> [String] {
-    spell(options.map { ($0.0, Optional($0.1)) }, style)
 }
 
 /// What kind of result a command line has: an error, or which command. Replacing an argument

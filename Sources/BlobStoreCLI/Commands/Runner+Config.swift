@@ -24,7 +24,7 @@ extension Runner {
     /// One line per limit, `none` when unset; sizes and ages also exactly.
     static func summary(of limits: EvictionLimits) -> String {
         rows([
-            ("capacity", limits.capacity.map { "\(QuantityFormat.bytes($0)) (\($0) bytes)" } ?? "none"),
+            ("capacity", limits.capacity.map(QuantityFormat.bytesAndExact) ?? "none"),
             ("max entries", limits.maxEntries.map(String.init) ?? "none"),
             (
                 "max age",

@@ -2,17 +2,20 @@ import BlobStore
 import Foundation
 
 extension Runner {
-    /// `demo [<dir>]`: puts every regular file under `directory` under two keys, reads every
-    /// value back and compares it with the file's bytes, and reports what deduplication saved.
-    func demo(directory: String?) throws -> Int32 {
+    /// `demo [<dir>] [--json]`: puts every regular file under `directory` under two keys, reads
+    /// every value back and compares it with the file's bytes, and reports what deduplication
+    /// saved, as text or, with `json`, as a JSON object.
+    func demo(directory: String?, json: Bool) throws -> Int32 {
         let source = URL(fileURLWithPath: directory ?? Self.defaultDemoDirectory()).standardizedFileURL.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CommandFailure(ExitCode.ioError, "'\(source)' is not a directory.")
         }
-        return try withStore { store in
+        let report = try withStore { store in
             let files = try Self.regularFiles(under: source, excluding: store.path)
-            try output.write("Storing each file under \(source) twice in \(store.path)\n\n")
+            if !json, !options.quiet {
+                try output.write("Storing each file under \(source) twice in \(store.path)\n\n")
+            }
 
             var known = Set(try store.entries().map(\.digest))
             var bytesPut: UInt64 = 0
@@ -31,23 +34,32 @@ extension Runner {
                     mismatches += 1
                 }
             }
-
-            let readBack = mismatches == 0 ? "all identical" : "\(mismatches) differ"
-            try output.write(
-                """
-                files:          \(files.count)
-                values put:     \(files.count * 2) (keys demo:a:<path> and demo:b:<path>)
-                bytes put:      \(bytesPut) (logical)
-                bytes added:    \(bytesAdded) (new blobs written to disk)
-                saved by dedup: \(bytesPut - bytesAdded) bytes
-                read back:      \(files.count * 2) values, \(readBack)
-
-                Store statistics:
-
-                """)
-            try output.write(Self.summary(of: try store.stats()))
-            return mismatches == 0 ? ExitCode.success : ExitCode.dataError
+            return DemoReport(
+                source: source, store: store.path, files: files.count, valuesPut: files.count * 2, bytesPut: bytesPut,
+                bytesAdded: bytesAdded, mismatches: mismatches, stats: try store.stats())
         }
+        if json {
+            try output.writeJSON(report)
+        } else {
+            try output.write(Self.summary(of: report))
+        }
+        return report.mismatches == 0 ? ExitCode.success : ExitCode.dataError
+    }
+
+    /// The human-readable demo report, then the store's statistics.
+    static func summary(of report: DemoReport) -> String {
+        let readBack = report.mismatches == 0 ? "all identical" : "\(report.mismatches) differ"
+        return """
+            files:          \(report.files)
+            values put:     \(report.valuesPut) (keys demo:a:<path> and demo:b:<path>)
+            bytes put:      \(report.bytesPut) (logical)
+            bytes added:    \(report.bytesAdded) (new blobs written to disk)
+            saved by dedup: \(report.bytesSaved) bytes
+            read back:      \(report.valuesPut) values, \(readBack)
+
+            Store statistics:
+
+            """ + summary(of: report.stats)
     }
 
     /// The package's `Sources` directory, found from this file's path, or the current directory

@@ -9,10 +9,11 @@ import Synchronization
 #endif
 
 extension Runner {
-    /// `fetch <url> [-o <file>] [--header 'Name: value']...`: answers through the store's HTTP
-    /// cache, writes the body, and prints `fresh hit`, `revalidated hit` or `miss` on standard
-    /// error. A stale response is always revalidated before it answers: this process does not
-    /// live to revalidate in the background.
+    /// `fetch <url> [-o <file>] [--header 'Name: value']... [--allow-http-errors]`: answers through
+    /// the store's HTTP cache, writes the body, and prints `fresh hit`, `revalidated hit` or `miss`
+    /// on standard error. A stale response is always revalidated before it answers: this process
+    /// does not live to revalidate in the background. A 4xx or 5xx status writes nothing and exits
+    /// 69, unless `options.allowsHTTPErrors`.
     func fetch(url: String, output file: String?, options: FetchOptions) throws -> Int32 {
         guard let target = URL(string: url) else {
             throw CommandFailure(ExitCode.usage, "'\(url)' is not a URL.")
@@ -30,11 +31,17 @@ extension Runner {
         return try withStore { store in
             let cache = HTTPCache(store: CachedStore(disk: store), policy: policy)
             let result = try Self.waitFor { try await cache.data(for: prepared) }
+            note("\(result.outcome)\n")
+            if (400...599).contains(result.status), !options.allowsHTTPErrors {
+                throw CommandFailure(
+                    ExitCode.httpError,
+                    "\(url) answered with status \(result.status); the body was not written. Pass "
+                        + "--allow-http-errors to write it and exit 0.")
+            }
             let destination = file == "-" ? nil : file
             let handle = try destination.map(openForWriting) ?? self.output.handle
             try handle.write(contentsOf: result.body)
             if destination != nil { try handle.close() }
-            errors.report("\(result.outcome)\n")
             return ExitCode.success
         }
     }

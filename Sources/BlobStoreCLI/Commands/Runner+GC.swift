@@ -5,7 +5,7 @@ extension Runner {
     /// (the recorded ones, overridden for this run by the options) and deletes garbage. Creates
     /// no store.
     func collectGarbage(_ options: GarbageCollectionOptions) throws -> Int32 {
-        let display = ProgressDisplay.onTerminal(errors.handle, label: "gc")
+        let display = progressDisplay(label: "gc")
         let (limits, report) = try withStore(creating: false) { store in
             defer { display?.finish() }
             let limits = options.limits(over: store.limits)

@@ -3,46 +3,56 @@ import BlobStoreRemote
 import Foundation
 
 extension Runner {
-    /// `get <key> [-o <file>]`: copies the verified blob to standard output (no `-o`, or `-o -`)
-    /// or `file` in 1 MiB pieces, so memory use does not grow with the value. On a local miss,
-    /// asks the remote, if any; a verified remote hit is stored locally, then copied (or written
-    /// from memory when the local store did not keep it: larger than its capacity).
-    func get(key: String, output file: String?) throws -> Int32 {
+    /// `get <key> ... [-o <file>]`: copies each key's verified value, one after another as `cat`
+    /// does, to standard output (no `-o`, or `-o -`) or `file`, in 1 MiB pieces, so memory use
+    /// does not grow with the values. Every key is looked up first: if any is missing, locally
+    /// and in the remote (if any), nothing is written (no file is created) and the command exits
+    /// 1. A local miss asks the remote; a verified remote hit is stored locally, then copied (or
+    /// written from memory when the local store did not keep it: larger than its capacity).
+    func get(keys: [String], output file: String?) throws -> Int32 {
         let remote = try remoteBackend()
-        try withStore(creating: remote != nil, key: key) { store in
-            var found = try store.fileHandle(for: StoreKey(key))
-            if found == nil, let tiered = tiered(store, remote) {
-                let fetched = try tiered.value(for: StoreKey(key))
-                finishRemote(tiered)
-                if let fetched {
-                    found = try store.fileHandle(for: StoreKey(key))
-                    if found == nil {
-                        try copy(fetched, to: file)
-                        return
-                    }
-                }
+        try withStore(creating: remote != nil, miss: Self.noValue(keys)) { store in
+            let tiered = tiered(store, remote)
+            defer { finishRemote(tiered) }
+            let missing = try keys.filter { key in
+                try !(tiered?.contains(StoreKey(key)) ?? store.contains(StoreKey(key)))
             }
-            guard let source = found else {
-                // The library answers nil for a damaged or vanished blob too, and counts it.
-                if try store.stats().damagedReads > 0 {
-                    throw CommandFailure(
-                        ExitCode.dataError,
-                        "The value for key '\(key)' is damaged or missing on disk; it was not returned, and the "
-                            + "entry was dropped unless the store is read-only.")
-                }
-                throw keyNotFound(key)
+            guard missing.isEmpty else { throw keysNotFound(missing) }
+            let destination = try openOutput(file)
+            defer { if destination !== output.handle { try? destination.close() } }
+            for key in keys {
+                try write(key, from: store, tiered, into: destination)
             }
-            defer { try? source.close() }
-            try copy(source, to: file)
         }
         return ExitCode.success
     }
 
-    /// Writes `data` to `file`, or to standard output for `nil` or `-`.
-    private func copy(_ data: Data, to file: String?) throws {
-        guard let file, file != "-" else { return try output.write(data) }
-        let destination = try openForWriting(file)
-        try destination.write(contentsOf: data)
-        try destination.close()
+    /// Writes `key`'s verified value into `destination`: the local copy, else the remote's.
+    ///
+    /// - Throws: ``CommandFailure`` with exit 65 when the local copy is damaged (and not in the
+    ///   remote), or 1 when the key went away since it was looked up.
+    private func write(
+        _ key: String, from store: BlobStore, _ tiered: TieredStore?, into destination: FileHandle
+    ) throws {
+        if let source = try store.fileHandle(for: StoreKey(key)) {
+            defer { try? source.close() }
+            return try copy(source, into: destination)
+        }
+        if let tiered, let fetched = try tiered.value(for: StoreKey(key)) {
+            // Stored locally by now, unless larger than the local capacity: then from memory.
+            guard let source = try store.fileHandle(for: StoreKey(key)) else {
+                return try destination.write(contentsOf: fetched)
+            }
+            defer { try? source.close() }
+            return try copy(source, into: destination)
+        }
+        // The library answers nil for a damaged or vanished blob too, and counts it.
+        if try store.stats().damagedReads > 0 {
+            throw CommandFailure(
+                ExitCode.dataError,
+                "The value for key '\(key)' is damaged or missing on disk; it was not returned, and the "
+                    + "entry was dropped unless the store is read-only.")
+        }
+        throw keyNotFound(key)
     }
 }

@@ -6,7 +6,7 @@ extension Runner {
     /// prints nothing.
     func has(key: String) throws -> Int32 {
         let remote = try remoteBackend()
-        let found = try withStore(creating: remote != nil, key: key) { store in
+        let found = try withStore(creating: remote != nil, miss: "No value for key '\(key)'") { store in
             guard let tiered = tiered(store, remote) else { return try store.contains(StoreKey(key)) }
             defer { finishRemote(tiered) }
             return try tiered.contains(StoreKey(key))

@@ -3,27 +3,28 @@ import BlobStoreRemote
 import Foundation
 
 extension Runner {
-    /// `put <key> [<file>]`: streams the file (or standard input, for no file or `-`) into the
-    /// store and prints the digest. With a remote, then uploads it (the blob only if the remote
-    /// lacks it).
-    func put(key: String, file: String?) throws -> Int32 {
-        let digest: SHA256Digest
+    /// `put <key> [<file>] [--json]`: streams the file (or standard input, for no file or `-`)
+    /// into the store and prints the digest, or with `json` the digest, key and size. With a
+    /// remote, then uploads it (the blob only if the remote lacks it).
+    func put(key: String, file: String?, json: Bool) throws -> Int32 {
         let remote = try remoteBackend()
-        if let file, file != "-" {
+        let file = file == "-" ? nil : file
+        if let file {
             try openForReading(file).close()  // a clear error before any store is created
-            digest = try withStore { store in
-                let digest = try store.put(contentsOf: URL(fileURLWithPath: file), for: StoreKey(key))
-                try upload(key, store, remote)
-                return digest
-            }
-        } else {
-            digest = try withStore { store in
-                let digest = try store.put(readingFrom: standardInput, for: StoreKey(key))
-                try upload(key, store, remote)
-                return digest
-            }
         }
-        try output.write(digest.hex + "\n")
+        let stored = try withStore { store in
+            let digest =
+                try file.map { try store.put(contentsOf: URL(fileURLWithPath: $0), for: StoreKey(key)) }
+                ?? store.put(readingFrom: standardInput, for: StoreKey(key))
+            try upload(key, store, remote)
+            let info = try store.info(for: StoreKey(key))
+            return PutResult(digest: digest.hex, key: key, size: info?.digest == digest ? info?.size : nil)
+        }
+        if json {
+            try output.writeJSON(stored)
+        } else {
+            try output.write(stored.digest + "\n")
+        }
         return ExitCode.success
     }
 
@@ -32,5 +33,24 @@ extension Runner {
         guard let tiered = tiered(store, remote) else { return }
         try tiered.upload(StoreKey(key))
         finishRemote(tiered)
+    }
+}
+
+/// `put --json`: `{digest, key, size}`. `size` is `null` only when another process replaced the
+/// key before its entry could be read back.
+private struct PutResult: Encodable {
+    var digest: String
+    var key: String
+    var size: UInt64?
+
+    enum CodingKeys: String, CodingKey {
+        case digest, key, size
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(digest, forKey: .digest)
+        try container.encode(key, forKey: .key)
+        try container.encode(size, forKey: .size)  // null, not absent
     }
 }

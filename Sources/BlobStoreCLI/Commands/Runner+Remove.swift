@@ -2,16 +2,19 @@ import BlobStore
 import BlobStoreRemote
 
 extension Runner {
-    /// `rm <key>`: removes the key, and its record in the remote, if any; a key missing locally is
-    /// reported and exits 1.
-    func remove(key: String) throws -> Int32 {
+    /// `rm <key> ...`: removes each key, and its record in the remote, if any. Keys missing
+    /// locally are named together and exit 1, after the others are removed, as `rm(1)` does.
+    func remove(keys: [String]) throws -> Int32 {
         let remote = try remoteBackend()
-        let removed = try withStore(creating: false, key: key) { store in
-            guard let tiered = tiered(store, remote) else { return try store.remove(StoreKey(key)) }
+        let missing = try withStore(creating: false, miss: Self.noValue(keys)) { store in
+            let tiered = tiered(store, remote)
             defer { finishRemote(tiered) }
-            return try tiered.remove(StoreKey(key))
+            return try keys.filter { key in
+                let removed = try tiered?.remove(StoreKey(key)) ?? store.remove(StoreKey(key))
+                return !removed
+            }
         }
-        guard removed else { throw keyNotFound(key) }
+        guard missing.isEmpty else { throw keysNotFound(missing) }
         return ExitCode.success
     }
 }

@@ -31,22 +31,24 @@ extension Runner {
             ("remote uploads", "\(stats.uploads)"),
             ("remote skipped", "\(stats.skippedUploads)"),
             ("remote cool-down skips", "\(stats.coolDownSkips)"),
-            ("remote bytes up", "\(stats.bytesUp)"),
-            ("remote bytes down", "\(stats.bytesDown)"),
+            ("remote bytes up", QuantityFormat.bytesAndExact(stats.bytesUp)),
+            ("remote bytes down", QuantityFormat.bytesAndExact(stats.bytesDown)),
         ])
     }
 
-    /// The human-readable statistics, one `name: value` line each.
+    /// The human-readable statistics, one `name: value` line each; sizes for people and
+    /// exactly (`1.2 MiB (1234567 bytes)`).
     static func summary(of stats: StoreStats) -> String {
         let saved = stats.logicalBytes > stats.storedBytes ? stats.logicalBytes - stats.storedBytes : 0
+        let bytes = QuantityFormat.bytesAndExact
         return rows([
             ("entries", "\(stats.entries)"),
             ("distinct blobs", "\(stats.distinctBlobs)"),
-            ("logical bytes", "\(stats.logicalBytes)"),
-            ("stored bytes", "\(stats.storedBytes)"),
-            ("saved by dedup", "\(saved)"),
-            ("journal bytes", "\(stats.journalBytes)"),
-            ("manifest bytes", "\(stats.manifestBytes)"),
+            ("logical bytes", bytes(stats.logicalBytes)),
+            ("stored bytes", bytes(stats.storedBytes)),
+            ("saved by dedup", bytes(saved)),
+            ("journal bytes", bytes(stats.journalBytes)),
+            ("manifest bytes", bytes(stats.manifestBytes)),
             ("generation", "\(stats.generation)"),
         ])
     }

@@ -4,7 +4,7 @@ extension Runner {
     /// `verify [--repair] [--json]`: checks every blob and file of the store and reports each
     /// step and every problem. Without `repair`, damage exits 65. Creates no store.
     func verify(repair: Bool, json: Bool) throws -> Int32 {
-        let display = ProgressDisplay.onTerminal(errors.handle, label: "verify")
+        let display = progressDisplay(label: "verify")
         let report = try withStore(creating: false) { store in
             defer { display?.finish() }
             return try store.verify(repair: repair, progress: display?.callback)
