@@ -165,6 +165,23 @@ import Testing
         }
     }
 
+    @Test func statsCountTheReadsOfEveryProcess() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.path("store")
+            #expect(try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch).status == 0)
+            for _ in 0..<2 { #expect(try blobstore(["--store", store, "get", "k"], in: scratch).status == 0) }
+            #expect(try blobstore(["--store", store, "get", "absent"], in: scratch).status == 1)
+
+            let stats = try blobstore(["--store", store, "stats", "--json"], in: scratch)
+            let object = try #require(try JSONSerialization.jsonObject(with: stats.standardOutput) as? [String: Any])
+            #expect(object["hits"] as? Int == 0, "this process read nothing")
+            let usage = try #require(object["allProcesses"] as? [String: Any])
+            #expect(usage["hits"] as? Int == 2 && usage["misses"] as? Int == 1 && usage["evictions"] as? Int == 0)
+            let summary = try blobstore(["--store", store, "stats"], in: scratch)
+            #expect(summary.stdout.contains("hits:           2\nmisses:         1\nhit ratio:      66.7%\n"))
+        }
+    }
+
     @Test func getWritesIdenticalBytesToStandardOutputAndToAFile() throws {
         try withTemporaryDirectory { scratch in
             let store = scratch.path("store")

@@ -148,7 +148,8 @@ import Testing
     @Test func statsShowSizesForPeopleAndExactly() throws {
         let json = """
             {"entries": 2, "distinctBlobs": 1, "logicalBytes": 1234567, "storedBytes": 4096, "journalBytes": 140,
-             "manifestBytes": 0, "generation": 3, "hits": 0, "misses": 0, "repairs": 0, "damagedReads": 0}
+             "manifestBytes": 0, "generation": 3, "hits": 0, "misses": 0, "repairs": 0, "damagedReads": 0,
+             "allProcesses": {"hits": 12, "misses": 4, "evictions": 1}}
             """
         let stats = try JSONDecoder().decode(StoreStats.self, from: Data(json.utf8))
         #expect(
@@ -161,8 +162,17 @@ import Testing
                 journal bytes:  140 B (140 bytes)
                 manifest bytes: 0 B (0 bytes)
                 generation:     3
+                hits:           12
+                misses:         4
+                hit ratio:      75.0%
+                evictions:      1
 
                 """)
+        var noUsage = stats
+        noUsage.allProcesses = nil
+        #expect(!Runner.summary(of: noUsage).contains("hits"))
+        noUsage.allProcesses = StoreUsage()
+        #expect(Runner.summary(of: noUsage).contains("hit ratio:      none\n"))
         var remote = RemoteStats()
         remote.hits = 1
         remote.bytesUp = 0

@@ -74,7 +74,8 @@ extension StoreState {
             generationBefore: plan.generation, generationAfter: written.generation, entries: written.entries.count,
             manifestBytes: UInt64(written.manifestBytes), oldManifestBytes: plan.oldManifestBytes,
             oldJournalBytes: plan.oldJournalBytes, blobsDeleted: 0, blobBytesDeleted: 0, seconds: 0)
-        removeGenerations(except: written.generation, replaced: plan.generation, layout: layout, configuration: configuration)
+        removeGenerations(
+            except: written.generation, replaced: plan.generation, layout: layout, configuration: configuration)
         TestHooks.reach(.compactionOldGenerationRemoved)
         Syscalls.close(journal.descriptor)
         journal = Journal(written.journal, version: JournalFormat.version)

@@ -17,7 +17,12 @@ extension Runner {
             let missing = try keys.filter { key in
                 try !(tiered?.contains(StoreKey(key)) ?? store.contains(StoreKey(key)))
             }
-            guard missing.isEmpty else { throw keysNotFound(missing) }
+            guard missing.isEmpty else {
+                // Read, not only looked up, so that the store counts the misses in its hit ratio
+                // (`contains` counts nothing); they read nothing, the keys being absent.
+                for key in missing { _ = try store.entry(for: StoreKey(key)) }
+                throw keysNotFound(missing)
+            }
             let destination = try openOutput(file)
             defer { if destination !== output.handle { try? destination.close() } }
             for key in keys {

@@ -41,15 +41,27 @@ extension Runner {
     static func summary(of stats: StoreStats) -> String {
         let saved = stats.logicalBytes > stats.storedBytes ? stats.logicalBytes - stats.storedBytes : 0
         let bytes = QuantityFormat.bytesAndExact
-        return rows([
-            ("entries", "\(stats.entries)"),
-            ("distinct blobs", "\(stats.distinctBlobs)"),
-            ("logical bytes", bytes(stats.logicalBytes)),
-            ("stored bytes", bytes(stats.storedBytes)),
-            ("saved by dedup", bytes(saved)),
-            ("journal bytes", bytes(stats.journalBytes)),
-            ("manifest bytes", bytes(stats.manifestBytes)),
-            ("generation", "\(stats.generation)"),
-        ])
+        return rows(
+            [
+                ("entries", "\(stats.entries)"),
+                ("distinct blobs", "\(stats.distinctBlobs)"),
+                ("logical bytes", bytes(stats.logicalBytes)),
+                ("stored bytes", bytes(stats.storedBytes)),
+                ("saved by dedup", bytes(saved)),
+                ("journal bytes", bytes(stats.journalBytes)),
+                ("manifest bytes", bytes(stats.manifestBytes)),
+                ("generation", "\(stats.generation)"),
+            ] + usageRows(stats.allProcesses))
+    }
+
+    /// The hits, misses, hit ratio and evictions of every process that wrote the store, or
+    /// nothing when its LOCK page could not be read.
+    private static func usageRows(_ usage: StoreUsage?) -> [(String, String)] {
+        guard let usage else { return [] }
+        let ratio = usage.hitRatio.map { String(format: "%.1f%%", $0 * 100) } ?? "none"
+        return [
+            ("hits", "\(usage.hits)"), ("misses", "\(usage.misses)"), ("hit ratio", ratio),
+            ("evictions", "\(usage.evictions)"),
+        ]
     }
 }
