@@ -144,7 +144,7 @@ extension BlobStore {
                     return try body(&state)
                 }
                 try syncDeferredJournal()
-                compactIfWanted()
+                maintainInSteps()
                 return result
             }
         }
@@ -166,21 +166,10 @@ extension BlobStore {
                 }
                 let result = try body()
                 try syncDeferredJournal()
-                compactIfWanted()
+                maintainInSteps()
                 return result
             }
         }
-    }
-
-    /// After a write, holding ``writers`` and the exclusive lock: compacts in steps if the
-    /// journal is big and mostly dead. The write is appended (and synced) already, so a failure
-    /// here is not the write's: it is left for the next write to retry (a failed sync still
-    /// poisons the handle).
-    private func compactIfWanted() {
-        let wanted = state.withLock { state in
-            state.poison == nil && !state.isClosed && state.readOnly == nil && state.wantsCompaction(configuration)
-        }
-        if wanted { _ = try? compactInSteps() }
     }
 
     /// Compacts (``StoreState/compact(layout:configuration:)``) with the state mutex let go
@@ -497,7 +486,7 @@ extension BlobStore {
     /// never wait for it. The journal and the pack are synced through duplicates of their
     /// descriptors: another process may compact meanwhile, and this process's next catch-up then
     /// closes the originals. A failure poisons the handle.
-    private func commitOutsideMutex() throws {
+    func commitOutsideMutex() throws {
         let taken = state.withLock { state -> (UnsyncedWrites, journal: FileDescriptor?, pack: FileDescriptor?)? in
             guard !state.isClosed, state.poison == nil, !state.unsynced.isEmpty else { return nil }
             let work = state.unsynced

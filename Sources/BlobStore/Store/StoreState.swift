@@ -32,6 +32,15 @@ struct StoreState: Sendable {
     /// writing, and a reader must not catch up with a CURRENT that already names a generation
     /// this handle has not installed yet.
     var isCompacting = false
+    /// Set by a write's body when maintenance is to follow it
+    /// (``BlobStore/maintainInSteps()``), once the body lets the mutex go.
+    var maintenanceDue: MaintenanceRequest?
+
+    /// What a write asks of the maintenance after it.
+    struct MaintenanceRequest {
+        /// The entry the write put, which its eviction round spares.
+        var protecting: StoreKey?
+    }
     /// Reads not yet appended as an access record.
     var pendingAccess: [JournalRecord.AccessItem] = []
     var pendingAccessBytes = 0
