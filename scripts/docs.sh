@@ -6,7 +6,8 @@
 #   python3 -m http.server -d .build/docs/BlobStoreHTTP.doccarchive   # then /documentation/blobstorehttp/
 # (`docc preview Sources/<Module>/<Module>.docc --additional-symbol-graph-dir
 # .build/docs/symbol-graphs/<Module>` rebuilds one as its catalog is edited).
-# Fails on any DocC warning, such as a broken or ambiguous symbol link.
+# Fails on any DocC warning, such as a broken or ambiguous symbol link, and on a top-level
+# symbol that the landing page, Sources/<Module>/<Module>.docc/<Module>.md, leaves out of its Topics.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,5 +37,18 @@ for module in "${modules[@]}"; do
         --output-path "$archive" \
         --fallback-display-name "$module" --fallback-bundle-identifier "org.blobstore.$module" \
         --warnings-as-errors
+    # Every top-level symbol is in the landing page's Topics: DocC puts the others in groups of
+    # its own ("Classes", "Structures", …), marked as generated, and this refuses them.
+    python3 - "$archive/data/documentation/${module,,}.json" "$module" <<'PYTHON'
+import json, sys
+page, module = json.load(open(sys.argv[1])), sys.argv[2]
+uncurated = [(section["title"], identifier.rsplit("/", 1)[-1])
+             for section in page.get("topicSections", []) if section.get("generated")
+             for identifier in section["identifiers"]]
+for group, name in uncurated:
+    print(f"error: {name} ({group}) is in no group of the Topics of Sources/{module}/{module}.docc/{module}.md",
+          file=sys.stderr)
+sys.exit(1 if uncurated else 0)
+PYTHON
     echo "documentation: $archive"
 done
