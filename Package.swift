@@ -25,6 +25,11 @@ let package = Package(
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
         .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),
         .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
+        // Small programs that show the libraries in use (Examples/README.md); built with the rest.
+        .executableTarget(name: "ImageCacheExample", dependencies: ["BlobStore"], path: "Examples/ImageCacheExample"),
+        .executableTarget(
+            name: "HTTPClientCacheExample", dependencies: ["BlobStore", "BlobStoreHTTP"],
+            path: "Examples/HTTPClientCacheExample"),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"], exclude: ["Fixtures"]),
         .testTarget(
             name: "BlobStoreRemoteTests", dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI", "BlobStoreHTTP"]
@@ -34,7 +39,9 @@ let package = Package(
         .testTarget(name: "BlobStoreHTTPTests", dependencies: ["BlobStoreHTTP", "BlobStore", "HTTPTestServer"]),
         .testTarget(
             name: "BlobStoreCLITests",
-            dependencies: ["BlobStoreCLI", "blobstore", "blobstore-torture", "BlobStore", "HTTPTestServer"]
+            dependencies: [
+                "BlobStoreCLI", "blobstore", "blobstore-torture", "BlobStore", "HTTPTestServer", "ImageCacheExample",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

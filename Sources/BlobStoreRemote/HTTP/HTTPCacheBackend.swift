@@ -25,7 +25,7 @@ public final class HTTPCacheBackend: RemoteBackend {
     ///     unless `authentication` is given.
     ///   - authentication: The credentials; `nil` takes them from the URL, if any.
     ///   - timeouts: The connect and per-request timeouts.
-    /// - Throws: ``BlobStoreError/Code/invalidArgument`` for a URL that is not `http` or `https`
+    /// - Throws: `BlobStoreError` with code `invalidArgument` for a URL that is not `http` or `https`
     ///   or has no host, or a port outside 1...65535; for a bearer token that is not `token68`.
     public init(baseURL: URL, authentication: HTTPAuthentication? = nil, timeouts: RemoteTimeouts = RemoteTimeouts())
         throws

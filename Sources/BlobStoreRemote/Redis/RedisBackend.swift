@@ -33,7 +33,7 @@ public final class RedisBackend: RemoteBackend {
     ///   - timeToLive: An expiry for every object written, in whole seconds; `nil` for none.
     ///   - maximumValueSize: The largest value sent or accepted; clamped below 512 MiB.
     ///   - timeouts: The connect and per-command timeouts.
-    /// - Throws: ``BlobStoreError/Code/invalidArgument`` for no server or an empty prefix.
+    /// - Throws: `BlobStoreError` with code `invalidArgument` for no server or an empty prefix.
     public init(
         shards: [RedisServer], prefix: String = "blobstore", timeToLive: Duration? = nil,
         maximumValueSize: Int = 64 << 20, timeouts: RemoteTimeouts = RemoteTimeouts()

@@ -6,7 +6,7 @@ import Foundation
 /// protocol and ccache's remote storage name them.
 ///
 /// Implementations answer `nil` or `false` for what the server does not hold and throw
-/// ``BlobStoreError`` (code ``BlobStoreError/Code/remote``) for everything else: unreachable,
+/// `BlobStoreError` (code ``BlobStore/BlobStoreError/Code/remote``) for everything else: unreachable,
 /// timed out, refused, or an answer that is not the protocol. They must never trap on what a
 /// server sends, and never allocate more than the size they are asked to accept. They need not
 /// verify content: ``TieredStore`` rehashes every blob it fetches.
@@ -23,9 +23,11 @@ public protocol RemoteBackend: Sendable {
 
     /// The bytes the server holds under `digest`, unverified, or `nil` when it holds none.
     ///
-    /// - Parameter maximumSize: The most bytes to accept.
-    /// - Throws: ``BlobStoreError/Code/tooLarge`` when the server's object is larger than
-    ///   `maximumSize` (after which the connection is not reused); ``BlobStoreError/Code/remote``
+    /// - Parameters:
+    ///   - digest: The blob's SHA-256.
+    ///   - maximumSize: The most bytes to accept.
+    /// - Throws: `BlobStoreError` with code `tooLarge` when the server's object is larger than
+    ///   `maximumSize` (after which the connection is not reused); ``BlobStore/BlobStoreError/Code/remote``
     ///   for a failure.
     func blob(_ digest: SHA256Digest, maximumSize: Int) throws -> Data?
 
@@ -34,7 +36,9 @@ public protocol RemoteBackend: Sendable {
 
     /// The record stored under `keyDigest` (the SHA-256 of a key's bytes), or `nil`.
     ///
-    /// - Parameter maximumSize: The most bytes to accept; a larger object is an error.
+    /// - Parameters:
+    ///   - keyDigest: The SHA-256 of the key's bytes.
+    ///   - maximumSize: The most bytes to accept; a larger object is an error.
     func record(_ keyDigest: SHA256Digest, maximumSize: Int) throws -> Data?
 
     /// Stores a record under `keyDigest`.

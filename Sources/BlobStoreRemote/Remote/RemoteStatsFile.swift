@@ -35,7 +35,7 @@ public enum RemoteStatsFile {
 
     /// Adds `increment` to the counters recorded in `store` (saturating at the largest value).
     ///
-    /// - Throws: ``BlobStoreError`` when the file cannot be written (a read-only store).
+    /// - Throws: `BlobStoreError` when the file cannot be written (a read-only store).
     public static func add(_ increment: RemoteStats, to store: BlobStore) throws {
         try saving.withLock { _ in
             let total = (read(store) ?? RemoteStats()) + increment

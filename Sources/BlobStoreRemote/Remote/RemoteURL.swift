@@ -14,7 +14,7 @@ public enum RemoteURL {
     ///   - text: The URL.
     ///   - timeouts: The connect and per-operation timeouts.
     ///   - environment: Consulted for `BLOBSTORE_REMOTE_TOKEN`.
-    /// - Throws: ``BlobStoreError/Code/invalidArgument`` for a URL that is not one of the forms.
+    /// - Throws: `BlobStoreError` with code `invalidArgument` for a URL that is not one of the forms.
     public static func backend(
         _ text: String, timeouts: RemoteTimeouts = RemoteTimeouts(), environment: [String: String] = [:]
     ) throws -> any RemoteBackend {

@@ -11,7 +11,7 @@ extension TieredStore {
         try await offload { try self.upload(key) }
     }
 
-    /// `async` ``saveStats()``; cancelled as ``upload(_:)-9i1hn`` is.
+    /// `async` ``saveStats()``; cancelled as ``upload(_:)-2vgay`` is.
     public func saveStats() async throws {
         try await offload { try self.saveStats() }
     }

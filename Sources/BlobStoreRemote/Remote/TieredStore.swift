@@ -2,7 +2,7 @@ import BlobStore
 import Foundation
 import Synchronization
 
-/// A local ``BlobStore`` as the first tier in front of a shared remote cache, with ccache's
+/// A local `BlobStore` as the first tier in front of a shared remote cache, with ccache's
 /// semantics:
 ///
 /// - a local hit makes no remote traffic;
@@ -61,13 +61,13 @@ public final class TieredStore: BlobStorage {
 
     // MARK: - Reading
 
-    /// The entry stored under `key`, locally (``StoredEntry/Tier/disk``) or in the remote
-    /// (``StoredEntry/Tier/remote``); `nil` when neither has it.
+    /// The entry stored under `key`, locally (`StoredEntry.Tier.disk`) or in the remote
+    /// (`StoredEntry.Tier.remote`); `nil` when neither has it.
     ///
     /// A remote hit is verified against its digest and size, then stored locally with its
     /// metadata and expiry (unless ``RemoteConfiguration/remoteOnly``).
     ///
-    /// - Throws: ``BlobStoreError`` from the local store only.
+    /// - Throws: `BlobStoreError` from the local store only.
     public func entry(for key: StoreKey) throws -> StoredEntry? {
         if !configuration.remoteOnly, let stored = try local.entry(for: key) { return stored }
         guard let (data, record) = fetch(key) else { return nil }
@@ -84,7 +84,7 @@ public final class TieredStore: BlobStorage {
     /// What the local store knows of `key`, else what the remote's record for it says (without
     /// fetching the blob); `nil` when neither has an unexpired entry.
     ///
-    /// - Throws: ``BlobStoreError`` from the local store only.
+    /// - Throws: `BlobStoreError` from the local store only.
     public func info(for key: StoreKey) throws -> EntryInfo? {
         if !configuration.remoteOnly, let info = try local.info(for: key) { return info }
         return attempt { try remoteRecord(for: key) }??.info(for: key)
@@ -93,7 +93,7 @@ public final class TieredStore: BlobStorage {
     /// Whether `key` is stored locally, or the remote has a valid record for it whose blob it
     /// still holds. Downloads nothing.
     ///
-    /// - Throws: ``BlobStoreError`` from the local store only.
+    /// - Throws: `BlobStoreError` from the local store only.
     public func contains(_ key: StoreKey) throws -> Bool {
         if !configuration.remoteOnly, try local.contains(key) { return true }
         return attempt { () -> Bool in
@@ -109,9 +109,9 @@ public final class TieredStore: BlobStorage {
     /// it already, then the record.
     ///
     /// - Returns: The SHA-256 of `data`.
-    /// - Throws: ``BlobStoreError`` from the local store only.
+    /// - Throws: `BlobStoreError` from the local store only.
     ///
-    /// With ``StoragePlacement/memoryOnly`` nothing is kept: neither tier is memory, and the key's
+    /// With `StoragePlacement.memoryOnly` nothing is kept: neither tier is memory, and the key's
     /// local entry and remote record are removed so that no older value outlives the new one.
     @discardableResult
     public func put(
@@ -137,7 +137,7 @@ public final class TieredStore: BlobStorage {
     /// backend's ``RemoteBackend/maximumValueSize`` stay local.
     ///
     /// - Returns: Whether the remote now has the blob and the record.
-    /// - Throws: ``BlobStoreError`` from the local store only.
+    /// - Throws: `BlobStoreError` from the local store only.
     @discardableResult
     public func upload(_ key: StoreKey) throws -> Bool {
         guard !configuration.readOnly, let info = try local.info(for: key),
@@ -158,7 +158,7 @@ public final class TieredStore: BlobStorage {
     ///
     /// - Returns: Whether the key was stored locally (with ``RemoteConfiguration/remoteOnly``,
     ///   whether the remote had a record for it).
-    /// - Throws: ``BlobStoreError`` from the local store only.
+    /// - Throws: `BlobStoreError` from the local store only.
     @discardableResult
     public func remove(_ key: StoreKey) throws -> Bool {
         let removedLocally = configuration.remoteOnly ? false : try local.remove(key)
@@ -178,7 +178,7 @@ public final class TieredStore: BlobStorage {
     /// ``RemoteConfiguration/readOnly``, of its remote record, keeping the value: no blob is read
     /// or written. Returns whether either tier had the entry.
     ///
-    /// - Throws: ``BlobStoreError`` from the local store only.
+    /// - Throws: `BlobStoreError` from the local store only.
     @discardableResult
     public func update(_ key: StoreKey, metadata: Data, expires: Date?) throws -> Bool {
         let updatedLocally =
@@ -201,7 +201,7 @@ public final class TieredStore: BlobStorage {
     /// shared: records other machines wrote under other keys stay, for its eviction. With
     /// ``RemoteConfiguration/remoteOnly`` nothing is local, and nothing is removed.
     ///
-    /// - Throws: ``BlobStoreError`` from the local store only.
+    /// - Throws: `BlobStoreError` from the local store only.
     @discardableResult
     public func removeAll() throws -> Int {
         guard !configuration.remoteOnly else { return 0 }
@@ -217,7 +217,7 @@ public final class TieredStore: BlobStorage {
     /// Adds this process's counters to the store's `remote-stats` file, so that `blobstore stats`
     /// shows them. Call it before closing the local store; it is cheap to call again.
     ///
-    /// - Throws: ``BlobStoreError`` when the file cannot be written.
+    /// - Throws: `BlobStoreError` when the file cannot be written.
     public func saveStats() throws {
         let unsaved = state.withLock { state in
             defer { state.unsaved = RemoteStats() }
