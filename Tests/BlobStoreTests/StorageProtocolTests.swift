@@ -161,7 +161,7 @@ struct StorageProtocolTests {
 
     @Test func aCancelledReadStopsWaitingAndThrowsCancellationError() async throws {
         let double = DictionaryStorage()
-        try double.put(Data("v"), for: "k")
+        try await double.put(Data("v"), for: "k")
         double.blockReads()
         // Lets the read go after 20 s whatever happens, so that a wrong implementation fails
         // (it would return the value) instead of hanging.

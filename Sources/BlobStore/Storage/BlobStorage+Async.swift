@@ -36,6 +36,14 @@ extension BlobStorage {
         try await offload { try self.put(data, for: key, metadata: metadata, expires: expires, placement: placement) }
     }
 
+    /// `async` ``put(_:for:metadata:expires:)-8ecn7``: every tier; cancelled as a put is.
+    @discardableResult
+    public func put(_ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil) async throws
+        -> SHA256Digest
+    {
+        try await put(data, for: key, metadata: metadata, expires: expires, placement: .memoryAndDisk)
+    }
+
     /// `async` ``update(_:metadata:expires:)-6ndvd``; cancelled as a put is.
     @discardableResult
     public func update(_ key: StoreKey, metadata: Data, expires: Date?) async throws -> Bool {

@@ -11,7 +11,7 @@ import Foundation
 /// that runs it off the caller's thread (``BlobStorage/entry(for:)-6zecv``).
 ///
 /// The conveniences every storage gets from these requirements: ``value(for:)-4hc2q``,
-/// ``put(_:for:metadata:expires:)``, get-or-compute with single flight
+/// ``put(_:for:metadata:expires:)-8ecn7``, get-or-compute with single flight
 /// (``value(for:orInsert:metadata:expires:)-4wn9h``), typed objects
 /// (``put(object:for:metadata:expires:placement:coder:)-71tjk``,
 /// ``object(_:for:coder:)-8xuoe``) and the `async` forms.

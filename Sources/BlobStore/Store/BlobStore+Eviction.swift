@@ -30,7 +30,8 @@ extension BlobStore {
         }
         guard let (request, limits, evicts) = request else { return }
         if evicts {
-            _ = try? evictionRoundInSteps(limits: limits, now: Syscalls.nowMilliseconds(), protecting: request.protecting)
+            _ = try? evictionRoundInSteps(
+                limits: limits, now: Syscalls.nowMilliseconds(), protecting: request.protecting)
         }
         state.withLock { state in
             if state.poison == nil, state.index.deadPackBytes >= state.nextRepackCheck {
