@@ -5,6 +5,7 @@ let package = Package(
     name: "BlobStore",
     products: [
         .library(name: "BlobStore", targets: ["BlobStore"]),
+        .library(name: "BlobStoreCache", targets: ["BlobStoreCache"]),
         .library(name: "BlobStoreHTTP", targets: ["BlobStoreHTTP"]),
         .library(name: "BlobStoreRemote", targets: ["BlobStoreRemote"]),
         .executable(name: "blobstore", targets: ["blobstore"]),
@@ -19,28 +20,33 @@ let package = Package(
         .target(name: "CSharedCounter"),
         .target(name: "CLinux"),
         .target(name: "BlobStore", dependencies: ["CLibCrypto", "CCRC32C", "CSharedCounter", "CLinux"]),
-        .target(name: "BlobStoreHTTP", dependencies: ["BlobStore"]),
+        // The memory tier and typed objects, over the store's public API only.
+        .target(name: "BlobStoreCache", dependencies: ["BlobStore"]),
+        .target(name: "BlobStoreHTTP", dependencies: ["BlobStore", "BlobStoreCache"]),
         .target(name: "BlobStoreRemote", dependencies: ["BlobStore"]),
-        .target(name: "BlobStoreCLI", dependencies: ["BlobStore", "BlobStoreHTTP", "BlobStoreRemote"]),
+        .target(name: "BlobStoreCLI", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "BlobStoreRemote"]),
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
         .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),
         .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
         // Small programs that show the libraries in use (Examples/README.md); built with the rest.
-        .executableTarget(name: "ImageCacheExample", dependencies: ["BlobStore"], path: "Examples/ImageCacheExample"),
         .executableTarget(
-            name: "HTTPClientCacheExample", dependencies: ["BlobStore", "BlobStoreHTTP"],
+            name: "ImageCacheExample", dependencies: ["BlobStore", "BlobStoreCache"], path: "Examples/ImageCacheExample"),
+        .executableTarget(
+            name: "HTTPClientCacheExample", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP"],
             path: "Examples/HTTPClientCacheExample"),
-        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"], exclude: ["Fixtures"]),
+        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore", "BlobStoreCache"], exclude: ["Fixtures"]),
         .testTarget(
             name: "BlobStoreRemoteTests", dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI", "BlobStoreHTTP"]
         ),
         // The Python HTTP server the HTTP cache and CLI tests talk to, and its Swift wrapper.
         .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer", exclude: ["http_server.py"]),
-        .testTarget(name: "BlobStoreHTTPTests", dependencies: ["BlobStoreHTTP", "BlobStore", "HTTPTestServer"]),
+        .testTarget(
+            name: "BlobStoreHTTPTests", dependencies: ["BlobStoreHTTP", "BlobStore", "BlobStoreCache", "HTTPTestServer"]),
         .testTarget(
             name: "BlobStoreCLITests",
             dependencies: [
-                "BlobStoreCLI", "blobstore", "blobstore-torture", "BlobStore", "HTTPTestServer", "ImageCacheExample",
+                "BlobStoreCLI", "blobstore", "blobstore-torture", "BlobStore", "BlobStoreCache", "HTTPTestServer",
+                "ImageCacheExample",
             ]
         ),
     ],

@@ -19,8 +19,8 @@ MODULE_MAPS=(-Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap
 # SwiftPM compiles every target with the package's name, which `package` declarations need.
 PACKAGE_NAME=(-package-name blobstore)
 # The libraries the CLI sources import besides BlobStore, each compiled as a module of its own
-# (build_library) for the CLI harnesses.
-CLI_LIBRARIES=(BlobStoreHTTP BlobStoreRemote)
+# (build_library) for the CLI harnesses, in this order: each may import those before it.
+CLI_LIBRARIES=(BlobStoreCache BlobStoreHTTP BlobStoreRemote)
 
 usage() {
     cat <<'EOF'

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreCache
 import Foundation
 
 /// A thumbnail cache: a `CachedStore` (a 64 KiB memory tier in front of a disk store) that

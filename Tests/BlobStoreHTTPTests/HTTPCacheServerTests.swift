@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreCache
 import BlobStoreHTTP
 import Foundation
 import HTTPTestServer

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BlobStore
+@testable import BlobStoreCache
 
 /// A typed object for the tests.
 private struct Item: Codable, Equatable {

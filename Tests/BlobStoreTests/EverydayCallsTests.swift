@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import BlobStore
+@testable import BlobStoreCache
 
 /// Blocks the producer of key `k` until `count` other callers wait for it (at most 30 s).
 private func waitForWaiters(_ store: BlobStore, _ count: Int) {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BlobStore
+@testable import BlobStoreCache
 
 /// What a memory tier should hold, computed the simplest way: an array in recency order.
 struct MemoryReferenceModel {

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import BlobStore
+@testable import BlobStoreCache
 
 /// What every storage of this module does, whatever tier it keeps values in.
 private func checkContract(_ storage: any BlobStorage, keepsMemoryOnly: Bool) throws {

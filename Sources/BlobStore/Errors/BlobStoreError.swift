@@ -143,12 +143,14 @@ extension BlobStoreError: CustomNSError {
     public static var errorDomain: String { "BlobStore.BlobStoreError" }
 
     /// A stable number per code (its place in this list, from 1; 0 for a code made elsewhere),
-    /// for `NSError.code`. New codes are added at the end.
+    /// for `NSError.code`. New codes are added at the end. Numbers 14 to 16 are the codes of
+    /// the cache library and the HTTP library, which define them (`undecodable`, `unencodable`,
+    /// `network`): they were the core's once, and keep their numbers.
     public var errorCode: Int {
         let known: [Code] = [
             .notFound, .corrupt, .io, .noSpace, .permissionDenied, .notAStore, .unsupportedVersion, .busy,
-            .invalidArgument, .unsafeLayout, .poisoned, .tooLarge, .closed, .undecodable, .unencodable, .network,
-            .digestMismatch,
+            .invalidArgument, .unsafeLayout, .poisoned, .tooLarge, .closed, Code("undecodable"),
+            Code("unencodable"), Code("network"), .digestMismatch,
         ]
         return known.firstIndex(of: code).map { $0 + 1 } ?? 0
     }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// A key-value store of blobs: what the disk store (``BlobStore``), the memory and disk store
-/// (``CachedStore``) and the tiered store of `BlobStoreRemote` have in common, so that a front-end
-/// (typed objects, the HTTP cache of `BlobStoreHTTP`) runs on any of them, and a test can hand it
-/// a double.
+/// (`CachedStore`, of `BlobStoreCache`) and the tiered store of `BlobStoreRemote` have in common,
+/// so that a front-end (the typed objects of `BlobStoreCache`, the HTTP cache of
+/// `BlobStoreHTTP`) runs on any of them, and a test can hand it a double.
 ///
 /// Each key holds one value with opaque metadata and an optional expiry. A conforming type
 /// returns nothing it cannot vouch for: no expired entry, and no value that fails its digest
@@ -12,9 +12,8 @@ import Foundation
 ///
 /// The conveniences every storage gets from these requirements: ``value(for:)-4hc2q``,
 /// ``put(_:for:metadata:expires:)-8ecn7``, get-or-compute with single flight
-/// (``value(for:orInsert:metadata:expires:)-4wn9h``), typed objects
-/// (``put(object:for:metadata:expires:placement:coder:)-71tjk``,
-/// ``object(_:for:coder:)-8xuoe``) and the `async` forms.
+/// (``value(for:orInsert:metadata:expires:)-4wn9h``) and the `async` forms; with
+/// `BlobStoreCache`, typed objects (`put(object:for:…)`, `object(_:for:coder:)`).
 public protocol BlobStorage: AnyObject, Sendable {
     /// The unexpired entry under `key`, value and information in one read, verified; records
     /// an access where the storage keeps them. `nil` when there is none, or when its value is

@@ -5,7 +5,7 @@ import Foundation
 public struct StoredEntry: Sendable, Equatable {
     /// The tier a value was found in.
     public enum Tier: Sendable, Equatable {
-        /// A ``MemoryTier``.
+        /// A memory tier (`MemoryTier`, of `BlobStoreCache`).
         case memory
         /// A disk store (``BlobStore``).
         case disk

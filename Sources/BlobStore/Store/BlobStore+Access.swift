@@ -4,7 +4,7 @@ import Foundation
 
 extension BlobStore {
     /// Records a read of `key` for eviction without reading its blob, as a hit served from a
-    /// cache in front of the store (``MemoryTier``) would.
+    /// cache in front of the store (the memory tier of `BlobStoreCache`) would.
     ///
     /// The access is buffered and appended with the others (access times are hints, never synced
     /// on their own); hits and misses in ``stats()-6aleh`` do not change.
@@ -18,12 +18,16 @@ extension BlobStore {
     }
 
     /// Records a read of `key`, as ``touch(_:)`` does, only if its entry still has `digest`,
-    /// `metadata` and `expires` (milliseconds since the epoch): for a memory tier's hit, so that
-    /// it is served only while it matches the disk. Catching up costs no system call unless
-    /// another process wrote since (the change counter).
-    func touch(_ key: StoreKey, ifUnchanged digest: SHA256Digest, metadata: Data, expires: Int64?) throws -> Bool {
-        try touch(key) { entry in
-            entry.digest == digest && entry.expires == expires && entry.metadata.elementsEqual(metadata)
+    /// `metadata` and `expires` (to the millisecond the store keeps); returns whether it did.
+    /// For a memory tier's hit, so that it is served only while it matches the disk: another
+    /// process may have overwritten or removed the entry since. Catching up costs no system call
+    /// unless another process wrote since (the change counter).
+    public func touch(_ key: StoreKey, ifUnchanged digest: SHA256Digest, metadata: Data, expires: Date?) throws
+        -> Bool
+    {
+        let expiry = expires.map { max(0, $0.milliseconds) }
+        return try touch(key) { entry in
+            entry.digest == digest && entry.expires == expiry && entry.metadata.elementsEqual(metadata)
         }
     }
 

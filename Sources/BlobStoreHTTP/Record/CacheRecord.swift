@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreCache
 import Foundation
 
 /// The metadata of an HTTP cache entry: a response (its body is the entry's value), or, under

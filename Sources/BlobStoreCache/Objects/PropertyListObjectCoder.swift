@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// Property lists, binary or XML, as an ``ObjectCoder``. Equal objects may encode to different
@@ -18,7 +19,7 @@ public struct PropertyListObjectCoder: ObjectCoder {
 
     /// `value` as a property list in ``format``.
     ///
-    /// - Throws: ``BlobStoreError`` with code `unencodable` for the `.openStep` format.
+    /// - Throws: `BlobStoreError` with code `unencodable` for the `.openStep` format.
     public func encode<T: Encodable>(_ value: T) throws -> Data {
         if format == .openStep {
             throw BlobStoreError(

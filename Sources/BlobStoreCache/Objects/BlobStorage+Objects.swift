@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 // MARK: - Typed objects
@@ -14,7 +15,7 @@ extension BlobStorage {
     ///   - placement: Every tier (the default) or memory only.
     ///   - coder: The format. Default: ``JSONObjectCoder``.
     /// - Returns: The SHA-256 of the encoded bytes.
-    /// - Throws: ``BlobStoreError`` with code `unencodable` when the coder refuses the value, or
+    /// - Throws: `BlobStoreError` with code `unencodable` when the coder refuses the value, or
     ///   from the storage.
     @discardableResult
     public func put<T: Encodable>(
@@ -26,13 +27,13 @@ extension BlobStorage {
     }
 
     /// The object stored under `key`, decoded as a `T` with `coder`; `nil` as for
-    /// ``entry(for:)``.
+    /// `entry(for:)`.
     ///
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - key: The key it was stored under.
     ///   - coder: The format it was stored in. Default: ``JSONObjectCoder``.
-    /// - Throws: ``BlobStoreError`` with code `undecodable` when the stored bytes are not a `T`
+    /// - Throws: `BlobStoreError` with code `undecodable` when the stored bytes are not a `T`
     ///   in this format (the entry is left as it is), or from the storage.
     public func object<T: Decodable>(_ type: T.Type, for key: StoreKey, coder: any ObjectCoder = JSONObjectCoder())
         throws -> T?
@@ -41,7 +42,7 @@ extension BlobStorage {
         return try ObjectCoding.decode(type, from: entry.value, key: key, with: coder)
     }
 
-    /// `async` ``BlobStorage/put(object:for:metadata:expires:placement:coder:)-71tjk``; cancelled as a put is.
+    /// `async` `BlobStorage.put(object:for:metadata:expires:placement:coder:)`; cancelled as a put is.
     @discardableResult
     public func put<T: Encodable>(
         object: T, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil,
@@ -51,7 +52,7 @@ extension BlobStorage {
         return try await put(data, for: key, metadata: metadata, expires: expires, placement: placement)
     }
 
-    /// `async` ``BlobStorage/object(_:for:coder:)-8xuoe``. A cancelled task stops waiting and throws
+    /// `async` `BlobStorage.object(_:for:coder:)`. A cancelled task stops waiting and throws
     /// `CancellationError`.
     public func object<T: Decodable>(_ type: T.Type, for key: StoreKey, coder: any ObjectCoder = JSONObjectCoder())
         async throws -> T?

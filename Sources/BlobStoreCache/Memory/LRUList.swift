@@ -1,3 +1,4 @@
+import BlobStore
 /// Values by key in recency order, with O(1) insert, lookup, promotion and removal of the least
 /// recent: a doubly linked list threaded through a dictionary by key (no reference types).
 struct LRUList<Value> {

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// A value held by a ``MemoryTier``: the bytes, their digest, the metadata and expiry given with

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// JSON with sorted keys, the default ``ObjectCoder``: equal objects encode to equal bytes, so they

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import Synchronization
 
@@ -9,7 +10,7 @@ import Synchronization
 /// below it. Choose the bound for the memory the process can spare; call ``removeAll()`` to give
 /// it all back. An entry whose cost alone exceeds the bound is not kept.
 ///
-/// A ``CachedStore`` puts one in front of a ``BlobStore``; raw values, typed objects and HTTP
+/// A ``CachedStore`` puts one in front of a `BlobStore`; raw values, typed objects and HTTP
 /// responses share it. It is `Sendable`, and every method is thread-safe.
 public final class MemoryTier: Sendable {
     /// The bounds of a memory tier.
@@ -37,7 +38,7 @@ public final class MemoryTier: Sendable {
 
     /// A tier with bounds `limits`.
     ///
-    /// - Throws: ``BlobStoreError`` with code `invalidArgument` for a negative bound.
+    /// - Throws: `BlobStoreError` with code `invalidArgument` for a negative bound.
     public init(limits: Limits) throws {
         guard limits.maxBytes >= 0, (limits.maxCount ?? 0) >= 0 else {
             throw BlobStoreError(

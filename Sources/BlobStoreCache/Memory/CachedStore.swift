@@ -1,12 +1,13 @@
+import BlobStore
 import Foundation
 import Synchronization
 
-/// A ``BlobStore`` with an optional ``MemoryTier`` in front of it: a ``BlobStorage`` whose reads
+/// A `BlobStore` with an optional ``MemoryTier`` in front of it: a `BlobStorage` whose reads
 /// look in memory first.
 ///
 /// A memory hit on an entry the disk holds too records an access there, so the disk tier's
 /// eviction order sees it. A disk hit is copied into memory when it fits. Writes go to both
-/// tiers, or to memory only (``StoragePlacement/memoryOnly``) for values not worth a disk write.
+/// tiers, or to memory only (`StoragePlacement.memoryOnly`) for values not worth a disk write.
 ///
 /// The memory tier belongs to this process; each memory hit is checked against the disk entry
 /// (the same digest, metadata and expiry, as the hit's access is recorded there), so a value
@@ -48,7 +49,7 @@ public final class CachedStore: BlobStorage {
     ///   - expires: After this date the entry reads as missing in both tiers.
     ///   - placement: Both tiers (the default) or memory only.
     /// - Returns: The SHA-256 of `data`.
-    /// - Throws: ``BlobStoreError`` from the disk store.
+    /// - Throws: `BlobStoreError` from the disk store.
     @discardableResult
     public func put(
         _ data: Data, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil,
@@ -80,7 +81,7 @@ public final class CachedStore: BlobStorage {
     }
 
     /// Replaces `key`'s metadata and expiry in both tiers, keeping its value; returns whether
-    /// either tier held it. On disk no blob is read or written (``BlobStore/update(_:metadata:expires:)-2jd60``);
+    /// either tier held it. On disk no blob is read or written (`BlobStore.update(_:metadata:expires:)`);
     /// the memory copy of a disk entry is dropped first (the next read takes the new one from
     /// disk), and a memory-only entry is changed in memory.
     @discardableResult
@@ -94,7 +95,7 @@ public final class CachedStore: BlobStorage {
     }
 
     /// Removes every entry from both tiers; returns how many the disk store held
-    /// (``BlobStore/removeAll()-70uvl``).
+    /// (`BlobStore.removeAll()`).
     @discardableResult
     public func removeAll() throws -> Int {
         memory?.removeAll()
@@ -110,10 +111,10 @@ public final class CachedStore: BlobStorage {
     /// A memory hit on an entry the disk holds too records an access in the disk store; when the
     /// disk store no longer has the same entry (another process removed or overwrote it, or
     /// changed its metadata), the memory entry is dropped and the entry is read from disk (a miss
-    /// when the disk has none). A disk read is verified as ``BlobStore/blob(_:)-90ckb`` verifies,
+    /// when the disk has none). A disk read is verified as `BlobStore.blob(_:)` verifies,
     /// and a damaged blob is a miss.
     ///
-    /// - Throws: ``BlobStoreError`` from the disk store.
+    /// - Throws: `BlobStoreError` from the disk store.
     public func entry(for key: StoreKey) throws -> StoredEntry? {
         if let memory, let hit = memory.entry(for: key) {
             if try !hit.isOnDisk || isCurrent(hit, key) {
@@ -131,7 +132,7 @@ public final class CachedStore: BlobStorage {
         return stored
     }
 
-    /// What the disk store knows of `key` (``BlobStore/info(for:)-1fve4``); `nil` for a value kept
+    /// What the disk store knows of `key` (`BlobStore.info(for:)`); `nil` for a value kept
     /// in memory only.
     public func info(for key: StoreKey) throws -> EntryInfo? {
         try disk.info(for: key)
@@ -147,8 +148,7 @@ public final class CachedStore: BlobStorage {
     /// there): the same digest, metadata and expiry. Another process may have overwritten or
     /// removed it since.
     private func isCurrent(_ hit: MemoryEntry, _ key: StoreKey) throws -> Bool {
-        try disk.touch(
-            key, ifUnchanged: hit.digest, metadata: hit.metadata, expires: hit.expires.map { max(0, $0.milliseconds) })
+        try disk.touch(key, ifUnchanged: hit.digest, metadata: hit.metadata, expires: hit.expires)
     }
 
     /// Keeps `entry` in memory if the disk still holds what it was made from: the entry with its

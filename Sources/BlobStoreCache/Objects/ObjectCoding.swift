@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// Runs an ``ObjectCoder`` and turns what it throws into the library's error codes, the same for
@@ -5,7 +6,7 @@ import Foundation
 enum ObjectCoding {
     /// `object` encoded by `coder`.
     ///
-    /// - Throws: ``BlobStoreError`` with code `unencodable`, or the coder's own ``BlobStoreError``.
+    /// - Throws: `BlobStoreError` with code `unencodable`, or the coder's own `BlobStoreError`.
     static func encode<T: Encodable>(_ object: T, with coder: any ObjectCoder) throws -> Data {
         do {
             return try coder.encode(object)
@@ -21,8 +22,8 @@ enum ObjectCoding {
 
     /// `data`, the value under `key`, decoded by `coder`.
     ///
-    /// - Throws: ``BlobStoreError`` with code `undecodable`, naming `key`, or the coder's own
-    ///   ``BlobStoreError``.
+    /// - Throws: `BlobStoreError` with code `undecodable`, naming `key`, or the coder's own
+    ///   `BlobStoreError`.
     static func decode<T: Decodable>(_ type: T.Type, from data: Data, key: StoreKey, with coder: any ObjectCoder)
         throws -> T
     {
