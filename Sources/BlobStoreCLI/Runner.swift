@@ -38,7 +38,7 @@ struct Runner {
                 return ExitCode.success
             }
         } catch let error as BlobStoreError {
-            errors.report("Error: \(error.description)\n")
+            errors.report("Error: \(error.description)\n" + (ErrorAdvice.hint(for: error.code).map { $0 + "\n" } ?? ""))
             return ExitCode.forError(error.code)
         } catch let failure as CommandFailure {
             errors.report("Error: \(failure.message)\n")

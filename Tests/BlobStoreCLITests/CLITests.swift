@@ -358,6 +358,10 @@ import Testing
                 #expect(run.status == 73, "\(arguments)")
                 #expect(run.stderr.hasPrefix("Error: The value is "), "\(run.stderr)")
                 #expect(run.stderr.contains("more than the store's capacity of 1024 bytes; it is not stored."))
+                #expect(run.stderr.contains("(EvictionLimits.capacity)"), "the library's advice, in its terms")
+                #expect(
+                    run.stderr.hasSuffix("\nHint: raise the capacity with 'blobstore config --capacity <size>'.\n"),
+                    "and the CLI's")
                 #expect(!run.stderr.contains("Usage:"))
                 #expect(run.standardOutput.isEmpty)
             }

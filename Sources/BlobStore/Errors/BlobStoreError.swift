@@ -112,7 +112,7 @@ extension BlobStoreError {
             return BlobStoreError(
                 .permissionDenied,
                 "\(call) was refused on \(path). Check that the store directory is writable by this "
-                    + "user, or choose another store with --store or BLOBSTORE_DIR.",
+                    + "user, or open another store.",
                 path: path, errno: errno, file: file, line: line)
         case ENOENT:
             return BlobStoreError(

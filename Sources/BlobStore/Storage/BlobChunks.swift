@@ -113,7 +113,7 @@ public struct BlobChunks: AsyncSequence, Sendable {
                     + "\(info.digest). "
                     + (setAside
                         ? "The blob was set aside and the entry dropped; store the value again."
-                        : "Run 'blobstore verify --repair' on the store, then store the value again."))
+                        : "Verify the store with repair (BlobStore.verify(repair: true)), then store the value again."))
         }
     }
 }

@@ -120,6 +120,6 @@ extension BlobStore {
         throw BlobStoreError(
             .tooLarge,
             "The value is \(soFar ? "at least " : "")\(size) bytes, more than the store's capacity of \(capacity) bytes; it is not stored. "
-                + "Raise the capacity (blobstore config --capacity), or store it elsewhere.", path: path)
+                + "Raise the capacity (EvictionLimits.capacity), or store it elsewhere.", path: path)
     }
 }

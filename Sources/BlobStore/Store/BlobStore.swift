@@ -298,7 +298,7 @@ public final class BlobStore: Sendable {
                 .permissionDenied,
                 "The store at \(layout.root) is read-only for this process: opening \(error.path ?? "its journal") "
                     + "for writing was refused. Reads work; to write, make the store writable by this user, "
-                    + "or choose another store with --store or BLOBSTORE_DIR.",
+                    + "or open another store.",
                 path: layout.root, errno: error.errno)
             loaded = try LoadedGeneration.load(layout, flags: O_RDONLY)
         }

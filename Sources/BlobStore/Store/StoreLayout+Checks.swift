@@ -18,8 +18,8 @@ extension StoreLayout {
         if !checkedShards.contains(digest.shard), let info = try Syscalls.lstat(shard) {
             try Self.requirePlainDirectory(
                 shard, info,
-                remedy: "Run 'blobstore verify --repair' to move it to quarantine/ (the blobs it held then read "
-                    + "as missing), or remove it.")
+                remedy: "Verify the store with repair (BlobStore.verify(repair: true)) to move it to quarantine/ "
+                    + "(the blobs it held then read as missing), or remove it.")
             checkedShards.insert(digest.shard)
         }
         return shard + "/" + hex
