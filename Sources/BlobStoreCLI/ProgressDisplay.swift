@@ -150,12 +150,9 @@ final class ProgressDisplay: Sendable {
     }
 
     /// What a step counts: blob files for `blobs` and `sweep`, records for `index`.
-    private static func noun(forStep step: String) -> String {
+    private static func noun(forStep step: MaintenanceProgress.Step) -> String {
         switch step {
-        case "blobs", "sweep": "files"
-        case "index": "records"
-        case "entries": "entries"
-        default: "items"
+        case .blobs, .sweep: "files"
         }
     }
 }

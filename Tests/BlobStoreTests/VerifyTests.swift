@@ -368,7 +368,7 @@ import Testing
                 let (seen, overlapped) = recorder.calls.withLock { ($0.seen, $0.overlapped) }
                 #expect(!overlapped)
                 #expect(seen.count >= 2)
-                #expect(seen.allSatisfy { $0.step == "blobs" && $0.total == 300 && $0.totalBytes == bytes })
+                #expect(seen.allSatisfy { $0.step == .blobs && $0.total == 300 && $0.totalBytes == bytes })
                 #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.done <= $1.done && $0.bytes <= $1.bytes })
                 let last = try #require(seen.last)
                 #expect(last.done == last.total && last.bytes == last.totalBytes)

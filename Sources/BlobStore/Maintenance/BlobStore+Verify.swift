@@ -259,7 +259,7 @@ extension BlobStore {
                     state.isReporting = true
                     (state.reportedDone, state.reportedBytes) = (state.done, state.bytes)
                     return MaintenanceProgress(
-                        step: "blobs", done: state.done, total: total, bytes: state.bytes, totalBytes: totalBytes)
+                        step: .blobs, done: state.done, total: total, bytes: state.bytes, totalBytes: totalBytes)
                 }
                 if let report, let progress {
                     progress(report)
@@ -274,7 +274,7 @@ extension BlobStore {
         // The last file's worker may have skipped its call while another worker was reporting.
         if let progress, reportedDone != done || total == 0 {
             progress(
-                MaintenanceProgress(step: "blobs", done: done, total: total, bytes: bytes, totalBytes: totalBytes))
+                MaintenanceProgress(step: .blobs, done: done, total: total, bytes: bytes, totalBytes: totalBytes))
         }
         return checks
     }

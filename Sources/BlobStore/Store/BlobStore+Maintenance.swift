@@ -167,7 +167,7 @@ extension BlobStore {
                     }
                 }
             }
-            progress?(MaintenanceProgress(step: "sweep", done: done + 1, total: shards.count, bytes: 0, totalBytes: 0))
+            progress?(MaintenanceProgress(step: .sweep, done: done + 1, total: shards.count, bytes: 0, totalBytes: 0))
         }
     }
 
