@@ -55,12 +55,12 @@ struct ImageCacheExample {
         try await singleFlight(cache, renderer)
         try typedMetadata(cache)
         try memoryAndDiskHits(cache)
-        try disk.close()
+        try await disk.close()
         let reopened = try BlobStore(at: directory)
         let newCache = CachedStore(disk: reopened, memory: try MemoryTier(maxBytes: 64 << 10))
         try newProcess(newCache, renderer)
         try statistics(newCache, renderer)
-        try reopened.close()
+        try await reopened.close()
     }
 
     /// Step 1: `value(for:orInsert:)` renders a thumbnail only when none is stored.

@@ -36,7 +36,7 @@ struct ObserverTests {
         try await store.put(Data("7"), for: "c")
         try await store.put(Data("8"), for: "d")
         #expect(try await store.removeAll() == 2)
-        try store.close()
+        try await store.close()
 
         let seen = await listening.value
         try #require(seen.count == 7)

@@ -332,7 +332,7 @@ import Testing
         #expect(try await store.blob(digest) == Data("async"))
         #expect(try await store.remove("k"))
         try await store.flush()
-        try store.close()
+        try await store.close()
     }
 
     @Test func concurrentThreadsShareOneStore() throws {

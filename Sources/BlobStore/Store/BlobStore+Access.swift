@@ -17,7 +17,7 @@ extension BlobStore {
         try touch(key) { _ in true }
     }
 
-    /// Records a read of `key`, as ``touch(_:)`` does, only if its entry still has `digest`,
+    /// Records a read of `key`, as ``touch(_:)-9byp3`` does, only if its entry still has `digest`,
     /// `metadata` and `expires` (to the millisecond the store keeps); returns whether it did.
     /// For a memory tier's hit, so that it is served only while it matches the disk: another
     /// process may have overwritten or removed the entry since. Catching up costs no system call

@@ -20,6 +20,43 @@ extension BlobStore {
         try await offload { try self.put(contentsOf: url, for: key, metadata: metadata, expires: expires) }
     }
 
+    /// `async` ``put(readingFrom:for:metadata:expires:)-34b7y``; cancelled as a put is.
+    @discardableResult
+    public func put(readingFrom handle: FileHandle, for key: StoreKey, metadata: Data = Data(), expires: Date? = nil)
+        async throws -> SHA256Digest
+    {
+        try await offload { try self.put(readingFrom: handle, for: key, metadata: metadata, expires: expires) }
+    }
+
+    /// `async` ``putBlob(_:)-9xqdk``; cancelled as a put is.
+    @discardableResult
+    public func putBlob(_ data: Data) async throws -> SHA256Digest {
+        try await offload { try self.putBlob(data) }
+    }
+
+    /// `async` ``putBlob(contentsOf:)-1621s``; cancelled as a put is.
+    @discardableResult
+    public func putBlob(contentsOf url: URL) async throws -> SHA256Digest {
+        try await offload { try self.putBlob(contentsOf: url) }
+    }
+
+    /// `async` ``touch(_:)-9byp3``; cancelled as a put is.
+    @discardableResult
+    public func touch(_ key: StoreKey) async throws -> Bool {
+        try await offload { try self.touch(key) }
+    }
+
+    /// `async` ``recordLimits(_:)-3iqde``; cancelled as a put is.
+    public func recordLimits(_ limits: EvictionLimits) async throws {
+        try await offload { try self.recordLimits(limits) }
+    }
+
+    /// `async` ``close()-1fv3b``: the last group commit runs off the caller's thread. A task cancelled
+    /// before it starts throws `CancellationError` and leaves the store open.
+    public func close() async throws {
+        try await offload { try self.close() }
+    }
+
     /// `async` ``fileURL(for:)-7zi9u``.
     public func fileURL(for key: StoreKey) async throws -> URL? {
         try await offload(.stopWaiting) { try self.fileURL(for: key) }

@@ -122,7 +122,7 @@ extension BlobStore {
         return try putStream(source, key: Self.blobKey, metadata: Data(), expires: nil)
     }
 
-    /// The key under which ``putBlob(_:)`` keeps a blob alive.
+    /// The key under which ``putBlob(_:)-9xqdk`` keeps a blob alive.
     public static func blobKey(_ digest: SHA256Digest) -> StoreKey {
         StoreKey("sha256:" + digest.hex)
     }
@@ -532,7 +532,7 @@ extension BlobStore {
         if let journal { try Syscalls.fdatasync(journal) }
     }
 
-    /// For ``close()``, holding ``writers`` and the state mutex: appends buffered access times
+    /// For ``close()-1fv3b``, holding ``writers`` and the state mutex: appends buffered access times
     /// if the exclusive lock is free, then (in ``Durability/batched`` mode) runs the pending group
     /// commit.
     func flushLocked(_ state: inout StoreState) throws {
