@@ -136,6 +136,21 @@ struct StorageProtocolTests {
         #expect(double.puts == 1)
     }
 
+    @Test func aLeaderLooksAgainOnlyWhenItsOwnKeyLandedMeanwhile() throws {
+        let double = DictionaryStorage()
+        let mark = Flight.mark()
+        _ = try double.value(for: "other", orInsert: { Data("o") })  // another key lands
+        let first = Flight.join("k", in: double, markedAt: mark)
+        #expect(first.leads && !first.looksAgain, "another key's landing costs no second look")
+        first.flight.land("k", in: double, .success(Data()))
+
+        let again = Flight.mark()
+        _ = try double.value(for: "k2", orInsert: { Data("2") })  // this key lands after the mark
+        let second = Flight.join("k2", in: double, markedAt: again)
+        #expect(second.leads && second.looksAgain)
+        second.flight.land("k2", in: double, .success(Data()))
+    }
+
     @Test func asyncCallersOfOneKeyShareOneProduction() async throws {
         let double = DictionaryStorage()
         let produced = Count()

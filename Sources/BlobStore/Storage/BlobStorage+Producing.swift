@@ -11,7 +11,8 @@ extension BlobStorage {
     /// first runs it and the others wait for its result, the value or the error it threw
     /// (nothing is stored then, and the next call produces again). `produce` runs with no lock
     /// of the storage held. Processes do not wait for each other: two of them may each produce
-    /// the value once.
+    /// the value once. A miss costs one look, and a second one only when another production of
+    /// the same key landed between the first look and joining.
     ///
     /// - Throws: What `produce` throws, or ``BlobStoreError`` from the storage.
     public func value(
@@ -19,11 +20,11 @@ extension BlobStorage {
     ) throws -> Data {
         let mark = Flight.mark()
         if let value = try value(for: key) { return value }
-        let (flight, leads) = Flight.join(key, in: self)
+        let (flight, leads, looksAgain) = Flight.join(key, in: self, markedAt: mark)
         guard leads else { return try flight.wait().get() }
         let result = Result { () throws -> Data in
-            // Another leader may have stored it between the first look and joining.
-            if Flight.hasLanded(since: mark), let value = try value(for: key) { return value }
+            // Another leader stored it between the first look and joining.
+            if looksAgain, let value = try value(for: key) { return value }
             let data = try produce()
             try put(data, for: key, metadata: metadata, expires: expires, placement: .memoryAndDisk)
             return data
@@ -44,11 +45,11 @@ extension BlobStorage {
     ) async throws -> Data {
         let mark = Flight.mark()
         if let value = try await value(for: key) { return value }
-        let (flight, leads) = Flight.join(key, in: self)
+        let (flight, leads, looksAgain) = Flight.join(key, in: self, markedAt: mark)
         guard leads else { return try await flight.value() }
         let result: Result<Data, any Error>
         do {
-            if Flight.hasLanded(since: mark), let value = try await value(for: key) {
+            if looksAgain, let value = try await value(for: key) {
                 result = .success(value)
             } else {
                 let data = try await produce()

@@ -11,10 +11,19 @@ final class Flight: @unchecked Sendable {
         let key: StoreKey
     }
 
-    /// The productions in progress in this process. A key is removed when its production ends,
-    /// so the identifier of a storage object that has gone is never found again.
-    private static let running = Mutex<[Key: Flight]>([:])
-    /// How many productions have landed in this process, of any key.
+    /// The productions in progress in this process, and which keys' productions landed lately.
+    /// A key is removed from `flights` when its production ends, so the identifier of a storage
+    /// object that has gone is never found again.
+    private struct Registry {
+        var flights: [Key: Flight] = [:]
+        /// The landing number of each key's last production, for at most 1,024 keys; when more
+        /// landed, they are forgotten and `forgottenBefore` says up to which number.
+        var landings: [Key: UInt64] = [:]
+        var forgottenBefore: UInt64 = 0
+    }
+
+    private static let registry = Mutex(Registry())
+    /// How many productions have landed in this process, of any key: the number of the last.
     private static let landed = Atomic<UInt64>(0)
 
     // Guarded by `condition`.
@@ -23,35 +32,41 @@ final class Flight: @unchecked Sendable {
     private var waiters = 0
     private var awaiting: [CheckedContinuation<Data, any Error>] = []
 
-    /// A mark to take before looking for a value: a caller that then leads a production needs to
-    /// look again only if ``hasLanded(since:)`` (another production may have stored the value
-    /// between its look and its joining).
+    /// A mark to take before looking for a value (one atomic load), for ``join(_:in:markedAt:)``.
     static func mark() -> UInt64 {
         landed.load(ordering: .acquiring)
     }
 
-    /// Whether any production landed since `mark` was taken.
-    static func hasLanded(since mark: UInt64) -> Bool {
-        landed.load(ordering: .acquiring) != mark
-    }
-
     /// The production of `key` in `storage` under way, or a new one that the caller leads
-    /// (`leads`): it produces and then calls ``land(_:in:_:)``.
-    static func join(_ key: StoreKey, in storage: AnyObject) -> (flight: Flight, leads: Bool) {
+    /// (`leads`): it produces and then calls ``land(_:in:_:)``. A leader must look for the value
+    /// again first when `looksAgain`: a production of the same key may have landed (and stored
+    /// it) between the look the caller made after taking `mark` and this join.
+    static func join(_ key: StoreKey, in storage: AnyObject, markedAt mark: UInt64) -> (
+        flight: Flight, leads: Bool, looksAgain: Bool
+    ) {
         let id = Key(storage: ObjectIdentifier(storage), key: key)
-        return running.withLock { running in
-            if let flight = running[id] { return (flight, false) }
+        return registry.withLock { registry in
+            if let flight = registry.flights[id] { return (flight, false, false) }
             let flight = Flight()
-            running[id] = flight
-            return (flight, true)
+            registry.flights[id] = flight
+            let looksAgain = (registry.landings[id] ?? 0) > mark || registry.forgottenBefore > mark
+            return (flight, true, looksAgain)
         }
     }
 
     /// Ends the production this caller leads: later callers start a new one, and every waiter
     /// gets `result`.
     func land(_ key: StoreKey, in storage: AnyObject, _ result: Result<Data, any Error>) {
-        _ = Self.running.withLock { $0.removeValue(forKey: Key(storage: ObjectIdentifier(storage), key: key)) }
-        Self.landed.add(1, ordering: .releasing)
+        let id = Key(storage: ObjectIdentifier(storage), key: key)
+        Self.registry.withLock { registry in
+            registry.flights[id] = nil
+            let number = Self.landed.add(1, ordering: .releasing).newValue
+            if registry.landings.count >= 1024 {
+                registry.landings = [:]
+                registry.forgottenBefore = number
+            }
+            registry.landings[id] = number
+        }
         condition.lock()
         self.result = result
         let continuations = awaiting
@@ -88,7 +103,9 @@ final class Flight: @unchecked Sendable {
     /// How many callers have waited so far for the production of `key` in `storage` under way;
     /// 0 when there is none. For the tests of single flight.
     static func waiterCount(_ key: StoreKey, in storage: AnyObject) -> Int {
-        guard let flight = running.withLock({ $0[Key(storage: ObjectIdentifier(storage), key: key)] }) else { return 0 }
+        guard let flight = registry.withLock({ $0.flights[Key(storage: ObjectIdentifier(storage), key: key)] }) else {
+            return 0
+        }
         flight.condition.lock()
         defer { flight.condition.unlock() }
         return flight.waiters
