@@ -26,6 +26,8 @@ public final class RedisBackend: RemoteBackend {
     public let timeouts: RemoteTimeouts
     /// Idle connections, per shard.
     private let idle: Mutex<[[RedisConnection]]>
+    /// Resolves the servers' host names.
+    private let resolver: NameResolver
 
     /// - Parameters:
     ///   - shards: One or more servers; objects are spread over them by rendezvous hashing.
@@ -34,9 +36,19 @@ public final class RedisBackend: RemoteBackend {
     ///   - maximumValueSize: The largest value sent or accepted; clamped below 512 MiB.
     ///   - timeouts: The connect and per-command timeouts.
     /// - Throws: ``BlobStoreError/Code/invalidArgument`` for no server or an empty prefix.
-    public init(
+    public convenience init(
         shards: [RedisServer], prefix: String = "blobstore", timeToLive: Duration? = nil,
         maximumValueSize: Int = 64 << 20, timeouts: RemoteTimeouts = RemoteTimeouts()
+    ) throws {
+        try self.init(
+            shards: shards, prefix: prefix, timeToLive: timeToLive, maximumValueSize: maximumValueSize,
+            timeouts: timeouts, resolver: .system)
+    }
+
+    /// With the resolver of the servers' names (tests pass one that stalls).
+    init(
+        shards: [RedisServer], prefix: String, timeToLive: Duration?, maximumValueSize: Int, timeouts: RemoteTimeouts,
+        resolver: NameResolver
     ) throws {
         guard !shards.isEmpty else {
             throw BlobStoreError(.invalidArgument, "A Redis remote needs at least one server.")
@@ -50,6 +62,7 @@ public final class RedisBackend: RemoteBackend {
         self.maximumValueSize = max(0, min(maximumValueSize, Self.redisValueLimit - (1 << 10)))
         self.timeouts = timeouts
         idle = Mutex(shards.map { _ in [] })
+        self.resolver = resolver
     }
 
     /// A single server.
@@ -158,7 +171,7 @@ public final class RedisBackend: RemoteBackend {
                 // Stale: fall through to a new connection.
             }
         }
-        let connection = try RedisConnection(shards[index], timeouts: timeouts)
+        let connection = try RedisConnection(shards[index], timeouts: timeouts, resolver: resolver)
         return try exchange(arguments, connection, index: index, maximumBulk: maximumBulk, body)
     }
 

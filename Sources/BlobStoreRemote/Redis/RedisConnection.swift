@@ -16,10 +16,10 @@ final class RedisConnection: Sendable {
     /// Connects, then sends `AUTH` and `SELECT` when the server description asks for them.
     ///
     /// - Throws: ``BlobStoreError/Code/remote`` when it cannot connect or log in.
-    init(_ server: RedisServer, timeouts: RemoteTimeouts) throws {
+    init(_ server: RedisServer, timeouts: RemoteTimeouts, resolver: NameResolver = .system) throws {
         self.server = server
         connection = try TCPConnection(
-            host: server.host, port: server.port, connectTimeout: timeouts.connect, server: server.description)
+            host: server.host, port: server.port, timeouts: timeouts, resolver: resolver, server: server.description)
         if let password = server.password {
             let arguments = ["AUTH"] + (server.user.map { [$0] } ?? []) + [password]
             let reply = try command(arguments.map { Data($0.utf8) }, maximumBulk: 0, timeout: timeouts.operation)
