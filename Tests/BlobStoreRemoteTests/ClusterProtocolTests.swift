@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import Testing
 
@@ -225,6 +226,112 @@ struct ClusterProtocolTests {
             "MOVED 1 a b:1", "MOVED 0000000000001 h:1", "", "moved 1 h:1",
         ] {
             #expect(reply(ordinary) == nil, "\(ordinary)")
+        }
+    }
+}
+
+/// The cluster client against a fake node that answers fixed bytes: what a real cluster does
+/// rarely or never (a redirection loop, a node not in cluster mode, a node before Redis 7).
+@Suite("Redis Cluster routing with a fake node")
+struct ClusterRoutingTests {
+    private let digest = SHA256Hasher.hash(Array("x".utf8))
+
+    /// `CLUSTER SLOTS`: every slot on 127.0.0.1:`port`.
+    private static func allSlots(on port: UInt16) -> Data {
+        RESPValue.array([
+            .array([.integer(0), .integer(16383), .array([.bulk(Data("127.0.0.1".utf8)), .integer(Int64(port))])])
+        ]).encoded
+    }
+
+    private static let unknownShards = Data("-ERR unknown subcommand 'SHARDS'. Try CLUSTER HELP.\r\n".utf8)
+
+    private func backend(_ server: CannedServer) throws -> RedisClusterBackend {
+        try RedisClusterBackend(seeds: [RedisServer(host: "127.0.0.1", port: server.port)], timeouts: testTimeouts)
+    }
+
+    @Test func nodeWithoutClusterShardsIsAskedForClusterSlotsThenServes() throws {
+        let server = CannedServer(keepOpen: true) { port in
+            [Self.unknownShards, Self.allSlots(on: port), Data("$-1\r\n".utf8)]
+        }
+        defer { server.stop() }
+        let backend = try backend(server)
+        #expect(try backend.blob(digest, maximumSize: 10) == nil)
+        #expect(backend.statistics.topologyRefreshes == 1)
+        #expect(server.connections == 1)
+    }
+
+    @Test func redirectionLoopIsARemoteErrorAfterFive() throws {
+        let server = CannedServer(keepOpen: true) { port in
+            [Self.unknownShards, Self.allSlots(on: port)]
+                + Array(repeating: Data("-MOVED 1 127.0.0.1:\(port)\r\n".utf8), count: 6)
+        }
+        defer { server.stop() }
+        let backend = try backend(server)
+        #expect {
+            _ = try backend.blob(digest, maximumSize: 10)
+        } throws: { error in
+            (error as? BlobStoreError)?.message.contains("more than 5 redirections") == true
+        }
+        #expect(backend.statistics.movedRedirections == 6)
+    }
+
+    @Test func clusterDownIsARemoteErrorTheTieredStoreCounts() throws {
+        let server = CannedServer(keepOpen: true) { port in
+            [Self.unknownShards, Self.allSlots(on: port), Data("-CLUSTERDOWN The cluster is down\r\n".utf8)]
+        }
+        defer { server.stop() }
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = TieredStore(local: try directory.store("a"), remote: try backend(server))
+        #expect(try store.value(for: "k") == nil)
+        #expect(store.stats.errors == 1)
+        #expect(store.lastError?.message.contains("cannot serve slot") == true)
+        #expect(store.lastError?.message.contains("CLUSTERDOWN") == true)
+    }
+
+    @Test func serverNotInClusterModeIsARemoteErrorThatSaysSo() throws {
+        let disabled = Data("-ERR This instance has cluster support disabled\r\n".utf8)
+        let server = CannedServer(replies: [disabled, disabled], keepOpen: true)
+        defer { server.stop() }
+        let backend = try backend(server)
+        #expect {
+            _ = try backend.containsBlob(digest)
+        } throws: { error in
+            (error as? BlobStoreError)?.message.contains("Use redis:// for a server that is not a cluster") == true
+        }
+        #expect(backend.statistics.failedRefreshes == 1)
+    }
+
+    @Test func topologyThatIsNotOneIsARemoteError() throws {
+        let server = CannedServer(replies: [Data("*1\r\n*2\r\n:0\r\n:1\r\n".utf8)], keepOpen: true)
+        defer { server.stop() }
+        #expect {
+            _ = try backend(server).containsBlob(digest)
+        } throws: { error in
+            (error as? BlobStoreError)?.message.contains("the cluster's map is not one") == true
+        }
+    }
+
+    @Test func clusterURLForms() throws {
+        let seeds = try RemoteURL.clusterSeeds("redis+cluster://bob:p%40ss@10.0.0.1:7000,10.0.0.2:7001,[::1]:7002")
+        #expect(seeds.map(\.host) == ["10.0.0.1", "10.0.0.2", "::1"])
+        #expect(seeds.map(\.port) == [7000, 7001, 7002])
+        #expect(seeds.allSatisfy { $0.user == "bob" && $0.password == "p@ss" && $0.database == 0 })
+        #expect(try RemoteURL.clusterSeeds("redis+cluster://h") == [RedisServer(host: "h")])
+        let backend = try #require(try RemoteURL.backend("REDIS+CLUSTER://pw@h1:7000,h2:7001") as? RedisClusterBackend)
+        #expect(backend.name == "redis+cluster://h1:7000,h2:7001")
+        #expect(backend.seeds.map(\.password) == ["pw", "pw"])
+        for bad in ["redis+cluster://", "redis+cluster://h:1/0", "redis+cluster://a,,b"] {
+            #expect(throws: BlobStoreError.self, "\(bad)") { _ = try RemoteURL.backend(bad) }
+        }
+        #expect {
+            _ = try RemoteURL.backend("redis+cluster://u:hunter2@h:x")
+        } throws: { error in
+            guard let message = (error as? BlobStoreError)?.message else { return false }
+            return !message.contains("hunter2") && message.contains("redis+cluster://***@h:x")
+        }
+        #expect(throws: BlobStoreError.self) {
+            _ = try RedisClusterBackend(seeds: [RedisServer(host: "h", database: 1)])
         }
     }
 }
