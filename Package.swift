@@ -25,6 +25,8 @@ let package = Package(
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
         .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),
         .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
+        // The Redis Cluster load test's processes and report (scripts/cluster-load.sh).
+        .executableTarget(name: "blobstore-cluster-load", dependencies: ["BlobStore", "BlobStoreRemote"]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"], exclude: ["Fixtures"]),
         .testTarget(
             name: "BlobStoreRemoteTests", dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI", "BlobStoreHTTP"]
