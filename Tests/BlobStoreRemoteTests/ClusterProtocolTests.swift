@@ -312,6 +312,20 @@ struct ClusterRoutingTests {
         }
     }
 
+    @Test func seedsThatHangCostAboutOneOperationTimeoutNotOneEach() throws {
+        let servers = (0..<3).map { _ in CannedServer(replies: [], keepOpen: true) }
+        defer { servers.forEach { $0.stop() } }
+        let timeouts = RemoteTimeouts(connect: .milliseconds(200), operation: .milliseconds(300))
+        let backend = try RedisClusterBackend(
+            seeds: servers.map { RedisServer(host: "127.0.0.1", port: $0.port) }, timeouts: timeouts)
+        let start = ContinuousClock.now
+        #expect(throws: BlobStoreError.self) { _ = try backend.containsBlob(digest) }
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .milliseconds(290))
+        #expect(elapsed < .milliseconds(800), "not three operation timeouts")
+        #expect(backend.statistics.failedRefreshes == 1)
+    }
+
     @Test func clusterURLForms() throws {
         let seeds = try RemoteURL.clusterSeeds("redis+cluster://bob:p%40ss@10.0.0.1:7000,10.0.0.2:7001,[::1]:7002")
         #expect(seeds.map(\.host) == ["10.0.0.1", "10.0.0.2", "::1"])

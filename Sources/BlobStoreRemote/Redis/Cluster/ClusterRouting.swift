@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// - The slot map comes from `CLUSTER SHARDS` (`CLUSTER SLOTS` where that is unknown), asked of
 ///   the nodes it knows and then the seeds, one after another, until one answers with a map that
-///   serves at least one slot. It is fetched before the first command and again, at most every
-///   ``refreshInterval``, after anything that shows it is out of date.
+///   serves at least one slot (at most ``maximumRefreshAttempts`` nodes, and none more once the
+///   operation timeout has passed). It is fetched before the first command and again, at most
+///   every ``refreshInterval``, after anything that shows it is out of date.
 /// - `-MOVED` gives the slot to the node it names at once, and the map is refreshed later;
 ///   `-ASK` sends that one command to the node it names after `ASKING`. At most
 ///   ``maximumRedirections`` in a row, then a remote error.
@@ -193,8 +194,11 @@ final class ClusterRouting: RedisRouting {
         // The nodes of the map, masters first, then the seeds; each once.
         var seen = Set<ClusterNode>()
         let candidates = (known + seeds).filter { seen.insert($0).inserted }.prefix(Self.maximumRefreshAttempts)
+        // Nodes that accept and then hang cost an operation timeout each: once one has passed,
+        // no more are asked, so that a refresh costs about two at most.
+        let deadline = ContinuousClock.now + timeouts.operation
         var lastError: BlobStoreError?
-        for node in candidates {
+        for node in candidates where lastError == nil || ContinuousClock.now < deadline {
             do {
                 let topology = try fetchTopology(from: node)
                 guard topology.servedSlots > 0 else {
