@@ -34,6 +34,8 @@ let package = Package(
         .executableTarget(
             name: "HTTPClientCacheExample", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP"],
             path: "Examples/HTTPClientCacheExample"),
+        // The Redis Cluster load test's processes and report (scripts/cluster-load.sh).
+        .executableTarget(name: "blobstore-cluster-load", dependencies: ["BlobStore", "BlobStoreRemote"]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore", "BlobStoreCache"], exclude: ["Fixtures"]),
         .testTarget(
             name: "BlobStoreRemoteTests", dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI", "BlobStoreHTTP"]

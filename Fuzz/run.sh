@@ -19,7 +19,8 @@ MODULE_MAPS=(-Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap
 # SwiftPM compiles every target with the package's name, which `package` declarations need.
 PACKAGE_NAME=(-package-name blobstore)
 # The libraries the CLI sources import besides BlobStore, each compiled as a module of its own
-# (build_library) for the CLI harnesses, in this order: each may import those before it.
+# (build_library) for the CLI harnesses (libraries_of), in this order: each may import those
+# before it.
 CLI_LIBRARIES=(BlobStoreCache BlobStoreHTTP BlobStoreRemote)
 
 usage() {
@@ -62,12 +63,22 @@ list_targets() {
 
 # The module a harness is compiled into, with that module's sources, so that it reaches internal
 # symbols: BlobStore for the journal and manifest harnesses, BlobStoreCLI for the argument parser
-# and quantity harnesses. The CLI sources `import BlobStore`: for them BlobStore is compiled first
-# as a module of its own (build_library) and linked in.
+# and quantity harnesses, BlobStoreRemote for the cluster topology harness. The CLI and remote
+# sources `import BlobStore` (and the CLI's the other libraries): for them BlobStore (and
+# libraries_of) are compiled first as modules of their own (build_library) and linked in.
 module_of() {
     case "$1" in
         ArgumentParser | Quantity) echo BlobStoreCLI ;;
+        ClusterTopology) echo BlobStoreRemote ;;
         *) echo BlobStore ;;
+    esac
+}
+
+# The libraries besides BlobStore that the sources of module $1 import, one a line.
+libraries_of() {
+    case "$1" in
+        BlobStoreCLI) printf '%s\n' "${CLI_LIBRARIES[@]}" ;;
+        *) ;;
     esac
 }
 
@@ -110,25 +121,27 @@ snapshot() {
 # Prints the Swift sources of the snapshot's target $1, one a line.
 snapshot_sources() { find "$BUILD/src/$1" -name '*.swift' | sort; }
 
-# Compiles the snapshot's BlobStore, then each of CLI_LIBRARIES against it, into the modules
-# $BUILD/lib/<name>.{swiftmodule,o}, unless they are up to date, for the harnesses that import them.
+# Compiles the snapshot's BlobStore, then each library named in the arguments against it, into the
+# modules $BUILD/lib/<name>.{swiftmodule,o}, each unless it is up to date, for the harnesses that
+# import them.
 build_library() {
-    local stamp="$BUILD/lib/BlobStore.stamp" name
-    local -a inputs=("${LIBRARY_INPUTS[@]}")
-    for name in "${CLI_LIBRARIES[@]}"; do inputs+=("Sources/$name"); done
-    if up_to_date "$stamp" "${inputs[@]}"; then return; fi
-    mkdir -p "$BUILD/lib"
-    rm -f "$stamp"
-    touch "$stamp.new"
+    local name stamp
     local -a library=()
-    for name in BlobStore "${CLI_LIBRARIES[@]}"; do
+    mkdir -p "$BUILD/lib"
+    for name in BlobStore "$@"; do
+        stamp="$BUILD/lib/$name.stamp"
+        local -a inputs=("${LIBRARY_INPUTS[@]}")
+        [[ "$name" == BlobStore ]] || inputs+=("Sources/$name")
+        if up_to_date "$stamp" "${inputs[@]}"; then continue; fi
+        rm -f "$stamp"
+        touch "$stamp.new"
         echo "building $BUILD/lib/$name.o" >&2
         mapfile -t library < <(snapshot_sources "$name")
         "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -wmo -I "$BUILD/lib" "${PACKAGE_NAME[@]}" \
             -module-name "$name" -emit-module -emit-module-path "$BUILD/lib/$name.swiftmodule" \
             "${library[@]}" "${MODULE_MAPS[@]}" -c -o "$BUILD/lib/$name.o" >&2 || return 1
+        mv "$stamp.new" "$stamp"
     done
-    mv "$stamp.new" "$stamp"
 }
 
 # Prints the path of the fuzzer binary for $1, building it when any input is newer.
@@ -136,11 +149,12 @@ build() {
     local target="$1"
     local module name binary="$BUILD/$target-fuzzer"
     module="$(module_of "$target")"
-    local -a inputs=("${LIBRARY_INPUTS[@]}" "Fuzz/${target}Fuzz.swift")
+    local -a inputs=("${LIBRARY_INPUTS[@]}" "Fuzz/${target}Fuzz.swift") libraries=()
+    mapfile -t libraries < <(libraries_of "$module")
     [[ -d "Fuzz/Support/$module" ]] && inputs+=("Fuzz/Support/$module")
     if [[ "$module" != BlobStore ]]; then
         inputs+=("Sources/$module")
-        for name in "${CLI_LIBRARIES[@]}"; do inputs+=("Sources/$name"); done
+        for name in "${libraries[@]}"; do inputs+=("Sources/$name"); done
     fi
 
     # The stamp is taken before compiling, so a source edited during the build is rebuilt next time.
@@ -162,11 +176,11 @@ build() {
     else
         local -a dependencies=("Sources/$module")
         library=(-I "$BUILD/lib" "$BUILD/lib/BlobStore.o")
-        for name in "${CLI_LIBRARIES[@]}"; do
+        for name in "${libraries[@]}"; do
             dependencies+=("Sources/$name")
             library+=("$BUILD/lib/$name.o")
         done
-        snapshot "${dependencies[@]}" && build_library || return 1
+        snapshot "${dependencies[@]}" && build_library "${libraries[@]}" || return 1
     fi
     mapfile -t compiled < <(snapshot_sources "$module")
     if ! "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 "${PACKAGE_NAME[@]}" \

@@ -19,7 +19,8 @@ enum HelpText {
     static let remoteOption = (
         label: "--remote <url>",
         help: "A shared remote cache for put, get, has, rm and stats: http://HOST[:PORT][/PATH], https://..., "
-            + "or redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]...][/DB] (several hosts are shards). A failing "
+            + "redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]...][/DB] (several hosts are shards), or "
+            + "redis+cluster://[[USER:]PASSWORD@]HOST:PORT[,HOST:PORT...] (a Redis Cluster's seed nodes). A failing "
             + "remote is skipped with a warning. "
             + "(default: $BLOBSTORE_REMOTE)"
     )

@@ -32,10 +32,17 @@ final class CannedServer: Sendable {
     }
 
     /// Answers the requests of each connection with `replies`, one each, in order.
-    init(replies: [Data], keepOpen: Bool = false) {
+    convenience init(replies: [Data], keepOpen: Bool = false) {
+        self.init(keepOpen: keepOpen) { _ in replies }
+    }
+
+    /// Answers the requests of each connection with the replies `makeReplies` gives for the
+    /// server's port (a cluster's topology names it), one each, in order.
+    init(keepOpen: Bool = false, replies makeReplies: (UInt16) -> [Data]) {
         let (listener, port) = TestServers.listeningSocket()
         self.listener = listener
         self.port = port
+        let replies = makeReplies(port)
         let shared = shared
         Thread.detachNewThread {
             while true {

@@ -16,7 +16,7 @@ struct SocketHTTPTransport: HTTPTransport {
     let server: String
 
     func send(_ request: HTTPRequest, maximumBody: Int) throws -> HTTPResponse {
-        let connection = try TCPConnection(host: host, port: port, connectTimeout: timeouts.connect, server: server)
+        let connection = try TCPConnection(host: host, port: port, timeouts: timeouts, server: server)
         defer { connection.close() }
         connection.startOperation(timeout: timeouts.operation)
         var head = "\(request.method) \(request.path) HTTP/1.1\r\n"

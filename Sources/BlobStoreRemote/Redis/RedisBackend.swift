@@ -1,6 +1,5 @@
 import BlobStore
 import Foundation
-import Synchronization
 
 /// A Redis (or Valkey, KeyDB) remote tier, as ccache's `redis://` storage: blobs under
 /// `<prefix>:cas:<sha256>`, records under `<prefix>:ac:<sha256 of the key>`, with `EXISTS`,
@@ -9,6 +8,8 @@ import Synchronization
 /// With several ``RedisServer``s, each object lives on the one chosen by rendezvous hashing of
 /// its name, so every client finds it there. Redis evicts by itself when configured with
 /// `maxmemory` and `maxmemory-policy allkeys-lru`; a record whose blob was evicted is a miss.
+/// Connections are pooled per server: at most 16 in use at a time (an operation waits for one,
+/// up to the operation timeout), 4 kept open between operations.
 public final class RedisBackend: RemoteBackend {
     /// Redis refuses strings over 512 MiB (`proto-max-bulk-len`); values stay below it.
     public static let redisValueLimit = 512 << 20
@@ -24,8 +25,8 @@ public final class RedisBackend: RemoteBackend {
     public let maximumValueSize: Int
     /// The connect and per-command timeouts.
     public let timeouts: RemoteTimeouts
-    /// Idle connections, per shard.
-    private let idle: Mutex<[[RedisConnection]]>
+    /// The commands, sent to the shard of each key.
+    private let commands: RedisCommands<ShardRouting>
 
     /// - Parameters:
     ///   - shards: One or more servers; objects are spread over them by rendezvous hashing.
@@ -34,9 +35,19 @@ public final class RedisBackend: RemoteBackend {
     ///   - maximumValueSize: The largest value sent or accepted; clamped below 512 MiB.
     ///   - timeouts: The connect and per-command timeouts.
     /// - Throws: `BlobStoreError` with code `invalidArgument` for no server or an empty prefix.
-    public init(
+    public convenience init(
         shards: [RedisServer], prefix: String = "blobstore", timeToLive: Duration? = nil,
         maximumValueSize: Int = 64 << 20, timeouts: RemoteTimeouts = RemoteTimeouts()
+    ) throws {
+        try self.init(
+            shards: shards, prefix: prefix, timeToLive: timeToLive, maximumValueSize: maximumValueSize,
+            timeouts: timeouts, resolver: .system)
+    }
+
+    /// With the resolver of the servers' names (tests pass one that stalls).
+    init(
+        shards: [RedisServer], prefix: String, timeToLive: Duration?, maximumValueSize: Int, timeouts: RemoteTimeouts,
+        resolver: NameResolver
     ) throws {
         guard !shards.isEmpty else {
             throw BlobStoreError(.invalidArgument, "A Redis remote needs at least one server.")
@@ -49,7 +60,11 @@ public final class RedisBackend: RemoteBackend {
         self.timeToLive = timeToLive
         self.maximumValueSize = max(0, min(maximumValueSize, Self.redisValueLimit - (1 << 10)))
         self.timeouts = timeouts
-        idle = Mutex(shards.map { _ in [] })
+        let routing = ShardRouting(
+            pools: shards.map { RedisConnectionPool($0, timeouts: timeouts, resolver: resolver) },
+            names: shards.map(\.description))
+        commands = RedisCommands(
+            routing: routing, prefix: prefix, timeToLive: timeToLive, maximumValueSize: self.maximumValueSize)
     }
 
     /// A single server.
@@ -67,134 +82,51 @@ public final class RedisBackend: RemoteBackend {
     // MARK: - RemoteBackend
 
     /// `EXISTS <prefix>:cas:<hex>`.
-    public func containsBlob(_ digest: SHA256Digest) throws -> Bool {
-        try exists(key(for: "cas", digest))
-    }
+    public func containsBlob(_ digest: SHA256Digest) throws -> Bool { try commands.containsBlob(digest) }
 
     /// `GET <prefix>:cas:<hex>`; a null reply is `nil`.
     public func blob(_ digest: SHA256Digest, maximumSize: Int) throws -> Data? {
-        try get(key(for: "cas", digest), maximumSize: maximumSize)
+        try commands.blob(digest, maximumSize: maximumSize)
     }
 
     /// `SET <prefix>:cas:<hex>`, with `EX` when there is a TTL.
-    public func putBlob(_ data: Data, digest: SHA256Digest) throws {
-        try set(key(for: "cas", digest), data)
-    }
+    public func putBlob(_ data: Data, digest: SHA256Digest) throws { try commands.putBlob(data, digest: digest) }
 
     /// `GET <prefix>:ac:<hex>`; a null reply is `nil`.
     public func record(_ keyDigest: SHA256Digest, maximumSize: Int) throws -> Data? {
-        try get(key(for: "ac", keyDigest), maximumSize: maximumSize)
+        try commands.record(keyDigest, maximumSize: maximumSize)
     }
 
     /// `SET <prefix>:ac:<hex>`, with `EX` when there is a TTL.
     public func putRecord(_ record: Data, keyDigest: SHA256Digest) throws {
-        try set(key(for: "ac", keyDigest), record)
+        try commands.putRecord(record, keyDigest: keyDigest)
     }
 
     /// `DEL <prefix>:ac:<hex>`.
-    public func removeRecord(_ keyDigest: SHA256Digest) throws {
-        let key = key(for: "ac", keyDigest)
-        try perform([Data("DEL".utf8), Data(key.utf8)], on: key, maximumBulk: 0) { reply, connection in
-            guard case .integer = reply else { throw connection.unexpected(reply, to: "DEL") }
-        }
-    }
+    public func removeRecord(_ keyDigest: SHA256Digest) throws { try commands.removeRecord(keyDigest) }
 
-    // MARK: - Commands
-
-    /// `<prefix>:<kind>:<hex>`.
-    func key(for kind: String, _ digest: SHA256Digest) -> String { "\(prefix):\(kind):\(digest.hex)" }
+    // MARK: - Sharding
 
     /// The index in ``shards`` of the server that holds `key`.
     public func shardIndex(for key: String) -> Int {
         RendezvousHashing.shard(for: key, among: shards.map(\.description))
     }
+}
 
-    private func exists(_ key: String) throws -> Bool {
-        try perform([Data("EXISTS".utf8), Data(key.utf8)], on: key, maximumBulk: 0) { reply, connection in
-            guard case .integer(let count) = reply else { throw connection.unexpected(reply, to: "EXISTS") }
-            return count > 0
-        }
-    }
+/// Each key on the shard rendezvous hashing of its name picks, through that shard's pool (at
+/// most 16 connections in use, 4 kept idle).
+struct ShardRouting: RedisRouting {
+    let pools: [RedisConnectionPool]
+    /// The shards' stable names (their URLs), for the hashing.
+    let names: [String]
 
-    private func get(_ key: String, maximumSize: Int) throws -> Data? {
-        let limit = min(maximumSize, maximumValueSize)
-        return try perform([Data("GET".utf8), Data(key.utf8)], on: key, maximumBulk: limit) { reply, connection in
-            guard case .bulk(let value) = reply else { throw connection.unexpected(reply, to: "GET") }
-            return value
-        }
-    }
-
-    private func set(_ key: String, _ value: Data) throws {
-        guard value.count <= maximumValueSize else {
-            throw BlobStoreError(
-                .tooLarge, "A value of \(value.count) bytes is larger than the Redis remote's \(maximumValueSize).")
-        }
-        var arguments = [Data("SET".utf8), Data(key.utf8), value]
-        if let timeToLive {
-            let seconds = max(1, timeToLive.components.seconds)
-            arguments += [Data("EX".utf8), Data("\(seconds)".utf8)]
-        }
-        try perform(arguments, on: key, maximumBulk: 0) { reply, connection in
-            guard case .simple("OK") = reply else { throw connection.unexpected(reply, to: "SET") }
-        }
-    }
-
-    /// Runs one command on the shard that holds `key` and reads its reply with `body`.
-    ///
-    /// An idle connection is reused. When the server had closed it (reset, broken pipe or end of
-    /// stream before the first byte of the reply: it restarted, or dropped idle clients), the
-    /// command is sent once more on a new connection; after any other failure (a timeout, an
-    /// error reply, a reply that is not the protocol) it is not, since the server may have run
-    /// it. A connection goes back to the pool only after a complete reply: an expected one, or a
-    /// Redis error reply.
-    private func perform<R>(
-        _ arguments: [Data], on key: String, maximumBulk: Int, _ body: (RESPValue, RedisConnection) throws -> R
+    func perform<R>(
+        _ arguments: [Data], on key: String, limits: RESPLimits, _ body: (RESPValue, RedisConnection) throws -> R
     ) throws -> R {
-        let index = shardIndex(for: key)
-        if let pooled = idle.withLock({ $0[index].popLast() }) {
-            do {
-                return try exchange(arguments, pooled, index: index, maximumBulk: maximumBulk, body)
-            } catch let error where pooled.failedBeforeReply(error) {
-                // Stale: fall through to a new connection.
-            }
-        }
-        let connection = try RedisConnection(shards[index], timeouts: timeouts)
-        return try exchange(arguments, connection, index: index, maximumBulk: maximumBulk, body)
-    }
-
-    private func exchange<R>(
-        _ arguments: [Data], _ connection: RedisConnection, index: Int, maximumBulk: Int,
-        _ body: (RESPValue, RedisConnection) throws -> R
-    ) throws -> R {
-        let reply: RESPValue
         do {
-            reply = try connection.command(arguments, maximumBulk: maximumBulk, timeout: timeouts.operation)
-        } catch {
-            connection.close()
-            throw error
+            return try pools[RendezvousHashing.shard(for: key, among: names)].perform(arguments, limits: limits, body)
+        } catch let unreachable as RedisConnectionPool.Unreachable {
+            throw unreachable.error
         }
-        if case .error = reply {
-            // A complete error reply (`-OOM …`): the connection itself is fine.
-            release(connection, index: index)
-            throw connection.unexpected(reply, to: String(decoding: arguments.first ?? Data(), as: UTF8.self))
-        }
-        do {
-            let result = try body(reply, connection)
-            release(connection, index: index)
-            return result
-        } catch {
-            connection.close()
-            throw error
-        }
-    }
-
-    /// Puts `connection` back in the pool of shard `index` (at most 4 idle per shard).
-    private func release(_ connection: RedisConnection, index: Int) {
-        let kept = idle.withLock { connections in
-            guard connections[index].count < 4 else { return false }
-            connections[index].append(connection)
-            return true
-        }
-        if !kept { connection.close() }
     }
 }

@@ -2,24 +2,21 @@ import BlobStore
 import Foundation
 
 /// One connection to a Redis server, logged in and on its database: sends commands, reads
-/// RESP2 replies with every length bounded, so that a hostile server cannot make it trap or
-/// allocate more than it accepts: one line of at most ``maximumLineLength`` bytes, or one bulk
-/// string of at most the size the command accepts. Array replies are refused (no command sent
-/// expects one).
+/// RESP2 replies with ``RESPDecoder``, every length bounded, so that a hostile server cannot make
+/// it trap or allocate more than it accepts: one line of at most ``RESPLimits/maximumLine`` bytes, one
+/// bulk string of at most the size the command accepts, and arrays only for the commands that
+/// expect one (a cluster's topology), within their budget.
 final class RedisConnection: Sendable {
-    /// The longest status, error or length line accepted.
-    static let maximumLineLength = 64 << 10
-
     let server: RedisServer
     private let connection: TCPConnection
 
     /// Connects, then sends `AUTH` and `SELECT` when the server description asks for them.
     ///
     /// - Throws: ``BlobStoreError/Code/remote`` when it cannot connect or log in.
-    init(_ server: RedisServer, timeouts: RemoteTimeouts) throws {
+    init(_ server: RedisServer, timeouts: RemoteTimeouts, resolver: NameResolver = .system) throws {
         self.server = server
         connection = try TCPConnection(
-            host: server.host, port: server.port, connectTimeout: timeouts.connect, server: server.description)
+            host: server.host, port: server.port, timeouts: timeouts, resolver: resolver, server: server.description)
         if let password = server.password {
             let arguments = ["AUTH"] + (server.user.map { [$0] } ?? []) + [password]
             let reply = try command(arguments.map { Data($0.utf8) }, maximumBulk: 0, timeout: timeouts.operation)
@@ -41,7 +38,7 @@ final class RedisConnection: Sendable {
     /// The receive buffer's capacity (tests check that a pooled connection gives it back).
     var bufferCapacity: Int { connection.bufferCapacity }
 
-    /// Sends one command and reads its reply.
+    /// Sends one command and reads its reply; an array reply is refused.
     ///
     /// - Parameters:
     ///   - arguments: The command and its arguments.
@@ -49,9 +46,30 @@ final class RedisConnection: Sendable {
     ///   - timeout: The longest wait for the whole exchange.
     /// - Returns: The reply; an error reply is returned, not thrown.
     func command(_ arguments: [Data], maximumBulk: Int, timeout: Duration) throws -> RESPValue {
+        try command(arguments, limits: RESPLimits(maximumBulk: maximumBulk), timeout: timeout)
+    }
+
+    /// Sends one command and reads its reply within `limits`.
+    ///
+    /// - Parameters:
+    ///   - asking: Send `ASKING` first, in the same write (a cluster's `-ASK` redirection): the
+    ///     node then serves the command for a slot it is importing. Its reply must be `+OK`.
+    /// - Returns: The reply; an error reply is returned, not thrown.
+    func command(_ arguments: [Data], limits: RESPLimits, timeout: Duration, asking: Bool = false) throws
+        -> RESPValue
+    {
         connection.startOperation(timeout: timeout)
-        try connection.write(RESPValue.command(arguments))
-        return try readValue(maximumBulk: maximumBulk)
+        var request = asking ? RESPValue.command([Data("ASKING".utf8)]) : Data()
+        request.append(RESPValue.command(arguments))
+        try connection.write(request)
+        if asking {
+            let reply = try readValue(RESPLimits(maximumBulk: 0))
+            guard case .simple("OK") = reply else {
+                close()  // the command's reply is still to come: the stream is out of step
+                throw unexpected(reply, to: "ASKING")
+            }
+        }
+        return try readValue(limits)
     }
 
     /// An error for a reply a command should not get, quoting a Redis error's text.
@@ -66,35 +84,24 @@ final class RedisConnection: Sendable {
 
     // MARK: - Parsing
 
-    private func readValue(maximumBulk: Int) throws -> RESPValue {
-        let line = try connection.readLine(maximum: Self.maximumLineLength)
-        guard let type = line.first else { throw malformed("an empty reply line") }
-        let rest = String(decoding: line.dropFirst(), as: UTF8.self)
-        switch type {
-        case UInt8(ascii: "+"):
-            return .simple(rest)
-        case UInt8(ascii: "-"):
-            return .error(rest)
-        case UInt8(ascii: ":"):
-            guard let value = Int64(rest) else { throw malformed("a bad integer") }
-            return .integer(value)
-        case UInt8(ascii: "$"):
-            guard let length = Int(rest), length >= -1 else { throw malformed("a bad bulk length") }
-            if length == -1 { return .bulk(nil) }
-            guard length <= maximumBulk else {
-                throw BlobStoreError.remoteTooLarge(server.description, size: length, maximum: maximumBulk)
+    private func readValue(_ limits: RESPLimits) throws -> RESPValue {
+        var source = connection
+        var decoder = RESPDecoder(limits: limits)
+        do {
+            return try decoder.decode(from: &source)
+        } catch let error as RESPDecodingError {
+            switch error {
+            case .bulkTooLarge(let size, let maximum):
+                throw BlobStoreError.remoteTooLarge(server.description, size: size, maximum: maximum)
+            case .arrayTooLarge(let maximum):
+                close()
+                throw BlobStoreError.remote(
+                    server.description, "an array reply is larger than the \(maximum) bytes accepted.")
+            case .malformed(let what):
+                throw malformed(what)
+            case .truncated:
+                throw malformed("the end of the reply")
             }
-            let (total, overflow) = length.addingReportingOverflow(2)
-            guard !overflow else { throw malformed("a bad bulk length") }
-            let data = try connection.readExactly(total)
-            guard data.suffix(2).elementsEqual([13, 10]) else { throw malformed("a bulk string without CRLF") }
-            return .bulk(data.prefix(length))
-        case UInt8(ascii: "*"):
-            // No command sent expects an array; reading one would need a budget across its
-            // elements (64 MiB bulks nested in arrays).
-            throw malformed("an array reply")
-        default:
-            throw malformed("an unknown reply type")
         }
     }
 

@@ -7,6 +7,8 @@ import Foundation
 ///   token may come from `$BLOBSTORE_REMOTE_TOKEN`.
 /// - `redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…][/DB]`: ``RedisBackend``, with one
 ///   shard per host (all with the same credentials and database), as ccache writes them.
+/// - `redis+cluster://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…]`: ``RedisClusterBackend``,
+///   with the hosts as seeds and the credentials for every node of the cluster.
 public enum RemoteURL {
     /// The backend `text` names.
     ///
@@ -22,6 +24,9 @@ public enum RemoteURL {
         if lowered.hasPrefix("redis://") {
             return try RedisBackend(shards: try redisServers(text), timeouts: timeouts)
         }
+        if lowered.hasPrefix("redis+cluster://") {
+            return try RedisClusterBackend(seeds: try clusterSeeds(text), timeouts: timeouts)
+        }
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             guard let url = URL(string: text) else { throw invalid(text) }
             let token = environment["BLOBSTORE_REMOTE_TOKEN"]
@@ -34,10 +39,21 @@ public enum RemoteURL {
 
     /// The servers of a `redis://` URL.
     static func redisServers(_ text: String) throws -> [RedisServer] {
-        var rest = Substring(text.dropFirst("redis://".count))
+        try servers(text, scheme: "redis://", allowsDatabase: true)
+    }
+
+    /// The seeds of a `redis+cluster://` URL (a cluster has no database but 0: no `/DB`).
+    static func clusterSeeds(_ text: String) throws -> [RedisServer] {
+        try servers(text, scheme: "redis+cluster://", allowsDatabase: false)
+    }
+
+    /// `[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…]` after `scheme`, and `[/DB]` if allowed.
+    private static func servers(_ text: String, scheme: String, allowsDatabase: Bool) throws -> [RedisServer] {
+        var rest = Substring(text.dropFirst(scheme.count))
         var database = 0
         if let slash = rest.firstIndex(of: "/") {
             let number = rest[rest.index(after: slash)...]
+            guard allowsDatabase || number.isEmpty else { throw invalid(text) }
             guard number.isEmpty || Int(number).map({ $0 >= 0 }) == true else { throw invalid(text) }
             database = Int(number) ?? 0
             rest = rest[..<slash]
@@ -84,8 +100,9 @@ public enum RemoteURL {
     private static func invalid(_ text: String) -> BlobStoreError {
         BlobStoreError(
             .invalidArgument,
-            "The remote URL '\(redacted(text).prefix(200))' is invalid. Use http://HOST[:PORT][/PATH], https://…, or "
-                + "redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…][/DB].")
+            "The remote URL '\(redacted(text).prefix(200))' is invalid. Use http://HOST[:PORT][/PATH], https://…, "
+                + "redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…][/DB], or "
+                + "redis+cluster://[[USER:]PASSWORD@]HOST:PORT[,HOST:PORT…].")
     }
 
     /// `text` with any credentials replaced by `***`, for messages: what lies between the

@@ -6,41 +6,48 @@ struct SocketDescriptor: Sendable, Equatable {
     let rawValue: CInt
 }
 
+/// One address `getaddrinfo` returned, copied out of its list.
+struct SocketAddress: Sendable, Equatable {
+    let family: CInt
+    let socketType: CInt
+    let protocolNumber: CInt
+    /// The `sockaddr` it points to, byte for byte.
+    let bytes: [UInt8]
+}
+
 /// Every socket system call the remote tier makes, each wrapped once (STYLE.md, 4): `EINTR` is
 /// retried in one helper, descriptors are typed and non-blocking, and callers wait with
 /// ``poll(_:events:milliseconds:)`` so that no call blocks past a deadline.
 enum SocketSyscalls {
-    /// Resolves `host` and connects to the first address that answers within `timeout`.
+    /// Resolves `host` with `resolver` and connects to the first address that answers within
+    /// `timeout`.
     ///
-    /// Name resolution (`getaddrinfo`) cannot be interrupted and is not bounded by `timeout`;
-    /// numeric addresses and `/etc/hosts` names resolve at once.
-    ///
+    /// - Parameters:
+    ///   - timeout: The longest wait for the connection, after the name resolved.
+    ///   - resolutionTimeout: The longest wait for the name to resolve (numeric addresses
+    ///     resolve at once).
     /// - Returns: A connected, non-blocking socket with `TCP_NODELAY` set.
-    /// - Throws: ``BlobStoreError/Code/remote`` when no address connects in time.
-    static func connect(host: String, port: UInt16, timeout: Duration, server: String) throws -> SocketDescriptor {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = CInt(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)  // man 3 getaddrinfo
-        guard status == 0, let list else {
-            let reason = String(cString: gai_strerror(status))
-            throw BlobStoreError.remote(server, "cannot resolve '\(host)': \(reason). Check the remote URL.")
-        }
-        defer { freeaddrinfo(list) }
+    /// - Throws: ``BlobStoreError/Code/remote`` when the name does not resolve in time, or no
+    ///   address connects in time.
+    static func connect(
+        host: String, port: UInt16, timeout: Duration, resolutionTimeout: Duration = .seconds(1),
+        resolver: NameResolver = .system, server: String
+    ) throws -> SocketDescriptor {
+        let addresses = try resolver.resolve(host: host, port: port, timeout: resolutionTimeout, server: server)
         let deadline = ContinuousClock.now + timeout
         var lastErrno: Int32 = ECONNREFUSED
-        var address: UnsafeMutablePointer<addrinfo>? = list
-        while let current = address {
-            address = current.pointee.ai_next
-            let type = CInt(SOCK_STREAM.rawValue) | CInt(SOCK_NONBLOCK.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
-            let raw = socket(current.pointee.ai_family, type, 0)  // man 2 socket
+        for address in addresses {
+            let type = address.socketType | CInt(SOCK_NONBLOCK.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
+            let raw = socket(address.family, type, address.protocolNumber)  // man 2 socket
             guard raw >= 0 else {
                 lastErrno = errno
                 continue
             }
             let fd = SocketDescriptor(rawValue: raw)
-            if Glibc.connect(raw, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0 {
+            let connected = address.bytes.withUnsafeBytes { bytes in
+                Glibc.connect(raw, bytes.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))
+            }
+            if connected == 0 {
                 setNoDelay(fd)
                 return fd
             }
@@ -68,6 +75,38 @@ enum SocketSyscalls {
         }
         let what = lastErrno == ETIMEDOUT ? "connection timed out after \(timeout)" : "cannot connect"
         throw BlobStoreError.remote(server, "\(what).", errno: lastErrno)
+    }
+
+    /// `getaddrinfo(host, port)` for TCP, copied into values. It blocks for as long as the
+    /// resolver takes: ``NameResolver`` bounds the wait.
+    ///
+    /// - Parameter numericOnly: Convert a numeric address only (`AI_NUMERICHOST`): never asks a
+    ///   resolver, and fails for a name.
+    static func addresses(_ host: String, _ port: UInt16, numericOnly: Bool) -> Result<
+        [SocketAddress], NameResolver.LookupFailure
+    > {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = CInt(SOCK_STREAM.rawValue)
+        hints.ai_flags = (numericOnly ? AI_NUMERICHOST : 0) | AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)  // man 3 getaddrinfo
+        guard status == 0, let list else {
+            return .failure(NameResolver.LookupFailure(reason: String(cString: gai_strerror(status))))
+        }
+        defer { freeaddrinfo(list) }
+        var addresses: [SocketAddress] = []
+        var current: UnsafeMutablePointer<addrinfo>? = list
+        while let entry = current?.pointee {
+            current = entry.ai_next
+            guard let address = entry.ai_addr else { continue }
+            let bytes = Array(UnsafeRawBufferPointer(start: address, count: Int(entry.ai_addrlen)))
+            addresses.append(
+                SocketAddress(
+                    family: entry.ai_family, socketType: entry.ai_socktype, protocolNumber: entry.ai_protocol,
+                    bytes: bytes))
+        }
+        return .success(addresses)
     }
 
     /// Waits until `fd` is ready for `events` or `milliseconds` pass.

@@ -1,8 +1,9 @@
 import BlobStore
 import Foundation
 
-/// A blocking TCP client with exact timeouts: the connect is bounded by the connect timeout, and
-/// every read and write of an operation by that operation's deadline (``startOperation(timeout:)``).
+/// A blocking TCP client with exact timeouts: the name resolution and the connect are bounded by
+/// their timeouts, and every read and write of an operation by that operation's deadline
+/// (``startOperation(timeout:)``).
 ///
 /// Not thread-safe: one operation uses it at a time. It is `@unchecked Sendable` only so that a
 /// pool can hand it from one operation to the next; the pool's mutex orders those hand-overs.
@@ -22,12 +23,17 @@ final class TCPConnection: @unchecked Sendable {
     /// What one `recv` fills, before its bytes are appended to `buffer`.
     private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
 
-    /// Connects to `host:port` within `connectTimeout`.
+    /// Resolves `host` within the name resolution timeout, then connects to it within the
+    /// connect timeout.
     ///
-    /// - Throws: ``BlobStoreError/Code/remote`` when it cannot connect in time.
-    init(host: String, port: UInt16, connectTimeout: Duration, server: String) throws {
+    /// - Throws: ``BlobStoreError/Code/remote`` when it cannot resolve or connect in time.
+    init(
+        host: String, port: UInt16, timeouts: RemoteTimeouts, resolver: NameResolver = .system, server: String
+    ) throws {
         self.server = server
-        fd = try SocketSyscalls.connect(host: host, port: port, timeout: connectTimeout, server: server)
+        fd = try SocketSyscalls.connect(
+            host: host, port: port, timeout: timeouts.connect, resolutionTimeout: timeouts.nameResolution,
+            resolver: resolver, server: server)
         // No operation yet: reads and writes before startOperation(timeout:) time out at once.
         operationTimeout = .zero
         deadline = ContinuousClock.now
