@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import BlobStore
@@ -98,10 +99,12 @@ struct StreamingTests {
         }
         #expect(try await store.value(for: "k") == nil)
 
-        let endless = AsyncStream<Data> { continuation in
-            for _ in 0..<10_000 { continuation.yield(Data(count: 64 << 10)) }
-            continuation.finish()
-        }
+        // Made as they are read (nothing buffered), up to 10,000 chunks of 64 KiB: a put that
+        // ignored the cancellation would store all 640 MiB and fail below.
+        let made = Atomic(0)
+        let endless = AsyncStream<Data>(unfolding: {
+            made.add(1, ordering: .relaxed).newValue <= 10_000 ? Data(count: 64 << 10) : nil
+        })
         let put = Task { try await store.put(streaming: endless, for: "k") }
         try await Task.sleep(for: .milliseconds(20))
         put.cancel()

@@ -16,7 +16,7 @@ extension BlobStore {
     public func compact() throws -> CompactionReport {
         try writeInSteps {
             let report = try compactInSteps()
-            try state.withLock { try reclaimPacks(&$0, capacity: nil) }
+            _ = try state.withLock { try reclaimPacks(&$0, capacity: nil) }
             return report
         }
     }
