@@ -212,8 +212,9 @@ struct RedisRemoteTests {
         }
         #expect(writer.stats.errors == 0, "\(String(describing: writer.lastError))")
         // Touch every record, so that the blobs are the least recently used, then push more data.
-        // Redis' LRU clock ticks once a second: wait a tick, or the touch may change nothing.
-        usleep(1_100_000)
+        // Redis' LRU clock ticks once a second: wait two ticks, or the touch may change nothing
+        // (one tick was not always enough on a loaded machine).
+        usleep(2_100_000)
         let raw = try rawRedis(redis)
         for index in 0..<40 {
             _ = try raw.run("GET", "blobstore:ac:\(SHA256Hasher.hash(Array("k\(index)".utf8)).hex)")
