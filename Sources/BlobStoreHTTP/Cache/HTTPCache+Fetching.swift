@@ -66,16 +66,6 @@ extension HTTPCache {
 
     // MARK: - Internals
 
-    /// Runs the store's blocking I/O on a global dispatch queue, never on the caller's thread.
-    @discardableResult
-    private func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try body() })
-            }
-        }
-    }
-
     /// Sends a conditional request for `stored`; a 304 refreshes it, anything else replaces it.
     private func revalidate(
         _ stored: StoredResponse, body: Data, request: URLRequest, url: URL, requestHeaders: HTTPHeaders
@@ -121,7 +111,7 @@ extension HTTPCache {
     /// response belongs to another URL and says nothing about how long the redirect holds.
     private func storeIfSameURL(_ fetched: Fetched, requestHeaders: HTTPHeaders) async throws {
         guard !fetched.redirected else { return }
-        try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
+        _ = try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
     }
 
     /// A response from the server; `redirected` when its URL is not the request's.
