@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "BlobStoreCache", targets: ["BlobStoreCache"]),
         .library(name: "BlobStoreHTTP", targets: ["BlobStoreHTTP"]),
         .library(name: "BlobStoreRemote", targets: ["BlobStoreRemote"]),
+        .library(name: "BlobStoreProxy", targets: ["BlobStoreProxy"]),
         .executable(name: "blobstore", targets: ["blobstore"]),
     ],
     targets: [
@@ -24,7 +25,11 @@ let package = Package(
         .target(name: "BlobStoreCache", dependencies: ["BlobStore"]),
         .target(name: "BlobStoreHTTP", dependencies: ["BlobStore", "BlobStoreCache"]),
         .target(name: "BlobStoreRemote", dependencies: ["BlobStore"]),
-        .target(name: "BlobStoreCLI", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "BlobStoreRemote"]),
+        // The caching HTTP proxy of `blobstore serve`, on the HTTP cache's rules.
+        .target(name: "BlobStoreProxy", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP"]),
+        .target(
+            name: "BlobStoreCLI",
+            dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "BlobStoreRemote", "BlobStoreProxy"]),
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
         .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),
         .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
@@ -44,6 +49,9 @@ let package = Package(
         .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer", exclude: ["http_server.py"]),
         .testTarget(
             name: "BlobStoreHTTPTests", dependencies: ["BlobStoreHTTP", "BlobStore", "BlobStoreCache", "HTTPTestServer"]),
+        .testTarget(
+            name: "BlobStoreProxyTests",
+            dependencies: ["BlobStoreProxy", "BlobStore", "BlobStoreCache", "HTTPTestServer", "blobstore"]),
         .testTarget(
             name: "BlobStoreCLITests",
             dependencies: [

@@ -31,6 +31,7 @@ public enum ArgumentParser {
         var minimumDiskLifetime: Duration?
         var allowsHTTPErrors = false
         var repair = false
+        var serve = ServeOptions()
         var collect = GarbageCollectionOptions()
         var changes = LimitChanges()
         var helpRequested = false
@@ -188,10 +189,71 @@ public enum ArgumentParser {
                         output = file
                     }
                 }
-            case "--min-disk-lifetime" where subcommand == .fetch:
+            case "--min-disk-lifetime" where subcommand == .fetch || subcommand == .serve:
                 let lifetime = quantity(
                     "--min-disk-lifetime <duration>", forms: DurationParser.forms, limit: false, DurationParser.parse)
-                if let lifetime { minimumDiskLifetime = lifetime.value }
+                if let lifetime = lifetime?.value {
+                    minimumDiskLifetime = lifetime
+                    serve.minimumDiskLifetime = lifetime
+                }
+            case "--origin" where subcommand == .serve:
+                if let url = value("--origin <url>") {
+                    if let problem = originProblem(url) {
+                        fail(
+                            "The value \(shown(url)) is invalid for '--origin <url>': \(problem). Use a URL such as 'http://127.0.0.1:8000'"
+                        )
+                    } else {
+                        serve.origin = url
+                    }
+                }
+            case "--listen" where subcommand == .serve, "--metrics" where subcommand == .serve:
+                let label = "\(name) <host:port>"
+                if let text = value(label) {
+                    if let (host, port) = hostAndPort(text) {
+                        if name == "--listen" {
+                            (serve.listenHost, serve.listenPort) = (host, port)
+                        } else {
+                            (serve.metricsHost, serve.metricsPort) = (host, port)
+                        }
+                    } else {
+                        fail(
+                            "The value \(shown(text)) is invalid for '\(label)'. Use an IP address and a port, e.g. 127.0.0.1:8080"
+                        )
+                    }
+                }
+            case "--forward-proxy" where subcommand == .serve:
+                if flag() { serve.forwardProxy = true }
+            case "--memory" where subcommand == .serve, "--max-object-size" where subcommand == .serve:
+                let label = "\(name) <size>"
+                if let size = quantity(label, forms: SizeParser.forms, limit: false, SizeParser.parse)?.value {
+                    if name == "--memory" { serve.memoryBytes = size } else { serve.maxObjectBytes = size }
+                }
+            case "--max-connections" where subcommand == .serve:
+                let change = quantity("--max-connections <n>", forms: countForms, limit: false, count) {
+                    $0 == 0 || $0 > 100_000 ? "it is not from 1 to 100000" : nil
+                }
+                if let limit = change?.value { serve.maxConnections = limit }
+            case "--header-timeout" where subcommand == .serve, "--idle-timeout" where subcommand == .serve,
+                "--origin-timeout" where subcommand == .serve:
+                let label = "\(name) <duration>"
+                let timeout = quantity(label, forms: DurationParser.forms, limit: false, DurationParser.parse) {
+                    $0 < .milliseconds(1) ? "it must be at least 1ms" : nil
+                }
+                if let timeout = timeout?.value {
+                    switch name {
+                    case "--header-timeout": serve.headerTimeout = timeout
+                    case "--idle-timeout": serve.idleTimeout = timeout
+                    default: serve.originTimeout = timeout
+                    }
+                }
+            case "--access-log" where subcommand == .serve:
+                if let file = value("--access-log <file>") {
+                    if file.isEmpty {
+                        fail("The value '' is invalid for '--access-log <file>'")
+                    } else {
+                        serve.accessLog = file
+                    }
+                }
             case "--allow-http-errors" where subcommand == .fetch:
                 if flag() { allowsHTTPErrors = true }
             case "--header" where subcommand == .fetch:
@@ -228,7 +290,7 @@ public enum ArgumentParser {
             subcommand, positionals, json: json, output: output,
             fetch: FetchOptions(
                 headers: headers, minimumDiskLifetime: minimumDiskLifetime, allowsHTTPErrors: allowsHTTPErrors),
-            repair: repair,
+            repair: repair, serve: serve,
             collect: collect, changes: changes)
         return Invocation(options: options, command: command)
     }
@@ -264,7 +326,7 @@ public enum ArgumentParser {
     /// Checks the number of arguments and builds the command.
     private static func makeCommand(
         _ subcommand: Subcommand, _ positionals: [String], json: Bool, output: String?, fetch: FetchOptions,
-        repair: Bool, collect: GarbageCollectionOptions, changes: LimitChanges
+        repair: Bool, serve: ServeOptions, collect: GarbageCollectionOptions, changes: LimitChanges
     ) throws(CommandLineError) -> Command {
         let names = subcommand.arguments.map(\.label)
         let required = [.put, .get, .blob, .fetch, .has, .rm].contains(subcommand) ? 1 : 0
@@ -282,6 +344,13 @@ public enum ArgumentParser {
         case .get: return .get(keys: positionals, output: output)
         case .blob: return .blob(try digest(positionals[0]), output: output)
         case .fetch: return .fetch(url: try httpURL(positionals[0]), output: output, options: fetch)
+        case .serve:
+            guard serve.origin != nil || serve.forwardProxy else {
+                throw CommandLineError(
+                    "Missing '--origin <url>': give the origin server to forward to, or --forward-proxy",
+                    subcommand: .serve)
+            }
+            return .serve(serve)
         case .has: return .has(key: positionals[0])
         case .rm: return .remove(keys: positionals)
         case .ls: return .list(json: json)
@@ -303,6 +372,27 @@ public enum ArgumentParser {
     }
 
     // MARK: - URLs and headers
+
+    /// Why `text` is not an origin for `serve` (an `http` URL with a host, no query or
+    /// fragment), or `nil`.
+    static func originProblem(_ text: String) -> String? {
+        guard let components = URLComponents(string: text), components.scheme?.lowercased() == "http",
+            components.host?.isEmpty == false
+        else { return "it is not an http URL with a host" }
+        if components.query != nil || components.fragment != nil { return "it has a query or a fragment" }
+        return nil
+    }
+
+    /// `host:port` or `[v6]:port` split, the port a number from 0 to 65535.
+    static func hostAndPort(_ text: String) -> (String, UInt16)? {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+            return nil
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.contains(" ") else { return nil }
+        return (host, port)
+    }
 
     /// `fetch <url>`: an absolute `http` or `https` URL with a host.
     static func httpURL(_ text: String) throws(CommandLineError) -> String {

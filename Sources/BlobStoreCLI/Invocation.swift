@@ -44,6 +44,8 @@ public enum Command: Equatable, Sendable {
     /// `fetch <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>]`:
     /// `output == nil` writes standard output.
     case fetch(url: String, output: String?, options: FetchOptions)
+    /// `serve --origin <url> [<options>]`: runs the caching proxy until SIGTERM or SIGINT.
+    case serve(ServeOptions)
     case has(key: String)
     /// `rm <key> ...`.
     case remove(keys: [String])

@@ -19,6 +19,7 @@ struct Runner {
             case .get(let keys, let file): return try get(keys: keys, output: file)
             case .blob(let digest, let file): return try blob(digest, output: file)
             case .fetch(let url, let file, let options): return try fetch(url: url, output: file, options: options)
+            case .serve(let options): return try serve(options)
             case .has(let key): return try has(key: key)
             case .remove(let keys): return try remove(keys: keys)
             case .list(let json): return try list(json: json)

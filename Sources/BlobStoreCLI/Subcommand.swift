@@ -1,6 +1,6 @@
 /// The subcommands, named as typed on the command line, with the text their help shows.
 public enum Subcommand: String, CaseIterable, Equatable, Sendable {
-    case put, get, blob, fetch, has, rm, clear, ls, stats, compact, gc, verify, journal, config, demo, help
+    case put, get, blob, fetch, serve, has, rm, clear, ls, stats, compact, gc, verify, journal, config, demo, help
 
     /// One line for the `SUBCOMMANDS:` list and the `OVERVIEW:` of the subcommand's help.
     var abstract: String {
@@ -9,6 +9,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .get: "Write the values stored under keys to standard output or to a file."
         case .blob: "Write the content with a SHA-256 digest to standard output or to a file."
         case .fetch: "Fetch a URL through the store's HTTP cache and write the body to standard output or a file."
+        case .serve: "Run a caching HTTP proxy on the store, in front of an origin server."
         case .has: "Exit 0 if a key is stored, 1 if it is not."
         case .rm: "Remove keys."
         case .clear: "Remove every entry and delete their blobs."
@@ -50,6 +51,16 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                 + "the URL. Prints on standard error one line: 'fresh hit', "
                 + "'revalidated hit' or 'miss'. A 4xx or 5xx status writes no body and exits 69, unless "
                 + "--allow-http-errors; a request that fails exits 74. See docs/http.md."
+        case .serve:
+            "An HTTP/1.1 reverse proxy for --origin (and, with --forward-proxy, for absolute-form "
+                + "requests as HTTP_PROXY= clients send), acting as a shared cache under RFC 9111: fresh "
+                + "responses answer from the store, stale ones are revalidated, concurrent misses for one "
+                + "URL make one origin request, and every response is streamed to the client while it is "
+                + "stored. Every method and end-to-end header passes through; Via, Age and Cache-Status "
+                + "(RFC 9211) are added. Requests are held to bounded heads and timeouts (400, 408, 431 "
+                + "and no request smuggling). One access log line per request goes to standard error "
+                + "(or --access-log). SIGTERM or SIGINT stops accepting and lets the responses in flight "
+                + "finish. See docs/http.md, 'The caching proxy'."
         case .has:
             "Prints nothing. With --remote, a key the remote holds counts as stored; nothing is downloaded."
         case .rm:
@@ -128,6 +139,11 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .fetch:
             return "fetch \(global) <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>] "
                 + "[--allow-http-errors]"
+        case .serve:
+            return "serve \(global) --origin <url> [--listen <host:port>] [--forward-proxy] [--metrics <host:port>] "
+                + "[--memory <size>] [--max-object-size <size>] [--max-connections <n>] "
+                + "[--min-disk-lifetime <duration>] [--header-timeout <duration>] [--idle-timeout <duration>] "
+                + "[--origin-timeout <duration>] [--access-log <file>]"
         case .has: return "has \(global) <key>"
         case .rm: return "rm \(global) <key> ..."
         case .clear: return "clear \(global) [--json]"
@@ -166,7 +182,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             [("<dir>", "The directory to store. (default: this package's Sources directory)")]
         case .help:
             [("<subcommand>", "The subcommand to describe.")]
-        case .clear, .ls, .stats, .compact, .gc, .verify, .journal, .config:
+        case .clear, .ls, .stats, .compact, .gc, .verify, .journal, .config, .serve:
             []
         }
     }
@@ -193,6 +209,46 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                     "--allow-http-errors",
                     "Write the body of a 4xx or 5xx response and exit 0, as for any other status."
                 ),
+            ]
+        case .serve:
+            [
+                ("--origin <url>", "The http URL of the origin server requests go to, e.g. http://127.0.0.1:8000."),
+                (
+                    "--listen <host:port>",
+                    "The address to listen on; port 0 picks a free one. (default: 127.0.0.1:8080)"
+                ),
+                (
+                    "--forward-proxy",
+                    "Also serve absolute-form requests (GET http://host/path) from the host they name; "
+                        + "without --origin, only those."
+                ),
+                ("--metrics <host:port>", "Serve Prometheus metrics at GET /metrics on this address."),
+                (
+                    "--memory <size>",
+                    "The memory tier for hot responses: bytes, or a number with K, M, G. (default: 64M)"
+                ),
+                (
+                    "--max-object-size <size>",
+                    "The largest body stored; larger ones are streamed through unstored. (default: 16M)"
+                ),
+                (
+                    "--max-connections <n>",
+                    "The most client connections at once; more are answered 503. (default: 1024)"
+                ),
+                (
+                    "--min-disk-lifetime <duration>",
+                    "Keep responses fresh for less than this in memory only. (default: 0s, all on disk)"
+                ),
+                (
+                    "--header-timeout <duration>",
+                    "The longest a request head may take to arrive: 408 after. (default: 10s)"
+                ),
+                ("--idle-timeout <duration>", "How long an idle client connection is kept open. (default: 60s)"),
+                (
+                    "--origin-timeout <duration>",
+                    "The longest wait to connect to the origin and for each read. (default: 60s)"
+                ),
+                ("--access-log <file>", "Append the access log to <file>. (default: standard error; none with -q)"),
             ]
         case .put: [("--json", "Print the digest, the key and the size as a JSON object.")]
         case .ls: [("--json", "Print a JSON array of entries.")]

@@ -205,8 +205,15 @@ struct StorabilityTests {
     @Test func onlyCacheableMethodsAndStatuses() {
         #expect(decide(["Cache-Control": "max-age=600"], method: "POST") == .notStored("the method is POST"))
         #expect(decide(["Cache-Control": "max-age=600"], method: "HEAD") == .notStored("the method is HEAD"))
-        #expect(decide(["Cache-Control": "max-age=600"], status: 500) == .notStored("the status 500 is not cacheable"))
+        // Any final status with explicit freshness (RFC 9111 §3), heuristics only for some.
+        #expect(decide(["Cache-Control": "max-age=600"], status: 500) == .memoryAndDisk)
+        #expect(decide(["Cache-Control": "max-age=600"], status: 599) == .memoryAndDisk)
+        #expect(
+            decide(["Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"], status: 500)
+                == .notStored("the status 500 needs explicit freshness"))
         #expect(decide(["Cache-Control": "max-age=600"], status: 206) == .notStored("the status 206 is not cacheable"))
+        #expect(decide(["Cache-Control": "max-age=600"], status: 304) == .notStored("the status 304 is not cacheable"))
+        #expect(decide(["Cache-Control": "max-age=600"], status: 103) == .notStored("the status 103 is not cacheable"))
         #expect(decide(["Cache-Control": "max-age=600"], status: 404) == .memoryAndDisk)
         #expect(decide(["Cache-Control": "max-age=600"], status: 302) == .memoryAndDisk)
         #expect(decide(["ETag": "\"a\""], status: 302) == .notStored("the status 302 needs explicit freshness"))

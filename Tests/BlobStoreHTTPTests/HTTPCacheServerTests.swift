@@ -438,14 +438,20 @@ struct HTTPCacheServerTests {
         }
     }
 
-    @Test("A server error is not stored")
-    func serverErrorIsNotStored() async throws {
+    @Test("A server error is stored only with explicit freshness (RFC 9111 §3)")
+    func serverErrorIsStoredOnlyWithExplicitFreshness() async throws {
         try await withServerAndCache { server, cache in
-            let target = "/error?cc=max-age%3D600&status=503"
-            let first = try await cache.data(for: get(server.url(target)))
-            _ = try await cache.data(for: get(server.url(target)))
+            let plain = "/error?status=503&lm=Sun,%2006%20Nov%201994%2008:49:37%20GMT"
+            let first = try await cache.data(for: get(server.url(plain)))
+            _ = try await cache.data(for: get(server.url(plain)))
             #expect(first.status == 503)
-            #expect(try await server.counts(target).requests == 2)
+            #expect(try await server.counts(plain).requests == 2)
+            let fresh = "/error?cc=max-age%3D600&status=503"
+            _ = try await cache.data(for: get(server.url(fresh)))
+            let second = try await cache.data(for: get(server.url(fresh)))
+            #expect(second.status == 503)
+            #expect(second.outcome == .freshHit)
+            #expect(try await server.counts(fresh).requests == 1)
         }
     }
 }

@@ -15,11 +15,18 @@ Any path except /_count and /_release answers with headers chosen by the query:
   gzip=1               (send the body gzip-compressed, with Content-Encoding: gzip)
   cc304=<Cache-Control> etag304=<ETag>  (sent instead of `cc`, `etag` on a 304)
   gate=1               (hold a 304, counted, until GET /_release)
+  delay=<seconds>      (wait this long before answering)
+  interim=<code>       (send an interim response, e.g. 103 with a Link field, before the final one)
+  failafter=<n>        (answer 503 once this exact target has had n requests)
+  stream=<n>           (a body of n deterministic bytes, generated as it is sent: any size)
+  echo=1               (the body lists the request's header fields, one `Name: value` a line)
+  header=<Name: value> (one more response field, sent as given)
 
 If-None-Match equal to `etag`, or If-Modified-Since equal to `lm`, answers 304 Not Modified.
 With `vary`, the body ends with the values of the named request headers, so variants differ.
 
-POST answers 200 with the request body.
+POST, PUT, PATCH, DELETE and OPTIONS answer 200 with the request body (read by Content-Length
+or chunked), and the fields `location`, `cl` (Content-Location) and `cc` name.
 
 GET /_count?path=<path and query> answers JSON {"requests": n, "notModified": m}: how many
 requests that exact target received, and how many were answered 304.
@@ -28,6 +35,7 @@ requests that exact target received, and how many were answered 304.
 import gzip
 import json
 import sys
+import time
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -54,10 +62,28 @@ class Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_POST(self):
-        length = int(self.headers.get("Content-Length", "0"))
-        body = self.rfile.read(length)
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            body = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                body += self.rfile.read(size)
+                self.rfile.readline()
+        else:
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         self.count(False)
-        self.send_body(200, [], body)
+        query = {name: values[0] for name, values in parse_qs(urlsplit(self.path).query).items()}
+        headers = [(header, query[name]) for name, header in [("location", "Location"), ("cl", "Content-Location"),
+                                                               ("cc", "Cache-Control")] if name in query]
+        self.send_body(200, headers, self.command.encode() + b" " + body)
+
+    do_PUT = do_POST
+    do_PATCH = do_POST
+    do_DELETE = do_POST
+    do_OPTIONS = do_POST
 
     def count(self, was_not_modified):
         with lock:
@@ -101,8 +127,26 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             return
 
+        if "delay" in query:
+            time.sleep(float(query["delay"]))
+        if "failafter" in query and counts.get(self.path, 0) >= int(query["failafter"]):
+            self.count(False)
+            self.send_body(503, [], b"failing")
+            return
         self.count(False)
-        if "size" in query:
+        if "header" in query:
+            name, _, value = query["header"].partition(":")
+            headers.append((name.strip(), value.strip()))
+        if "interim" in query:
+            self.send_response_only(int(query["interim"]))
+            self.send_header("Link", "</style.css>; rel=preload")
+            self.end_headers()
+        if "stream" in query:
+            self.send_stream(int(query["status"]) if "status" in query else 200, headers, int(query["stream"]))
+            return
+        if "echo" in query:
+            body = "".join("%s: %s\n" % (name, value) for name, value in self.headers.items()).encode()
+        elif "size" in query:
             body = pattern(int(query["size"]))
         else:
             body = query.get("body", "hello").encode()
@@ -126,6 +170,21 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
+
+    def send_stream(self, status, headers, size):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        block = pattern(1 << 20)
+        sent = 0
+        while sent < size:
+            piece = block[:min(len(block), size - sent)]
+            self.wfile.write(piece)
+            sent += len(piece)
 
     def send_chunked(self, status, headers, body, chunk):
         self.send_response(status)

@@ -47,6 +47,8 @@ extension HTTPCache {
         switch stored.use(at: Date(), requestHeaders: requestHeaders, policy: policy) {
         case .fresh:
             return result(stored, body, url: url, outcome: .freshHit)
+        case .staleAccepted:
+            return result(stored, body, url: url, outcome: .staleHit)
         case .staleWhileRevalidate:
             let key = Self.entryKey(for: stored, url: url)
             if revalidating.withLock({ $0.insert(key).inserted }) {

@@ -152,7 +152,7 @@ public final class HTTPCache: Sendable {
     /// Stores `response`, the stored response for `body` refreshed by a 304 (RFC 9111 §4.3.4).
     /// When it stays on disk under the same key, only its headers and expiry are written
     /// (`BlobStorage.update(_:metadata:expires:)`): the body is neither hashed nor copied again. Otherwise it is stored as ``store(_:body:method:requestHeaders:)`` stores it.
-    func refresh(_ response: StoredResponse, body: Data, requestHeaders: HTTPHeaders) throws -> Storability {
+    package func refresh(_ response: StoredResponse, body: Data, requestHeaders: HTTPHeaders) throws -> Storability {
         guard let plan = plan(response, method: "GET", requestHeaders: requestHeaders),
             case .memoryAndDisk = plan.decision, plan.record.vary == response.vary
         else { return try store(response, body: body, requestHeaders: requestHeaders) }
@@ -178,7 +178,7 @@ public final class HTTPCache: Sendable {
         var record = response
         let names = response.headers.list("Vary")
         record.vary = names.isEmpty ? nil : VaryKey(names: names, request: requestHeaders)
-        return (url, decision, record, Self.expiry(of: record, freshness: freshness))
+        return (url, decision, record, expiry(of: record, freshness: freshness))
     }
 
     /// Removes what is stored for `url` (every variant becomes unreachable and is left to
@@ -201,16 +201,19 @@ public final class HTTPCache: Sendable {
     }
 
     /// Removes the entry that holds `response` for `url`; the other variants stay.
-    func removeStored(_ response: StoredResponse, url: URL) throws {
+    package func removeStored(_ response: StoredResponse, url: URL) throws {
         try store.remove(Self.entryKey(for: response, url: url))
     }
 
     /// When an entry stops being useful: never for a response with a validator (it can always
-    /// be revalidated), else at the end of its freshness and `stale-while-revalidate` window.
-    private static func expiry(of response: StoredResponse, freshness: Freshness) -> Date? {
+    /// be revalidated), else at the end of its freshness, its `stale-while-revalidate` or
+    /// `stale-if-error` window (the longer), and the policy's ``HTTPCachePolicy/staleRetention``.
+    private func expiry(of response: StoredResponse, freshness: Freshness) -> Date? {
         guard !response.hasValidator else { return nil }
-        let window = TimeInterval(CacheControl(response.headers["Cache-Control"]).staleWhileRevalidate ?? 0)
-        let remaining = freshness.lifetime + window - response.age(at: response.responseTime)
+        let control = CacheControl(response.headers["Cache-Control"])
+        let window = TimeInterval(max(control.staleWhileRevalidate ?? 0, control.staleIfError ?? 0))
+        let remaining =
+            freshness.lifetime + window + policy.staleRetention - response.age(at: response.responseTime)
         return response.responseTime.addingTimeInterval(max(0, remaining))
     }
 }

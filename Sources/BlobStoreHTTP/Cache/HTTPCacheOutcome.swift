@@ -5,8 +5,8 @@ public enum HTTPCacheOutcome: String, Sendable, Equatable, CustomStringConvertib
     /// A stale stored response was revalidated with a conditional request; the server
     /// answered `304 Not Modified` and the stored body answered.
     case revalidatedHit = "revalidated hit"
-    /// A stale stored response within its `stale-while-revalidate` window answered at once;
-    /// it is being revalidated in the background.
+    /// A stale stored response answered: within its `stale-while-revalidate` window (it is
+    /// being revalidated in the background), or accepted by the request's `max-stale`.
     case staleHit = "stale hit"
     /// The server's full response answered (nothing usable was stored, or the revalidation
     /// brought a new response).

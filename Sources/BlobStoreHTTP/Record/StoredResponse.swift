@@ -29,7 +29,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     }
 
     /// `headers` without the hop-by-hop fields (RFC 9110 §7.6.1) and those `Connection` names.
-    static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
+    package static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
         let named = Set(headers.list("Connection").map { $0.lowercased() })
         let hopByHop: Set<String> = [
             "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
@@ -51,26 +51,55 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// Whether the response carries a validator for a conditional request.
     public var hasValidator: Bool { headers.hasValidator }
 
-    /// How the response may be used at `now` for a request with `requestHeaders` (RFC 9111 §4).
+    /// How the response may be used at `now` for a request with `requestHeaders` (RFC 9111 §4,
+    /// §5.2.1): fresh when its lifetime exceeds its age by the request's `min-fresh` and its age is
+    /// within the request's `max-age`; stale but accepted within the request's `max-stale` (never
+    /// for `must-revalidate`, or in a shared cache `proxy-revalidate` and `s-maxage`); within its
+    /// `stale-while-revalidate` window; else revalidated when it has a validator. `no-cache` on
+    /// either side, and `Pragma: no-cache` on a request without `Cache-Control`, always revalidate.
     public func use(at now: Date, requestHeaders: HTTPHeaders, policy: HTTPCachePolicy) -> ResponseUse {
         let response = CacheControl(headers["Cache-Control"])
         let request = CacheControl(requestHeaders["Cache-Control"])
-        let pragmaNoCache = requestHeaders.list("Pragma").contains { $0.lowercased() == "no-cache" }
+        let pragmaNoCache =
+            !requestHeaders.contains("Cache-Control")
+            && requestHeaders.list("Pragma").contains { $0.lowercased() == "no-cache" }
         let lifetime = freshness(policy).lifetime
         let age = age(at: now)
         let mustAsk =
             response.noCache || request.noCache || pragmaNoCache
             || request.maxAge.map { age > TimeInterval($0) } == true
-        if !mustAsk, lifetime > age { return .fresh }
-        let mustRevalidate =
-            response.mustRevalidate
-            || (policy.isShared && (response.proxyRevalidate || response.sharedMaxAge != nil))
-        if !mustAsk, !mustRevalidate, policy.servesStaleWhileRevalidating,
+        if !mustAsk, lifetime - TimeInterval(request.minFresh ?? 0) > age { return .fresh }
+        if !mustAsk, !mustRevalidate(policy), let maxStale = request.maxStale, request.minFresh == nil,
+            age - lifetime <= TimeInterval(maxStale)
+        {
+            return .staleAccepted
+        }
+        if !mustAsk, !mustRevalidate(policy), policy.servesStaleWhileRevalidating,
             let window = response.staleWhileRevalidate, age < lifetime + TimeInterval(window)
         {
             return .staleWhileRevalidate
         }
         return hasValidator ? .revalidate : .unusable
+    }
+
+    /// Whether the response may answer at `now` although revalidating it failed (the server is
+    /// unreachable, or answered 500, 502, 503 or 504): within the response's or the request's
+    /// `stale-if-error` window (RFC 5861 §4), and never when it must be revalidated once stale.
+    public func mayAnswerOnError(at now: Date, requestHeaders: HTTPHeaders, policy: HTTPCachePolicy) -> Bool {
+        guard !mustRevalidate(policy) else { return false }
+        let response = CacheControl(headers["Cache-Control"])
+        let request = CacheControl(requestHeaders["Cache-Control"])
+        guard let window = [response.staleIfError, request.staleIfError].compactMap({ $0 }).max() else { return false }
+        return age(at: now) <= freshness(policy).lifetime + TimeInterval(window)
+    }
+
+    /// Whether the response may never be served stale without revalidation: `must-revalidate`,
+    /// and in a shared cache `proxy-revalidate` or `s-maxage` (RFC 9111 §5.2.2.2, §5.2.2.8,
+    /// §5.2.2.10).
+    func mustRevalidate(_ policy: HTTPCachePolicy) -> Bool {
+        let response = CacheControl(headers["Cache-Control"])
+        return response.mustRevalidate
+            || (policy.isShared && (response.proxyRevalidate || response.sharedMaxAge != nil))
     }
 
     /// Whether a `304 Not Modified` with `notModified` headers is about this response
@@ -88,8 +117,11 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     public func updatingHeaders(with notModified: HTTPHeaders, receivedAt responseTime: Date) -> HTTPHeaders {
         let excluded: Set<String> = ["content-length", "content-encoding", "content-range", "transfer-encoding"]
         var updated = headers
-        for name in Set(Self.endToEnd(notModified).fields.map { $0.name.lowercased() }) where !excluded.contains(name) {
-            updated.set(name, notModified[name])
+        var seen: Set<String> = []
+        for field in Self.endToEnd(notModified).fields {
+            let name = field.name.lowercased()
+            guard !excluded.contains(name), seen.insert(name).inserted else { continue }
+            updated.set(field.name, notModified[name])
         }
         if !notModified.contains("Age") { updated.set("Age", nil) }
         if !notModified.contains("Date") { updated.set("Date", HTTPDate.format(responseTime)) }

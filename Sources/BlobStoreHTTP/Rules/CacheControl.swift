@@ -25,6 +25,19 @@ public struct CacheControl: Sendable, Equatable {
     public var mustRevalidate = false
     /// `proxy-revalidate`: `must-revalidate` for shared caches.
     public var proxyRevalidate = false
+    /// `stale-if-error=<seconds>` (RFC 5861 §4): how long past its freshness a response may
+    /// answer when revalidating it fails or the server answers 500, 502, 503 or 504.
+    public var staleIfError: Int?
+    /// `must-understand` (RFC 9111 §5.2.2.3): store only if the cache knows the status code's
+    /// caching rules, and then ignore `no-store`.
+    public var mustUnderstand = false
+    /// Request `max-stale[=<seconds>]`: the client accepts a response stale by this much;
+    /// ``maximumSeconds`` when no value is given (any staleness).
+    public var maxStale: Int?
+    /// Request `min-fresh=<seconds>`: the client wants a response fresh for this much longer.
+    public var minFresh: Int?
+    /// Request `only-if-cached`: answer from the cache or with `504`, never from the server.
+    public var onlyIfCached = false
 
     /// No directive.
     public init() {}
@@ -47,6 +60,11 @@ public struct CacheControl: Sendable, Equatable {
             case "public": isPublic = true
             case "must-revalidate": mustRevalidate = true
             case "proxy-revalidate": proxyRevalidate = true
+            case "stale-if-error": staleIfError = Self.seconds(argument)
+            case "must-understand": mustUnderstand = true
+            case "max-stale": maxStale = argument == nil ? Self.maximumSeconds : Self.seconds(argument)
+            case "min-fresh": minFresh = Self.seconds(argument)
+            case "only-if-cached": onlyIfCached = true
             default: break
             }
         }

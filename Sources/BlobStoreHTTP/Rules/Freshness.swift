@@ -21,7 +21,8 @@ public struct Freshness: Sendable, Equatable {
 
     /// The freshness lifetime of a response (§4.2.1): `s-maxage` in a shared cache, then
     /// `max-age`, then `Expires` minus `Date` (an invalid `Expires` means already stale), then
-    /// a heuristic from `Last-Modified` for a status that allows one; else zero.
+    /// a heuristic from `Last-Modified` for a status that allows one or a `public` response
+    /// (§4.2.2); else zero.
     ///
     /// - Parameters:
     ///   - status: The response's status code.
@@ -43,7 +44,7 @@ public struct Freshness: Sendable, Equatable {
             guard let expiry = HTTPDate.parse(expires) else { return Freshness(lifetime: 0, isHeuristic: false) }
             return Freshness(lifetime: max(0, expiry.timeIntervalSince(date)), isHeuristic: false)
         }
-        if heuristicallyCacheableStatuses.contains(status),
+        if heuristicallyCacheableStatuses.contains(status) || control.isPublic,
             let lastModified = headers["Last-Modified"].flatMap(HTTPDate.parse)
         {
             let guess = max(0, date.timeIntervalSince(lastModified)) * policy.heuristicFraction

@@ -16,6 +16,11 @@ public struct HTTPCachePolicy: Sendable, Equatable {
     public var heuristicFraction = 0.1
     /// The longest heuristic freshness lifetime. Default one day.
     public var maximumHeuristicLifetime: TimeInterval = 86_400
+    /// How long past its freshness and its `stale-while-revalidate` and `stale-if-error` windows a
+    /// response without a validator is kept, for requests whose `max-stale` accepts it. Default 0:
+    /// it is dropped once nothing can use it without `max-stale`. (A response with a validator is
+    /// kept until evicted: it can always be revalidated.)
+    public var staleRetention: TimeInterval = 0
     /// Whether a stale response within its `stale-while-revalidate` window is served at once
     /// while it is revalidated in the background. Default `true`; a short-lived process (a
     /// command-line tool) turns it off to revalidate before it answers.

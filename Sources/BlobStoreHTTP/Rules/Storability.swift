@@ -14,21 +14,24 @@ public enum Storability: Sendable, Equatable {
     /// through.
     public static let cacheableMethods: Set<String> = ["GET"]
 
-    /// The status codes whose responses are stored: those that may be given a heuristic
-    /// lifetime (``Freshness/heuristicallyCacheableStatuses`` but 206, since partial content is
-    /// not combined), plus redirects stored only with explicit freshness.
-    public static let cacheableStatuses: Set<Int> = Freshness.heuristicallyCacheableStatuses
-        .subtracting([206])
-        .union([302, 303, 307])
+    /// The status codes whose caching rules the cache knows (those RFC 9110 §15 defines but
+    /// 206, since partial content is not combined, and 304, which updates rather than replaces):
+    /// a response with `must-understand` is stored only with one of them, and then its `no-store`
+    /// is ignored (RFC 9111 §5.2.2.3).
+    public static let understoodStatuses: Set<Int> = Set(200...205).union(300...308).subtracting([304, 306])
+        .union(400...417).union(421...426).union(428...429).union([431, 451]).union(500...505).union([511])
 
     /// Decides whether a response to `method` with `requestHeaders` may be stored.
     ///
-    /// A response is stored when the method and status are cacheable, neither the request nor
-    /// the response says `no-store`, a shared cache sees no `private` and no `Authorization`
-    /// (unless `public`, `must-revalidate` or `s-maxage` allows it), `Vary` is not `*`, the
-    /// status is heuristically cacheable or the response has explicit freshness, and the
-    /// response can be used at all: it has a freshness lifetime, a `stale-while-revalidate`
-    /// window or a validator (`ETag`, `Last-Modified`), and a validator when it says `no-cache`.
+    /// A response is stored when (RFC 9111 §3) the method is cacheable and the status final (not
+    /// 206 or 304); neither the request nor the response says `no-store` (a response's is ignored
+    /// with `must-understand` and an ``understoodStatuses`` status; `must-understand` with another
+    /// status is not stored); a shared cache sees no `private` and no `Authorization` (unless
+    /// `public`, `must-revalidate` or `s-maxage` allows it); `Vary` is not `*`; the status is
+    /// heuristically cacheable or the response has explicit freshness (`max-age`, `Expires`,
+    /// `public`, `s-maxage` in a shared cache, `private` in a private one); and the response can be
+    /// used at all: it has a freshness lifetime, a `stale-while-revalidate` window or a validator
+    /// (`ETag`, `Last-Modified`), and a validator when it says `no-cache`.
     ///
     /// - Parameters:
     ///   - method: The request method.
@@ -44,9 +47,14 @@ public enum Storability: Sendable, Equatable {
         let request = CacheControl(requestHeaders["Cache-Control"])
         let response = CacheControl(responseHeaders["Cache-Control"])
         guard cacheableMethods.contains(method.uppercased()) else { return .notStored("the method is \(method)") }
-        guard cacheableStatuses.contains(status) else { return .notStored("the status \(status) is not cacheable") }
+        guard status >= 200, status != 206, status != 304 else {
+            return .notStored("the status \(status) is not cacheable")
+        }
         if request.noStore { return .notStored("the request says no-store") }
-        if response.noStore { return .notStored("the response says no-store") }
+        if response.mustUnderstand, !understoodStatuses.contains(status) {
+            return .notStored("the response says must-understand and its status \(status) is not understood")
+        }
+        if response.noStore, !response.mustUnderstand { return .notStored("the response says no-store") }
         if policy.isShared {
             if response.isPrivate { return .notStored("the response is private and this cache is shared") }
             if requestHeaders.contains("Authorization"),

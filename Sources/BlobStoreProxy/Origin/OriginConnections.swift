@@ -1,0 +1,48 @@
+import Synchronization
+
+/// The idle kept-alive connections to origins, by `host:port`, so that a request reuses one
+/// instead of connecting again. Bounded: at most ``maxIdlePerOrigin`` each; more are closed.
+final class OriginConnections: Sendable {
+    /// The most idle connections kept for one origin.
+    let maxIdlePerOrigin: Int
+    /// The connect timeout and the read and write timeout of each connection.
+    let timeout: Duration
+    private let idle = Mutex<[String: [WireConnection]]>([:])
+
+    init(timeout: Duration, maxIdlePerOrigin: Int = 256) {
+        self.timeout = timeout
+        self.maxIdlePerOrigin = maxIdlePerOrigin
+    }
+
+    /// An idle connection to `host:port`, or a new one.
+    ///
+    /// - Returns: The connection, and whether it was reused (a reused one may have been closed by
+    ///   the origin meanwhile: a request that fails on it before any response byte is retried).
+    /// - Throws: `network` when a new connection cannot be made in time.
+    func connection(host: String, port: UInt16, fresh: Bool = false) throws -> (WireConnection, reused: Bool) {
+        let authority = "\(host):\(port)"
+        if !fresh, let reused = idle.withLock({ $0[authority]?.popLast() }) { return (reused, true) }
+        let fd = try ProxySyscalls.connect(host: host, port: port, timeout: timeout)
+        ProxySyscalls.setTimeouts(fd, receive: timeout, send: timeout)
+        return (WireConnection(fd: fd, peer: authority), false)
+    }
+
+    /// Keeps `connection` for the next request to `host:port` (its response was read to the end
+    /// and the origin keeps it open).
+    func giveBack(_ connection: WireConnection, host: String, port: UInt16) {
+        guard !connection.hasBufferedBytes, !connection.reachedEnd else { return }
+        let authority = "\(host):\(port)"
+        idle.withLock { idle in
+            guard idle[authority, default: []].count < maxIdlePerOrigin else { return }
+            idle[authority, default: []].append(connection)
+        }
+    }
+
+    /// Closes every idle connection.
+    func closeAll() {
+        _ = idle.withLock { idle in
+            defer { idle.removeAll() }
+            return idle
+        }
+    }
+}

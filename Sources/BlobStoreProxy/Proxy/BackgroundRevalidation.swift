@@ -1,0 +1,56 @@
+import BlobStore
+import BlobStoreHTTP
+import Foundation
+
+/// A conditional request for a stale response that already answered its client
+/// (`stale-while-revalidate`): a `304` refreshes it, a storable full response replaces it.
+struct BackgroundRevalidation {
+    let context: ProxyContext
+    /// The request whose answer was stale: its fields select the variant and go to the origin.
+    let request: RequestHead
+
+    func run(_ stored: StoredResponse, body: Data, url: URL, target: ForwardTarget) {
+        let cache = context.cache
+        var headers = request.headers
+        headers.set("If-None-Match", stored.headers["ETag"])
+        headers.set("If-Modified-Since", stored.headers["Last-Modified"])
+        let head = MessageHeaders.originRequest(
+            method: "GET", target: target, clientHeaders: headers, framing: .none, via: context.configuration.name)
+        let requestTime = Date()
+        context.metrics.revalidations.add(1, ordering: .relaxed)
+        do {
+            let (fd, _) = try context.origins.connection(host: target.host, port: target.port, fresh: true)
+            try fd.write(head)
+            var response: ResponseHead
+            repeat {
+                guard
+                    let bytes = try fd.readHead(
+                        maxBytes: 64 << 10, idle: context.configuration.originTimeout,
+                        complete: context.configuration.originTimeout, tooLarge: 502)
+                else { return }
+                response = try HeadParser.response(bytes)
+            } while response.isInterim
+            var reader = BodyReader(connection: fd, framing: try HeadParser.framing(of: response, method: "GET"))
+            if response.status == 304 {
+                guard stored.isValidated(by: response.headers) else { return }
+                context.metrics.notModified.add(1, ordering: .relaxed)
+                let refreshed = ProxyExchange.refreshed(stored, by: response, requestTime: requestTime)
+                _ = try cache.refresh(refreshed, body: body, requestHeaders: request.headers)
+                return
+            }
+            let record = StoredResponse(
+                url: url.absoluteString, status: response.status, headers: response.headers, vary: nil,
+                requestTime: requestTime, responseTime: Date())
+            var kept: [UInt8] = []
+            while let chunk = try reader.next() {
+                guard kept.count + chunk.count <= context.configuration.maxObjectBytes else { return }
+                kept.append(contentsOf: chunk)
+            }
+            guard !reader.isTruncated else { return }
+            if case .notStored = try cache.store(record, body: Data(kept), requestHeaders: request.headers) { return }
+            context.metrics.stored.add(1, ordering: .relaxed)
+        } catch {
+            // The stale response already answered; the next request tries again.
+        }
+    }
+}

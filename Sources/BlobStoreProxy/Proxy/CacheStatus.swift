@@ -1,0 +1,36 @@
+/// The proxy's member of the `Cache-Status` response field (RFC 9211): whether it answered from
+/// the cache, and if not why it forwarded, with what the origin said and whether it stored.
+struct CacheStatus: Sendable, Equatable {
+    /// Whether a stored response answered without a request to the origin.
+    var hit = false
+    /// Why the request went to the origin: `uri-miss`, `vary-miss`, `miss`, `stale`, `request`
+    /// (the request asked for it), `method`, `bypass`; `nil` for a hit.
+    var forward: String?
+    /// The status the origin answered a forwarded request with.
+    var forwardStatus: Int?
+    /// The remaining freshness of a stored response served, in seconds (negative when stale).
+    var ttl: Int?
+    /// Whether the response was stored.
+    var stored = false
+    /// Whether it answered from another request's response (request collapsing).
+    var collapsed = false
+    /// More, such as why a response was not stored.
+    var detail: String?
+
+    /// The member, as `blobstore; hit; ttl=42` or `blobstore; fwd=uri-miss; fwd-status=200; stored`.
+    func field(name: String) -> String {
+        var parts = [name]
+        if hit { parts.append("hit") }
+        if let forward { parts.append("fwd=\(forward)") }
+        if let forwardStatus { parts.append("fwd-status=\(forwardStatus)") }
+        if let ttl { parts.append("ttl=\(ttl)") }
+        if stored { parts.append("stored") }
+        if collapsed { parts.append("collapsed") }
+        if let detail {
+            let escaped = detail.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                of: "\"", with: "\\\"")
+            parts.append("detail=\"\(escaped)\"")
+        }
+        return parts.joined(separator: "; ")
+    }
+}

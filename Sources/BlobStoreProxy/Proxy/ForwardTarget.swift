@@ -1,0 +1,65 @@
+import Foundation
+
+/// Where a request goes: the origin's address, the request target to send it, and the URL
+/// its response is stored under.
+struct ForwardTarget: Sendable, Equatable {
+    /// The origin's host and port.
+    var host: String
+    var port: UInt16
+    /// The `Host` field sent to the origin.
+    var authority: String
+    /// The request target sent to the origin, in origin form (`/path?query`) or `*`.
+    var requestTarget: String
+    /// The absolute URL the response is stored under; `nil` when the target is not one (`*`, or
+    /// a target Foundation does not parse), so nothing is looked up or stored.
+    var url: URL?
+
+    /// The target of `request`: an absolute-form request goes to the host it names when
+    /// `forwardProxy` is on (else to `origin`, with its path); an origin-form one to `origin`.
+    ///
+    /// - Throws: ``Rejection`` 400 for a target of neither form or without an origin to go to,
+    ///   501 for `CONNECT` or an `https` URL (tunnels are not supported).
+    static func of(_ request: RequestHead, origin: URL?, forwardProxy: Bool) throws(Rejection) -> ForwardTarget {
+        if request.method == "CONNECT" { throw Rejection(501, "CONNECT tunnels are not supported") }
+        let target = request.target
+        if target.hasPrefix("/") || target == "*" {
+            guard let origin else {
+                throw Rejection(400, "this forward proxy needs an absolute-form target (http://host/path)")
+            }
+            return try through(origin, path: target)
+        }
+        let lowered = target.lowercased()
+        if lowered.hasPrefix("https://") {
+            throw Rejection(501, "https through the proxy needs CONNECT, which is not supported")
+        }
+        guard lowered.hasPrefix("http://"), let components = URLComponents(string: target), let host = components.host,
+            !host.isEmpty
+        else { throw Rejection(400, "the request target is neither /path nor http://host/path") }
+        let rest = String(target.dropFirst("http://".count).drop { $0 != "/" && $0 != "?" })
+        let path = rest.isEmpty ? "/" : (rest.hasPrefix("?") ? "/" + rest : rest)
+        guard forwardProxy else {
+            guard let origin else { throw Rejection(400, "no origin") }
+            return try through(origin, path: path)
+        }
+        let port = UInt16(exactly: components.port ?? 80) ?? 80
+        let authority = components.port.map { "\(host):\($0)" } ?? host
+        return ForwardTarget(
+            host: host, port: port, authority: authority, requestTarget: path,
+            url: URL(string: "http://\(authority)\(path)"))
+    }
+
+    /// `path` on `origin`, below the origin's own path.
+    private static func through(_ origin: URL, path: String) throws(Rejection) -> ForwardTarget {
+        guard let host = origin.host else { throw Rejection(502, "the origin URL has no host") }
+        let port = UInt16(exactly: origin.port ?? 80) ?? 80
+        let authority = origin.port.map { "\(host):\($0)" } ?? host
+        guard path != "*" else {
+            return ForwardTarget(host: host, port: port, authority: authority, requestTarget: "*", url: nil)
+        }
+        let prefix = origin.path.hasSuffix("/") ? String(origin.path.dropLast()) : origin.path
+        let requestTarget = prefix + path
+        return ForwardTarget(
+            host: host, port: port, authority: authority, requestTarget: requestTarget,
+            url: URL(string: "http://\(authority)\(requestTarget)"))
+    }
+}

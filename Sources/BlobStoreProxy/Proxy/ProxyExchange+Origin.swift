@@ -1,0 +1,260 @@
+import BlobStore
+import BlobStoreHTTP
+import Foundation
+import Glibc
+
+// MARK: - To the origin
+
+extension ProxyExchange {
+    /// Sends the request to the origin — conditional on `stored`'s validators when given and
+    /// `conditional` — and answers the client: from `stored` after a `304` (or after a failure
+    /// that `stale-if-error` covers), else with the origin's response, stored when it may be.
+    func forward(
+        to target: ForwardTarget, body: inout BodyReader, stored: (StoredResponse, Data)?, conditional: Bool = true
+    ) throws {
+        let requestTime = Date()
+        var headers = request.headers
+        if let (response, _) = stored, conditional {
+            headers.set("If-None-Match", response.headers["ETag"])
+            headers.set("If-Modified-Since", response.headers["Last-Modified"])
+        }
+        let head = MessageHeaders.originRequest(
+            method: request.method, target: target, clientHeaders: headers, framing: body.framing,
+            via: configuration.name)
+        let response: ResponseHead
+        let connection: WireConnection
+        do {
+            (response, connection) = try send(head, body: &body, to: target, relayingInterim: true)
+        } catch let error as BlobStoreError {
+            if let (storedResponse, storedBody) = stored,
+                storedResponse.mayAnswerOnError(at: Date(), requestHeaders: request.headers, policy: policy)
+            {
+                cacheStatus.detail = "stale-if-error: \(error.message)"
+                return try serve(storedResponse, body: storedBody)
+            }
+            context.metrics.originErrors.add(1, ordering: .relaxed)
+            let timedOut = error.errno == ETIMEDOUT
+            return try sendError(timedOut ? 504 : 502, "the origin \(target.authority) failed: \(error.description)")
+        } catch let rejection as Rejection {
+            context.metrics.originErrors.add(1, ordering: .relaxed)
+            return try sendError(rejection.status, rejection.reason)
+        }
+        cacheStatus.forwardStatus = response.status
+        if let (storedResponse, storedBody) = stored, let url = target.url {
+            if response.status == 304, conditional {
+                context.origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
+                guard storedResponse.isValidated(by: response.headers) else {
+                    // The 304 is about another representation (RFC 9111 §4.3.4): fetch it anew.
+                    _ = try? cache.removeStored(storedResponse, url: url)
+                    var none = BodyReader(connection: client, framing: .none)
+                    return try forward(to: target, body: &none, stored: nil)
+                }
+                context.metrics.notModified.add(1, ordering: .relaxed)
+                let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
+                do {
+                    if case .notStored = try cache.refresh(refreshed, body: storedBody, requestHeaders: request.headers)
+                    {
+                        try cache.removeStored(refreshed, url: url)
+                    }
+                } catch {
+                    cacheStatus.detail = "the store failed: \(error)"
+                }
+                return try serve(refreshed, body: storedBody)
+            }
+            if [500, 502, 503, 504].contains(response.status),
+                storedResponse.mayAnswerOnError(at: Date(), requestHeaders: request.headers, policy: policy)
+            {
+                cacheStatus.detail = "stale-if-error"
+                return try serve(storedResponse, body: storedBody)
+            }
+        }
+        try relay(response, from: connection, target: target, requestTime: requestTime)
+    }
+
+    /// `stored` with the fields of a `304` and its times (RFC 9111 §4.3.4).
+    static func refreshed(_ stored: StoredResponse, by notModified: ResponseHead, requestTime: Date) -> StoredResponse {
+        var refreshed = stored
+        let responseTime = Date()
+        refreshed.headers = stored.updatingHeaders(with: notModified.headers, receivedAt: responseTime)
+        refreshed.requestTime = requestTime
+        refreshed.responseTime = responseTime
+        return refreshed
+    }
+
+    /// Sends `head` and `body` to the origin and reads its final response head, relaying interim
+    /// (1xx) responses to the client when `relayingInterim`. A request without a body that fails
+    /// on a reused connection before any answer (the origin closed it while idle) is sent again
+    /// on a new one, if its method is idempotent.
+    ///
+    /// - Throws: `network` when the origin cannot be reached or fails; ``Rejection`` 502 for a
+    ///   response that is not HTTP/1.x.
+    func send(_ head: [UInt8], body: inout BodyReader, to target: ForwardTarget, relayingInterim: Bool) throws
+        -> (ResponseHead, WireConnection)
+    {
+        let idempotent = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(request.method)
+        var fresh = false
+        while true {
+            let (connection, reused) = try context.origins.connection(
+                host: target.host, port: target.port, fresh: fresh)
+            do {
+                try connection.write(head)
+                if body.framing != .none {
+                    let writer = BodyWriter(connection: connection, framing: body.framing)
+                    while let chunk = try body.next() { try writer.write(chunk) }
+                    try writer.finish()
+                }
+                while true {
+                    guard
+                        let bytes = try connection.readHead(
+                            maxBytes: 64 << 10, idle: configuration.originTimeout,
+                            complete: configuration.originTimeout,
+                            tooLarge: 502)
+                    else { throw BlobStoreError(.network, "The origin closed the connection without a response.") }
+                    let response = try HeadParser.response(bytes)
+                    guard response.isInterim else { return (response, connection) }
+                    guard response.status != 101 else { throw Rejection(502, "the origin switched protocols") }
+                    if relayingInterim, request.minorVersion >= 1 {
+                        let interim = ResponseHead(
+                            minorVersion: 1, status: response.status, reason: response.reason,
+                            headers: MessageHeaders.endToEnd(response.headers))
+                        try? client.write(interim.serialized)
+                    }
+                }
+            } catch let error as BlobStoreError
+                where reused && !fresh && idempotent && body.framing == .none
+                && error.errno != ETIMEDOUT
+            {
+                fresh = true
+                continue
+            }
+        }
+    }
+
+    /// Relays the origin's final response to the client, streaming its body, and stores it
+    /// when RFC 9111 allows and it is no larger than the configured maximum. A client that goes
+    /// away mid-body does not stop a response that is being stored: it is read to its end.
+    private func relay(
+        _ response: ResponseHead, from connection: WireConnection, target: ForwardTarget, requestTime: Date
+    )
+        throws
+    {
+        let responseTime = Date()
+        let incoming: BodyFraming
+        do {
+            incoming = try HeadParser.framing(of: response, method: request.method)
+        } catch {
+            context.metrics.originErrors.add(1, ordering: .relaxed)
+            return try sendError(error.status, error.reason)
+        }
+        let isLookup = request.method == "GET" || request.method == "HEAD"
+        if !isLookup, (200..<400).contains(response.status), let url = target.url {
+            // Before the client sees the answer, so its next request cannot find the old one.
+            invalidate(
+                url, location: response.headers["Location"], contentLocation: response.headers["Content-Location"])
+        }
+        var record = storable(
+            response, target: target, framing: incoming, requestTime: requestTime, responseTime: responseTime)
+        let outgoing: BodyFraming
+        switch incoming {
+        case .none: outgoing = .none
+        case .length(let length): outgoing = .length(length)
+        case .chunked, .untilClose: outgoing = request.minorVersion >= 1 ? .chunked : .untilClose
+        }
+        if outgoing == .untilClose { keepAlive = false }
+        var headers = MessageHeaders.endToEnd(response.headers)
+        if outgoing == .chunked { headers.set("Transfer-Encoding", "chunked") }
+        if outgoing == .chunked || outgoing == .untilClose { headers.set("Content-Length", nil) }
+        cacheStatus.stored = record != nil
+        let head = finalHead(status: response.status, reason: response.reason, headers: headers)
+        var clientAlive = true
+        do { try client.write(head.serialized) } catch { clientAlive = false }
+        sentStatus = response.status
+        var body = BodyReader(connection: connection, framing: incoming)
+        let writer = BodyWriter(connection: client, framing: outgoing)
+        var kept: [UInt8]? = record == nil ? nil : []
+        // While a response is kept, its last bytes reach the client only once it is stored, so
+        // that the client's next request finds it.
+        // (A copy: a slice would keep the connection's buffer shared, and copied whole, at each read.)
+        var held: [UInt8] = []
+        func send(_ bytes: ArraySlice<UInt8>) {
+            guard clientAlive, !bytes.isEmpty else { return }
+            do {
+                try writer.write(bytes)
+                sentBytes += bytes.count
+            } catch {
+                clientAlive = false
+            }
+        }
+        do {
+            while let chunk = try body.next() {
+                context.metrics.bytesFromOrigin.add(chunk.count, ordering: .relaxed)
+                if kept != nil {
+                    if kept!.count + chunk.count > configuration.maxObjectBytes {
+                        (kept, record) = (nil, nil)
+                    } else {
+                        kept!.append(contentsOf: chunk)
+                    }
+                }
+                send(held[...])
+                held = []
+                if kept != nil { held = Array(chunk) } else { send(chunk) }
+                if !clientAlive, kept == nil { break }
+            }
+        } catch {
+            // The origin failed inside the body: the client must see a cut, never a whole answer.
+            context.metrics.originErrors.add(1, ordering: .relaxed)
+            throw BlobStoreError(.network, "The origin failed inside the body: \(error)")
+        }
+        let complete = body.isFinished && !body.isTruncated
+        if let record, let kept, complete {
+            do {
+                if case .notStored(let why) = try cache.store(record, body: Data(kept), requestHeaders: request.headers)
+                {
+                    cacheStatus.detail = why
+                } else {
+                    context.metrics.stored.add(1, ordering: .relaxed)
+                }
+            } catch {
+                cacheStatus.detail = "the store failed: \(error)"
+            }
+        }
+        send(held[...])
+        if complete, incoming != .untilClose {
+            context.origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
+        }
+        guard clientAlive, complete else {
+            throw BlobStoreError(.network, clientAlive ? "The origin's body ended early." : "The client went away.")
+        }
+        try writer.finish()
+    }
+
+    /// The response to store for `response`, or `nil` when it may not be stored (the reason goes
+    /// to the `Cache-Status` detail).
+    private func storable(
+        _ response: ResponseHead, target: ForwardTarget, framing: BodyFraming, requestTime: Date, responseTime: Date
+    ) -> StoredResponse? {
+        guard request.method == "GET", let url = target.url else { return nil }
+        let record = StoredResponse(
+            url: url.absoluteString, status: response.status, headers: response.headers, vary: nil,
+            requestTime: requestTime, responseTime: responseTime)
+        let decision = Storability.decide(
+            method: "GET", requestHeaders: request.headers, status: response.status, responseHeaders: record.headers,
+            freshness: record.freshness(policy), policy: policy)
+        if case .notStored(let why) = decision {
+            cacheStatus.detail = why
+            return nil
+        }
+        if case .length(let length) = framing, length > Int64(configuration.maxObjectBytes) {
+            cacheStatus.detail = "the body is larger than the \(configuration.maxObjectBytes) bytes stored"
+            return nil
+        }
+        return record
+    }
+}
+
+extension OriginConnections {
+    /// Keeps `connection` when `keepsAlive`, else lets it close.
+    func giveBack(_ connection: WireConnection, host: String, port: UInt16, if keepsAlive: Bool) {
+        if keepsAlive { giveBack(connection, host: host, port: port) }
+    }
+}

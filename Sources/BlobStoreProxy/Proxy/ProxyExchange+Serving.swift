@@ -1,0 +1,88 @@
+import BlobStore
+import BlobStoreHTTP
+import Foundation
+
+// MARK: - Answers the proxy makes itself
+
+extension ProxyExchange {
+    /// Answers with a stored response, or `304 Not Modified` when the client's own copy matches
+    /// it (`If-None-Match`, else `If-Modified-Since`; RFC 9110 §13.2.2).
+    func serve(_ stored: StoredResponse, body: Data) throws {
+        var headers = stored.servedHeaders(at: Date())
+        var status = stored.status
+        if Self.clientCopyMatches(stored, request: request.headers) {
+            status = 304
+            // The fields a 200 would have had that describe the representation's metadata
+            // (RFC 9110 §15.4.5).
+            let kept: Set<String> = [
+                "cache-control", "content-location", "date", "etag", "expires", "vary", "age", "last-modified",
+            ]
+            headers = HTTPHeaders(headers.fields.filter { kept.contains($0.name.lowercased()) })
+        } else if status != 204, !(100..<200).contains(status) {
+            headers.set("Transfer-Encoding", nil)
+            headers.set("Content-Length", String(body.count))
+        }
+        let head = finalHead(status: status, reason: "", headers: headers)
+        sentStatus = status
+        var bytes = head.serialized
+        if request.method != "HEAD", status != 304, status != 204 {
+            bytes.append(contentsOf: body)
+            sentBytes = body.count
+            context.metrics.bytesFromCache.add(body.count, ordering: .relaxed)
+        }
+        try client.write(bytes)
+    }
+
+    /// Whether the client's conditional request names the stored response: an `If-None-Match`
+    /// entity-tag equal to its `ETag` by weak comparison (or `*`), or, without `If-None-Match`,
+    /// an `If-Modified-Since` not before its `Last-Modified`.
+    static func clientCopyMatches(_ stored: StoredResponse, request: HTTPHeaders) -> Bool {
+        if let tags = request["If-None-Match"] {
+            guard let etag = stored.headers["ETag"] else { return tags.trimmingCharacters(in: .whitespaces) == "*" }
+            let weak = { (tag: String) in tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag }
+            return tags.split(separator: ",").contains { tag in
+                let tag = tag.trimmingCharacters(in: .whitespaces)
+                return tag == "*" || weak(tag) == weak(etag.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        guard let since = request["If-Modified-Since"].flatMap(HTTPDate.parse),
+            let modified = (stored.headers["Last-Modified"] ?? stored.headers["Date"]).flatMap(HTTPDate.parse)
+        else { return false }
+        return modified <= since
+    }
+
+    /// The head of a final response to the client: the proxy's `Via` and `Cache-Status`
+    /// appended, and `Connection: close` when the connection ends after it.
+    func finalHead(status: Int, reason: String, headers: HTTPHeaders) -> ResponseHead {
+        var headers = MessageHeaders.appending("1.1 \(configuration.name)", to: "Via", in: headers)
+        headers = MessageHeaders.appending(cacheStatus.field(name: configuration.name), to: "Cache-Status", in: headers)
+        if !keepAlive { headers.set("Connection", "close") }
+        return ResponseHead(minorVersion: 1, status: status, reason: reason, headers: headers)
+    }
+
+    /// Answers with an error the proxy generates, a line of text saying why.
+    func sendError(_ status: Int, _ reason: String) throws {
+        let body = Array("\(status) \(ResponseHead.reason(for: status)): \(reason).\n".utf8)
+        let headers: HTTPHeaders = [
+            "Date": HTTPDate.format(Date()), "Content-Type": "text/plain; charset=utf-8",
+            "Content-Length": String(body.count), "Cache-Control": "no-store",
+        ]
+        sentStatus = status
+        sentBytes = body.count
+        var bytes = finalHead(status: status, reason: "", headers: headers).serialized
+        if request.method != "HEAD" { bytes.append(contentsOf: body) }
+        try client.write(bytes)
+    }
+
+    /// Revalidates `stored` on another thread while the stale response answers
+    /// (`stale-while-revalidate`); one revalidation per stored response at a time.
+    func revalidateInBackground(_ stored: StoredResponse, body: Data, url: URL, target: ForwardTarget) {
+        let key = HTTPCache.key(for: url).string + "\n" + (stored.vary?.suffix ?? "")
+        guard context.revalidating.withLock({ $0.insert(key).inserted }) else { return }
+        let (context, request) = (self.context, self.request)
+        Thread.detachNewThread {
+            defer { _ = context.revalidating.withLock { $0.remove(key) } }
+            BackgroundRevalidation(context: context, request: request).run(stored, body: body, url: url, target: target)
+        }
+    }
+}

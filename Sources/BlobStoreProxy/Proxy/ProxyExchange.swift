@@ -1,0 +1,179 @@
+import BlobStore
+import BlobStoreHTTP
+import Foundation
+import Glibc
+
+/// One request from a client and its answer: from the cache when RFC 9111 allows, else from the
+/// origin (streamed to the client while it is stored, when it may be stored).
+final class ProxyExchange {
+    let context: ProxyContext
+    let client: WireConnection
+    let request: RequestHead
+    /// When the request head arrived.
+    let started = ContinuousClock.now
+    /// What the access log and the `Cache-Status` field say about it.
+    var cacheStatus = CacheStatus()
+    /// The status sent, for the log.
+    var sentStatus = 0
+    /// Body bytes sent, for the log.
+    var sentBytes = 0
+    /// Whether the client connection may serve another request after this one.
+    var keepAlive: Bool
+
+    init(context: ProxyContext, client: WireConnection, request: RequestHead) {
+        self.context = context
+        self.client = client
+        self.request = request
+        self.keepAlive = request.keepsAlive
+    }
+
+    var configuration: ProxyConfiguration { context.configuration }
+    var cache: HTTPCache { context.cache }
+    var policy: HTTPCachePolicy { context.cache.policy }
+
+    /// Answers the request.
+    ///
+    /// - Returns: Whether the connection may carry another request.
+    /// - Throws: ``Rejection`` for a request the proxy refuses before sending anything; `network`
+    ///   when the client connection fails (nothing more can be sent on it).
+    func respond() throws -> Bool {
+        context.metrics.requests.add(1, ordering: .relaxed)
+        defer {
+            context.log.record(
+                peer: client.peer, requestLine: "\(request.method) \(request.target) HTTP/1.\(request.minorVersion)",
+                status: sentStatus, bytes: sentBytes, cacheStatus: cacheStatus.field(name: configuration.name),
+                duration: ContinuousClock.now - started)
+        }
+        let framing = try HeadParser.framing(of: request)
+        let target = try ForwardTarget.of(
+            request, origin: configuration.origin, forwardProxy: configuration.forwardProxy)
+        var body = BodyReader(connection: client, framing: framing)
+        if request.expectsContinue, framing != .none {
+            // The proxy takes the body itself and forwards it with the request (RFC 9110 §10.1.1).
+            try client.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+        }
+        let isLookup = request.method == "GET" || request.method == "HEAD"
+        let bypass = ["If-Match", "If-Unmodified-Since", "If-Range"].contains { request.headers.contains($0) }
+        if isLookup, framing == .none, !bypass, let url = target.url {
+            try answerFromCache(url: url, target: target)
+        } else {
+            cacheStatus.forward = isLookup ? "bypass" : "method"
+            try forward(to: target, body: &body, stored: nil)
+        }
+        if !body.isFinished { keepAlive = false }
+        return keepAlive
+    }
+
+    // MARK: - From the cache
+
+    /// Answers a GET or HEAD from a stored response when one may be used, else from the origin
+    /// (with a conditional request when a stored one has a validator).
+    private func answerFromCache(url: URL, target: ForwardTarget) throws {
+        let requestControl = CacheControl(request.headers["Cache-Control"])
+        var collapsedOnce = false
+        // A stale response without a validator: it answers only if the origin fails and
+        // `stale-if-error` allows.
+        var fallback: (StoredResponse, Data)?
+        while true {
+            let found = lookUp(url)
+            if let (stored, body) = found {
+                let now = Date()
+                let use = stored.use(at: now, requestHeaders: request.headers, policy: policy)
+                switch use {
+                case .fresh, .staleAccepted:
+                    context.metrics.hits.add(1, ordering: .relaxed)
+                    cacheStatus.hit = true
+                    cacheStatus.ttl = ttl(of: stored, at: now)
+                    try serve(stored, body: body)
+                    return
+                case .staleWhileRevalidate:
+                    context.metrics.hits.add(1, ordering: .relaxed)
+                    cacheStatus.hit = true
+                    cacheStatus.ttl = ttl(of: stored, at: now)
+                    revalidateInBackground(stored, body: body, url: url, target: target)
+                    try serve(stored, body: body)
+                    return
+                case .revalidate:
+                    if requestControl.onlyIfCached { return try answerOnlyIfCached() }
+                    context.metrics.revalidations.add(1, ordering: .relaxed)
+                    cacheStatus.forward = requestControl.noCache || requestControl.maxAge != nil ? "request" : "stale"
+                    var none = BodyReader(connection: client, framing: .none)
+                    try forward(to: target, body: &none, stored: (stored, body))
+                    return
+                case .unusable:
+                    cacheStatus.forward = "stale"
+                    fallback = (stored, body)
+                }
+            } else {
+                cacheStatus.forward = "uri-miss"
+            }
+            if requestControl.onlyIfCached { return try answerOnlyIfCached() }
+            // A miss: the first request for the URL fetches, the others wait for its response.
+            let key = HTTPCache.key(for: url).string
+            let collapsible =
+                !collapsedOnce && request.method == "GET" && !Self.isConditional(request.headers)
+                && !requestControl.noStore
+            if collapsible, let flight = context.collapsing.lead(key) {
+                collapsedOnce = true
+                context.metrics.collapsed.add(1, ordering: .relaxed)
+                if context.collapsing.wait(for: flight, timeout: configuration.collapseTimeout) {
+                    cacheStatus.collapsed = true
+                    continue
+                }
+            }
+            let leads = collapsible && !collapsedOnce
+            defer { if leads { context.collapsing.finish(key) } }
+            context.metrics.misses.add(1, ordering: .relaxed)
+            var none = BodyReader(connection: client, framing: .none)
+            try forward(to: target, body: &none, stored: fallback, conditional: false)
+            return
+        }
+    }
+
+    /// The stored response for `url` matching the request's `Vary` fields; `nil` for none or
+    /// when the store fails (a failing store makes every request a miss, never an error).
+    private func lookUp(_ url: URL) -> (StoredResponse, Data)? {
+        do {
+            return try cache.storedResponse(for: url, requestHeaders: request.headers)
+        } catch {
+            cacheStatus.detail = "the store failed: \(error)"
+            return nil
+        }
+    }
+
+    /// `only-if-cached` with nothing usable stored: 504 (RFC 9111 §5.2.1.7).
+    private func answerOnlyIfCached() throws {
+        cacheStatus.forward = nil
+        cacheStatus.detail = "only-if-cached"
+        try sendError(504, "nothing usable is stored and the request says only-if-cached")
+    }
+
+    /// The freshness left, in whole seconds, negative when stale.
+    private func ttl(of stored: StoredResponse, at now: Date) -> Int {
+        let left = stored.freshness(policy).lifetime - stored.age(at: now)
+        return Int(
+            max(-Double(CacheControl.maximumSeconds), min(Double(CacheControl.maximumSeconds), left.rounded(.down))))
+    }
+
+    /// Whether `headers` make a request conditional on the client's own copy, or partial: its
+    /// answer may not be the full response that other requests for the URL wait for.
+    static func isConditional(_ headers: HTTPHeaders) -> Bool {
+        headers.contains("If-None-Match") || headers.contains("If-Modified-Since") || headers.contains("Range")
+    }
+
+    // MARK: - Invalidation
+
+    /// Removes what is stored for `url`, and for the same-origin URLs in the response's
+    /// `Location` and `Content-Location`, after an unsafe request succeeded (RFC 9111 §4.4).
+    func invalidate(_ url: URL, location: String? = nil, contentLocation: String? = nil) {
+        var urls = [url]
+        for value in [location, contentLocation].compactMap({ $0 }) {
+            if let other = URL(string: value, relativeTo: url)?.absoluteURL, other.host == url.host,
+                other.port == url.port
+            {
+                urls.append(other)
+            }
+        }
+        for url in urls { _ = try? cache.invalidate(url) }
+    }
+}

@@ -1,0 +1,240 @@
+import BlobStore
+import BlobStoreHTTP
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// An HTTP/1.1 caching proxy over a store: `blobstore serve`. A reverse proxy for one origin
+/// (and, when configured, a forward proxy for absolute-form requests), a shared cache under
+/// RFC 9111 with the rules of `BlobStoreHTTP`, request collapsing, bounded heads and timeouts, an
+/// access log and Prometheus metrics. docs/http.md, "The caching proxy", describes it all.
+///
+/// Each client connection is served by a thread of its own, with blocking sockets bounded by
+/// the configured timeouts; ``ProxyConfiguration/maxConnections`` bounds the threads.
+///
+/// ```swift
+/// let store = try BlobStore(at: "/var/cache/proxy")
+/// var configuration = ProxyConfiguration(origin: URL(string: "http://127.0.0.1:8000")!)
+/// configuration.port = 8080
+/// let server = try ProxyServer(
+///     configuration: configuration, store: CachedStore(disk: store, memory: try MemoryTier(maxBytes: 64 << 20)))
+/// server.shutdownOnTermination()
+/// server.run()  // until SIGTERM: then in-flight responses finish
+/// ```
+public final class ProxyServer: Sendable {
+    /// The port the proxy listens on (the configured one, or the one picked for port 0).
+    public let port: UInt16
+    /// The port of the metrics listener, when there is one.
+    public let metricsPort: UInt16?
+    let context: ProxyContext
+    private let listener: CInt
+    private let metricsListener: CInt?
+    private let usage: @Sendable () -> (bytes: Int64, entries: Int)
+    private let state = Mutex(State())
+
+    private struct State {
+        var stopping = false
+        /// Client connections waiting for their next request, woken when the proxy stops.
+        var idle: Set<CInt> = []
+        var active = 0
+    }
+
+    /// A proxy with `configuration`, keeping responses in `store`.
+    ///
+    /// - Parameters:
+    ///   - store: Where responses are kept; a `CachedStore` with a memory tier keeps responses
+    ///     fresh for less than `minimumDiskLifetime` too.
+    ///   - minimumDiskLifetime: Responses fresh for less are kept in memory only
+    ///     (`HTTPCachePolicy/minimumDiskLifetime`). Default 0: every stored response is written.
+    ///   - accessLog: Where the access log goes, one line per request; `nil` for none.
+    ///   - usage: The store's size on disk and entry count, for the metrics.
+    /// - Throws: `invalidArgument` or `network` when a listen address cannot be bound.
+    public init(
+        configuration: ProxyConfiguration, store: any BlobStorage, minimumDiskLifetime: TimeInterval = 0,
+        accessLog: FileHandle? = nil, usage: @escaping @Sendable () -> (bytes: Int64, entries: Int) = { (0, 0) }
+    ) throws {
+        var policy = HTTPCachePolicy()
+        policy.isShared = true
+        policy.minimumDiskLifetime = minimumDiskLifetime
+        policy.staleRetention = configuration.staleRetention
+        let cache = HTTPCache(store: store, policy: policy)
+        self.context = ProxyContext(configuration: configuration, cache: cache, log: AccessLog(accessLog))
+        self.usage = usage
+        let listener = try ProxySyscalls.listen(host: configuration.host, port: configuration.port)
+        self.listener = listener
+        self.port = ProxySyscalls.boundPort(listener)
+        if let host = configuration.metricsHost {
+            do {
+                let metrics = try ProxySyscalls.listen(host: host, port: configuration.metricsPort)
+                self.metricsListener = metrics
+                self.metricsPort = ProxySyscalls.boundPort(metrics)
+            } catch {
+                ProxySyscalls.close(listener)
+                throw error
+            }
+        } else {
+            (self.metricsListener, self.metricsPort) = (nil, nil)
+        }
+    }
+
+    deinit {
+        ProxySyscalls.close(listener)
+        if let metricsListener { ProxySyscalls.close(metricsListener) }
+    }
+
+    /// Accepts and serves connections until ``shutdown()``, then waits for the responses in
+    /// flight to finish (at most ``ProxyConfiguration/shutdownGrace``).
+    public func run() {
+        if let metricsListener {
+            Thread.detachNewThread { [self] in
+                while let (fd, peer) = ProxySyscalls.accept(metricsListener) { serveMetrics(fd: fd, peer: peer) }
+            }
+        }
+        while let (fd, peer) = ProxySyscalls.accept(listener) {
+            let admitted = state.withLock { state -> Bool in
+                guard !state.stopping, state.active < context.configuration.maxConnections else { return false }
+                state.active += 1
+                return true
+            }
+            guard admitted else {
+                refuse(fd: fd, peer: peer)
+                continue
+            }
+            let thread = Thread { [self] in
+                serveConnection(WireConnection(fd: fd, peer: peer))
+                state.withLock { $0.active -= 1 }
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        let deadline = ContinuousClock.now + context.configuration.shutdownGrace
+        while state.withLock({ $0.active }) > 0, ContinuousClock.now < deadline { usleep(20_000) }
+        context.origins.closeAll()
+    }
+
+    /// Stops accepting connections and closes the idle ones; ``run()`` returns once the
+    /// responses in flight have finished. Safe to call from any thread, more than once.
+    public func shutdown() {
+        let idle = state.withLock { state -> Set<CInt> in
+            state.stopping = true
+            return state.idle
+        }
+        ProxySyscalls.shutdown(listener)
+        if let metricsListener { ProxySyscalls.shutdown(metricsListener) }
+        for fd in idle { ProxySyscalls.shutdown(fd) }
+    }
+
+    /// Calls ``shutdown()`` on SIGTERM or SIGINT.
+    public func shutdownOnTermination() {
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [self] in shutdown() }
+            source.resume()
+            Self.signalSources.withLock { $0.append(RetainedSource(source: source)) }
+        }
+    }
+
+    /// The signal sources, kept alive for the life of the process. A source is only retained
+    /// here, never used again, hence `@unchecked Sendable`.
+    private static let signalSources = Mutex<[RetainedSource]>([])
+
+    private struct RetainedSource: @unchecked Sendable {
+        let source: any DispatchSourceSignal
+    }
+
+    // MARK: - Connections
+
+    /// Serves the requests of one client connection until it closes, errs or the proxy stops.
+    private func serveConnection(_ client: WireConnection) {
+        let configuration = context.configuration
+        context.metrics.connections.add(1, ordering: .relaxed)
+        defer { context.metrics.connections.subtract(1, ordering: .relaxed) }
+        let readTimeout = min(configuration.headerTimeout, configuration.clientTimeout)
+        ProxySyscalls.setTimeouts(client.fd, receive: readTimeout, send: configuration.clientTimeout)
+        while true {
+            let stopping = state.withLock { state -> Bool in
+                if !state.stopping { state.idle.insert(client.fd) }
+                return state.stopping
+            }
+            guard !stopping || client.hasBufferedBytes else { return }
+            let head: ArraySlice<UInt8>?
+            do {
+                head = try client.readHead(
+                    maxBytes: configuration.maxHeaderBytes, idle: configuration.idleTimeout,
+                    complete: configuration.headerTimeout, tooLarge: 431)
+            } catch let rejection as Rejection {
+                state.withLock { _ = $0.idle.remove(client.fd) }
+                return reject(rejection, on: client)
+            } catch {
+                state.withLock { _ = $0.idle.remove(client.fd) }
+                return
+            }
+            state.withLock { _ = $0.idle.remove(client.fd) }
+            guard let head else { return }
+            do {
+                let request = try HeadParser.request(head, maxFields: configuration.maxHeaderFields)
+                let exchange = ProxyExchange(context: context, client: client, request: request)
+                if state.withLock({ $0.stopping }) { exchange.keepAlive = false }
+                do {
+                    guard try exchange.respond() else { return }
+                } catch let rejection as Rejection {
+                    exchange.keepAlive = false
+                    context.metrics.rejected.add(1, ordering: .relaxed)
+                    try? exchange.sendError(rejection.status, rejection.reason)
+                    return
+                }
+            } catch let rejection as Rejection {
+                return reject(rejection, on: client)
+            } catch {
+                return  // the client connection failed: nothing more can be sent on it
+            }
+        }
+    }
+
+    /// Answers a request that could not be read or parsed, and closes the connection.
+    private func reject(_ rejection: Rejection, on client: WireConnection) {
+        context.metrics.requests.add(1, ordering: .relaxed)
+        context.metrics.rejected.add(1, ordering: .relaxed)
+        let body = "\(rejection.status) \(ResponseHead.reason(for: rejection.status)): \(rejection.reason).\n"
+        let head = ResponseHead(
+            minorVersion: 1, status: rejection.status, reason: "",
+            headers: [
+                "Date": HTTPDate.format(Date()), "Content-Type": "text/plain; charset=utf-8",
+                "Content-Length": String(body.utf8.count), "Connection": "close",
+            ])
+        try? client.write(head.serialized + Array(body.utf8))
+        context.log.record(
+            peer: client.peer, requestLine: "-", status: rejection.status, bytes: body.utf8.count,
+            cacheStatus: "\(context.configuration.name); detail=\"rejected\"", duration: .zero)
+    }
+
+    /// Answers a connection over the limit with 503 and closes it.
+    private func refuse(fd: CInt, peer: String) {
+        let client = WireConnection(fd: fd, peer: peer)
+        ProxySyscalls.setTimeouts(fd, receive: .seconds(1), send: .seconds(1))
+        reject(
+            Rejection(503, "the proxy serves \(context.configuration.maxConnections) connections at most"), on: client)
+    }
+
+    /// Answers one request on the metrics listener: `GET /metrics`, else 404.
+    private func serveMetrics(fd: CInt, peer: String) {
+        let client = WireConnection(fd: fd, peer: peer)
+        ProxySyscalls.setTimeouts(fd, receive: .seconds(5), send: .seconds(5))
+        guard
+            let head = try? client.readHead(maxBytes: 8 << 10, idle: .seconds(5), complete: .seconds(5), tooLarge: 431),
+            let request = try? HeadParser.request(head, maxFields: 100)
+        else { return }
+        let found = request.method == "GET" && (request.target == "/metrics" || request.target.hasPrefix("/metrics?"))
+        let (bytes, entries) = found ? usage() : (0, 0)
+        let body = found ? context.metrics.text(storeBytes: bytes, storeEntries: entries) : "Not found: GET /metrics.\n"
+        let response = ResponseHead(
+            minorVersion: 1, status: found ? 200 : 404, reason: "",
+            headers: [
+                "Content-Type": found ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain; charset=utf-8",
+                "Content-Length": String(body.utf8.count), "Connection": "close",
+            ])
+        try? client.write(response.serialized + Array(body.utf8))
+    }
+}

@@ -1,0 +1,223 @@
+import BlobStore
+import BlobStoreHTTP
+import Glibc
+
+/// Every socket system call the proxy makes, each wrapped once: `EINTR` is retried, failures
+/// become ``BlobStore/BlobStoreError`` with code `network` and the `errno`, and sockets are
+/// blocking with a receive and a send timeout, so that no call waits forever.
+enum ProxySyscalls {
+    /// A listening TCP socket on `host:port` (port 0 picks a free one).
+    ///
+    /// - Throws: `invalidArgument` for a host that is not a numeric address or `localhost`,
+    ///   `network` when the address is taken or cannot be bound.
+    static func listen(host: String, port: UInt16, backlog: CInt = 1024) throws -> CInt {
+        let address = try resolve(host: host, port: port, numericOnly: true, what: "listen address")
+        let fd = socket(address.family, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)  // man 2 socket
+        guard fd >= 0 else { throw failure("socket", "cannot create a socket") }
+        var one: CInt = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<CInt>.size))  // man 7 socket
+        let bound = address.bytes.withUnsafeBytes { bytes in
+            bind(fd, bytes.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))  // man 2 bind
+        }
+        guard bound == 0, Glibc.listen(fd, backlog) == 0 else {  // man 2 listen
+            let error = failure("bind", "cannot listen on \(host):\(port)")
+            Glibc.close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// The port a socket is bound to.
+    static func boundPort(_ fd: CInt) -> UInt16 {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let port = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address -> UInt16 in
+                guard getsockname(fd, address, &length) == 0 else { return 0 }  // man 2 getsockname
+                if address.pointee.sa_family == sa_family_t(AF_INET6) {
+                    return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                        UInt16(bigEndian: $0.pointee.sin6_port)
+                    }
+                }
+                return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin_port)
+                }
+            }
+        }
+        return port
+    }
+
+    /// The next connection on a listening socket, with `TCP_NODELAY`; `nil` when the listener
+    /// was shut down (or a connection failed before it was accepted).
+    static func accept(_ listener: CInt) -> (fd: CInt, peer: String)? {
+        while true {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.accept(listener, $0, &length)  // man 2 accept
+                }
+            }
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // man 2 fcntl: not inherited by children
+                setNoDelay(fd)
+                return (fd, peerName(storage))
+            }
+            switch errno {
+            case EINTR, ECONNABORTED, EPROTO: continue
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                usleep(10_000)  // out of descriptors or memory: wait for connections to close
+                continue
+            default: return nil
+            }
+        }
+    }
+
+    /// A TCP connection to `host:port` made within `timeout`, blocking, with `TCP_NODELAY`.
+    ///
+    /// - Throws: `network` when the name does not resolve or nothing answers in time.
+    static func connect(host: String, port: UInt16, timeout: Duration) throws -> CInt {
+        let address = try resolve(host: host, port: port, numericOnly: false, what: "origin")
+        let fd = socket(
+            address.family, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_NONBLOCK.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failure("socket", "cannot create a socket") }
+        // man 2 connect: non-blocking, so that the wait below is bounded by `timeout`.
+        let connected = address.bytes.withUnsafeBytes { bytes in
+            Glibc.connect(fd, bytes.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))
+        }
+        if connected != 0 {
+            guard errno == EINPROGRESS || errno == EINTR else {
+                let error = failure("connect", "cannot connect to \(host):\(port)")
+                Glibc.close(fd)
+                throw error
+            }
+            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let milliseconds = CInt(
+                clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+            var result: CInt
+            repeat { result = poll(&entry, 1, milliseconds) } while result < 0 && errno == EINTR  // man 2 poll
+            var error: CInt = result == 0 ? ETIMEDOUT : 0
+            if result > 0 {
+                var length = socklen_t(MemoryLayout<CInt>.size)
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)  // man 2 getsockopt
+            }
+            guard error == 0 else {
+                Glibc.close(fd)
+                throw BlobStoreError(.network, "Cannot connect to \(host):\(port).", errno: error)
+            }
+        }
+        let flags = fcntl(fd, F_GETFL)  // man 2 fcntl: back to blocking, bounded by the timeouts
+        _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
+        setNoDelay(fd)
+        return fd
+    }
+
+    /// Bounds each `recv` and `send` on `fd` to `receive` and `send`.
+    static func setTimeouts(_ fd: CInt, receive: Duration, send: Duration) {
+        for (option, duration) in [(SO_RCVTIMEO, receive), (SO_SNDTIMEO, send)] {
+            var value = timeval(
+                tv_sec: Int(duration.components.seconds),
+                tv_usec: Int(duration.components.attoseconds / 1_000_000_000_000))
+            setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))  // man 7 socket
+        }
+    }
+
+    /// Receives what has arrived, waiting up to the receive timeout.
+    ///
+    /// - Returns: The count received; 0 at the end of the stream.
+    /// - Throws: `network` with `ETIMEDOUT` when nothing arrived in time, or the failure.
+    static func receive(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let count = recv(fd, buffer.baseAddress, buffer.count, 0)  // man 2 recv
+            if count >= 0 { return count }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: throw BlobStoreError(.network, "Nothing arrived in time.", errno: ETIMEDOUT)
+            default: throw failure("recv", "the connection broke")
+            }
+        }
+    }
+
+    /// Sends all of `buffer` without raising `SIGPIPE`.
+    ///
+    /// - Throws: `network` when the peer is gone or stops reading for longer than the send
+    ///   timeout (`ETIMEDOUT`).
+    static func sendAll(_ fd: CInt, _ buffer: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < buffer.count {
+            let count = send(fd, buffer.baseAddress! + offset, buffer.count - offset, CInt(MSG_NOSIGNAL))  // man 2 send
+            if count >= 0 {
+                offset += count
+                continue
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: throw BlobStoreError(.network, "The peer stopped reading.", errno: ETIMEDOUT)
+            default: throw failure("send", "the connection broke")
+            }
+        }
+    }
+
+    /// Stops reading and writing on `fd`, waking a thread blocked on it; the descriptor stays
+    /// open until ``close(_:)``.
+    static func shutdown(_ fd: CInt) {
+        _ = Glibc.shutdown(fd, CInt(SHUT_RDWR))  // man 2 shutdown
+    }
+
+    static func close(_ fd: CInt) {
+        _ = Glibc.close(fd)  // man 2 close: the descriptor is released even when it fails
+    }
+
+    // MARK: - Helpers
+
+    /// One address, copied out of `getaddrinfo`'s list.
+    private struct Address {
+        var family: CInt
+        var bytes: [UInt8]
+    }
+
+    /// The first TCP address of `host:port`.
+    private static func resolve(host: String, port: UInt16, numericOnly: Bool, what: String) throws -> Address {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = CInt(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICSERV | (numericOnly && host != "localhost" ? AI_NUMERICHOST : 0)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)  // man 3 getaddrinfo
+        guard status == 0, let list, let address = list.pointee.ai_addr else {
+            let reason = String(cString: gai_strerror(status))
+            throw BlobStoreError(
+                numericOnly ? .invalidArgument : .network,
+                "The \(what) \(host):\(port) does not resolve (\(reason)). Give an IP address or a name that resolves.")
+        }
+        defer { freeaddrinfo(list) }
+        return Address(
+            family: list.pointee.ai_family,
+            bytes: Array(UnsafeRawBufferPointer(start: address, count: Int(list.pointee.ai_addrlen))))
+    }
+
+    /// The peer's numeric address.
+    private static func peerName(_ storage: sockaddr_storage) -> String {
+        var storage = storage
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let status = withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo(
+                    $0, socklen_t(MemoryLayout<sockaddr_storage>.size), &host, socklen_t(host.count), nil, 0,
+                    NI_NUMERICHOST)  // man 3 getnameinfo
+            }
+        }
+        return status == 0
+            ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "-"
+    }
+
+    /// Sends small writes at once instead of waiting for the previous segment's ACK (Nagle).
+    private static func setNoDelay(_ fd: CInt) {
+        var one: CInt = 1
+        setsockopt(fd, CInt(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<CInt>.size))  // man 7 tcp
+    }
+
+    private static func failure(_ call: String, _ what: String) -> BlobStoreError {
+        BlobStoreError(.network, "The proxy's \(call) failed: \(what).", errno: errno)
+    }
+}

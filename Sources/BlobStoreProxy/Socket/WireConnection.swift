@@ -1,0 +1,193 @@
+import BlobStore
+import BlobStoreHTTP
+import Foundation
+import Glibc
+
+/// One TCP connection, client or origin, with a read buffer: heads are read up to their empty
+/// line, bodies by framing. Used by one thread at a time: an idle origin connection passes
+/// between threads only through ``OriginConnections``, under its lock (hence `@unchecked Sendable`).
+final class WireConnection: @unchecked Sendable {
+    /// The socket.
+    let fd: CInt
+    /// The peer's address, for the access log.
+    let peer: String
+    /// Received bytes not consumed yet: `buffer[start..<end]`; the buffer's count is its capacity.
+    private var buffer = [UInt8](repeating: 0, count: WireConnection.readSize)
+    private var start = 0
+    private var end = 0
+    /// Whether the peer ended its side of the stream.
+    private(set) var reachedEnd = false
+
+    /// The most bytes one `recv` asks for.
+    static let readSize = 64 << 10
+
+    init(fd: CInt, peer: String) {
+        self.fd = fd
+        self.peer = peer
+    }
+
+    deinit {
+        ProxySyscalls.close(fd)
+    }
+
+    /// Whether bytes are buffered that no read has consumed (a pipelined request).
+    var hasBufferedBytes: Bool { start < end }
+
+    // MARK: - Reading
+
+    /// The next head: the bytes before the empty line that ends it, the empty line consumed.
+    /// Empty lines before a request line are skipped (RFC 9112 §2.2).
+    ///
+    /// - Parameters:
+    ///   - maxBytes: The longest head accepted.
+    ///   - idle: How long to wait for its first byte.
+    ///   - complete: How long the whole head may take once it has begun.
+    ///   - tooLarge: The status for a head over `maxBytes` (431 for a request, 502 for a response).
+    /// - Returns: `nil` when the peer closed the connection (or stayed idle past `idle`) before
+    ///   sending a byte of it.
+    /// - Throws: ``Rejection`` (`tooLarge`, or 408 when the head does not complete in time);
+    ///   `network` when the connection fails or ends inside the head.
+    func readHead(maxBytes: Int, idle: Duration, complete: Duration, tooLarge: Int) throws -> ArraySlice<UInt8>? {
+        let began = ContinuousClock.now
+        var firstByte: ContinuousClock.Instant?
+        // Bytes after `start` already searched for the end of the head (an offset, as `fill`
+        // may move the buffered bytes).
+        var searched = 0
+        while true {
+            // Skip empty lines before the head.
+            while firstByte == nil, start < end, buffer[start] == 0x0D || buffer[start] == 0x0A { start += 1 }
+            if firstByte == nil, start < end { firstByte = ContinuousClock.now }
+            if let found = headEnd(searched: &searched) {
+                guard found.headEnd - start <= maxBytes else {
+                    throw Rejection(tooLarge, "the head is larger than \(maxBytes) bytes")
+                }
+                let head = buffer[start..<found.headEnd]
+                start = found.next
+                return head
+            }
+            if end - start > maxBytes { throw Rejection(tooLarge, "the head is larger than \(maxBytes) bytes") }
+            do {
+                guard try fill() else {
+                    if firstByte == nil { return nil }
+                    throw BlobStoreError(.network, "The connection ended inside a head.")
+                }
+            } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
+                let now = ContinuousClock.now
+                if let firstByte {
+                    if now - firstByte >= complete { throw Rejection(408, "the head did not arrive in \(complete)") }
+                } else if now - began >= idle {
+                    return nil
+                }
+            }
+            if let firstByte, ContinuousClock.now - firstByte >= complete {
+                throw Rejection(408, "the head did not arrive in \(complete)")
+            }
+        }
+    }
+
+    /// Up to `limit` body bytes: buffered ones first, else what one `recv` brings.
+    ///
+    /// - Returns: Empty at the end of the stream.
+    func readSome(limit: Int) throws -> ArraySlice<UInt8> {
+        if start == end {
+            guard try fill() else { return [] }
+        }
+        let stop = min(end, start + limit)
+        let slice = buffer[start..<stop]
+        start = stop
+        return slice
+    }
+
+    /// One line (a chunk size, a trailer field), without its CRLF.
+    ///
+    /// - Throws: `network` when the line is longer than `maxBytes` or the stream ends first.
+    func readLine(maxBytes: Int) throws -> ArraySlice<UInt8> {
+        var searched = 0
+        while true {
+            if let newline = buffer[(start + searched)..<end].firstIndex(of: 0x0A) {
+                var lineEnd = newline
+                if lineEnd > start, buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                let line = buffer[start..<lineEnd]
+                start = newline + 1
+                return line
+            }
+            searched = end - start
+            guard end - start <= maxBytes else {
+                throw BlobStoreError(.network, "A chunk line is longer than \(maxBytes) bytes.")
+            }
+            guard try fill() else { throw BlobStoreError(.network, "The connection ended inside a chunk line.") }
+        }
+    }
+
+    /// Exactly `count` bytes, discarded (the CRLF after a chunk).
+    func skip(_ count: Int) throws {
+        var left = count
+        while left > 0 {
+            let bytes = try readSome(limit: left)
+            guard !bytes.isEmpty else { throw BlobStoreError(.network, "The connection ended inside a body.") }
+            left -= bytes.count
+        }
+    }
+
+    /// Receives more bytes into the buffer.
+    ///
+    /// - Returns: `false` at the end of the stream.
+    private func fill() throws -> Bool {
+        if start == end {
+            (start, end) = (0, 0)
+        } else if start > 0, buffer.count - end < Self.readSize / 4 {
+            // Move the unconsumed bytes to the front rather than grow.
+            buffer.withUnsafeMutableBytes { bytes in
+                bytes.baseAddress!.copyMemory(from: bytes.baseAddress! + start, byteCount: end - start)
+            }
+            (start, end) = (0, end - start)
+        }
+        if buffer.count - end < Self.readSize / 4 {
+            buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+        }
+        let old = end
+        let received = try buffer.withUnsafeMutableBytes { bytes in
+            try ProxySyscalls.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
+        }
+        end += received
+        if received == 0 { reachedEnd = true }
+        return received > 0
+    }
+
+    /// Where the head that starts at `start` ends (the end of its fields, and where the next
+    /// message begins), searching past the `searched` bytes already searched (advanced, so that
+    /// a head arriving slowly is not searched again from its start).
+    private func headEnd(searched: inout Int) -> (headEnd: Int, next: Int)? {
+        var index = start + searched
+        while index < end {
+            if buffer[index] == 0x0A {
+                // LF LF or LF CR LF ends the head.
+                if index + 2 >= end, index + 1 < end, buffer[index + 1] == 0x0D {
+                    break  // LF CR: wait for the byte after
+                }
+                if index + 1 < end, buffer[index + 1] == 0x0A { return (index + 1, index + 2) }
+                if index + 2 < end, buffer[index + 1] == 0x0D, buffer[index + 2] == 0x0A {
+                    return (index + 1, index + 3)
+                }
+                if index + 1 >= end { break }  // LF last: wait for what follows
+            }
+            index += 1
+        }
+        searched = index - start
+        return nil
+    }
+
+    // MARK: - Writing
+
+    func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try ProxySyscalls.sendAll(fd, $0) }
+    }
+
+    func write(_ bytes: ArraySlice<UInt8>) throws {
+        try bytes.withUnsafeBytes { try ProxySyscalls.sendAll(fd, $0) }
+    }
+
+    func write(_ data: some ContiguousBytes) throws {
+        try data.withUnsafeBytes { try ProxySyscalls.sendAll(fd, $0) }
+    }
+}

@@ -1,0 +1,181 @@
+import BlobStoreHTTP
+
+/// Parses the head of a message — start line and header fields, without the empty line that
+/// ends it — as RFC 9112 §2–§6 describe, strict with clients and tolerant with origins.
+///
+/// A request is rejected (400) for anything a smuggling attack or a confused parser could use:
+/// a field line folded onto the next (obs-fold), whitespace between a field name and its colon,
+/// a control character in a value, a second `Host`, differing `Content-Length` values,
+/// `Content-Length` with `Transfer-Encoding`, or a transfer coding other than a final `chunked`.
+/// A response from an origin is read as leniently as is safe: folds become a space, lines
+/// without a colon are skipped, and `Transfer-Encoding` overrides `Content-Length`.
+enum HeadParser {
+    /// The request in `head`.
+    ///
+    /// - Parameter maxFields: The most header fields accepted; more is 431.
+    /// - Throws: ``Rejection`` with 400, 431, 501 or 505.
+    static func request(_ head: ArraySlice<UInt8>, maxFields: Int) throws(Rejection) -> RequestHead {
+        var lines = self.lines(head)
+        guard !lines.isEmpty else { throw Rejection(400, "the request line is empty") }
+        let requestLine = lines.removeFirst()
+        let parts = requestLine.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        guard parts.count == 3, let method = String(validating: parts[0], as: UTF8.self),
+            !method.isEmpty, method.utf8.allSatisfy(isTokenByte)
+        else { throw Rejection(400, "the request line is not METHOD TARGET HTTP/1.1") }
+        guard let target = String(validating: parts[1], as: UTF8.self), !target.isEmpty,
+            target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else { throw Rejection(400, "the request target is empty or has a space or control character") }
+        let minor = try version(parts[2])
+        let headers = try fields(lines, maxFields: maxFields, strict: true)
+        if headers.fields.filter({ $0.name.lowercased() == "host" }).count > 1 {
+            throw Rejection(400, "the request has more than one Host field")
+        }
+        if minor >= 1, !headers.contains("Host") { throw Rejection(400, "an HTTP/1.1 request needs a Host field") }
+        return RequestHead(method: method, target: target, minorVersion: minor, headers: headers)
+    }
+
+    /// The response in `head`, from an origin.
+    ///
+    /// - Throws: ``Rejection`` with 502 when the status line is not one.
+    static func response(_ head: ArraySlice<UInt8>) throws(Rejection) -> ResponseHead {
+        var lines = self.lines(head)
+        guard !lines.isEmpty else { throw Rejection(502, "the origin sent an empty status line") }
+        let statusLine = lines.removeFirst()
+        let parts = statusLine.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0].starts(with: Array("HTTP/1.".utf8)), parts[0].count == 8,
+            let minorByte = parts[0].last, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(minorByte),
+            parts[1].count == 3, parts[1].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let status = Int(String(decoding: parts[1], as: UTF8.self)), status >= 100
+        else { throw Rejection(502, "the origin sent a malformed status line") }
+        let reason = parts.count > 2 ? String(decoding: parts[2], as: UTF8.self) : ""
+        let headers = try fields(lines, maxFields: .max, strict: false)
+        return ResponseHead(
+            minorVersion: Int(minorByte - UInt8(ascii: "0")), status: status, reason: reason, headers: headers)
+    }
+
+    /// How the body of `request` is delimited (RFC 9112 §6.3).
+    ///
+    /// - Throws: ``Rejection`` 400 for a `Content-Length` that is not one number, for both
+    ///   `Content-Length` and `Transfer-Encoding`, and for `Transfer-Encoding` in HTTP/1.0;
+    ///   501 for a transfer coding other than `chunked`.
+    static func framing(of request: RequestHead) throws(Rejection) -> BodyFraming {
+        let codings = request.headers.list("Transfer-Encoding").map { $0.lowercased() }
+        let hasEncoding = request.headers.contains("Transfer-Encoding")
+        if hasEncoding {
+            if request.headers.contains("Content-Length") {
+                throw Rejection(400, "the request has both Content-Length and Transfer-Encoding")
+            }
+            if request.minorVersion == 0 { throw Rejection(400, "an HTTP/1.0 request has Transfer-Encoding") }
+            guard codings == ["chunked"] else {
+                throw Rejection(501, "the request's transfer coding is not chunked alone")
+            }
+            return .chunked
+        }
+        guard let length = try contentLength(request.headers, status: 400) else { return .none }
+        return length == 0 ? .none : .length(length)
+    }
+
+    /// How the body of `response` to a `method` request is delimited (RFC 9112 §6.3).
+    ///
+    /// - Throws: ``Rejection`` 502 for differing or malformed `Content-Length` values.
+    static func framing(of response: ResponseHead, method: String) throws(Rejection) -> BodyFraming {
+        if method == "HEAD" || response.isInterim || response.status == 204 || response.status == 304 {
+            return .none
+        }
+        let codings = response.headers.list("Transfer-Encoding").map { $0.lowercased() }
+        if !codings.isEmpty { return codings.last == "chunked" ? .chunked : .untilClose }
+        guard let length = try contentLength(response.headers, status: 502) else { return .untilClose }
+        return .length(length)
+    }
+
+    // MARK: - Parts
+
+    /// `Content-Length` as one number: a list of equal values counts as one (RFC 9110 §8.6).
+    private static func contentLength(_ headers: HTTPHeaders, status: Int) throws(Rejection) -> Int64? {
+        let values = headers.list("Content-Length")
+        guard !values.isEmpty else {
+            if headers.contains("Content-Length") { throw Rejection(status, "Content-Length is empty") }
+            return nil
+        }
+        guard Set(values).count == 1, let value = values.first, value.utf8.count <= 18,
+            value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let length = Int64(value)
+        else { throw Rejection(status, "Content-Length is not one decimal number") }
+        return length
+    }
+
+    /// `HTTP/1.0` → 0, `HTTP/1.1` → 1.
+    private static func version(_ bytes: ArraySlice<UInt8>) throws(Rejection) -> Int {
+        let text = String(decoding: bytes, as: UTF8.self)
+        switch text {
+        case "HTTP/1.1": return 1
+        case "HTTP/1.0": return 0
+        default:
+            if text.hasPrefix("HTTP/"), text.count == 8 {
+                throw Rejection(505, "only HTTP/1.0 and HTTP/1.1 are served")
+            }
+            throw Rejection(400, "the request line does not end with HTTP/1.1")
+        }
+    }
+
+    /// The header fields in `lines`.
+    private static func fields(_ lines: [ArraySlice<UInt8>], maxFields: Int, strict: Bool) throws(Rejection)
+        -> HTTPHeaders
+    {
+        var fields: [HTTPHeaders.Field] = []
+        for line in lines {
+            if let first = line.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+                // obs-fold (RFC 9112 §5.2): refused from clients, joined with a space from origins.
+                if strict { throw Rejection(400, "a header field is folded onto a second line") }
+                if var last = fields.popLast() {
+                    last.value += " " + trimmed(line)
+                    fields.append(last)
+                }
+                continue
+            }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+                if strict { throw Rejection(400, "a header line has no colon") }
+                continue
+            }
+            let nameBytes = line[line.startIndex..<colon]
+            guard !nameBytes.isEmpty, nameBytes.allSatisfy(isTokenByte) else {
+                if strict { throw Rejection(400, "a header field name is empty or has a space or separator") }
+                continue
+            }
+            let valueBytes = line[line.index(after: colon)...]
+            if strict, valueBytes.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                throw Rejection(400, "a header field value has a control character")
+            }
+            fields.append(
+                HTTPHeaders.Field(name: String(decoding: nameBytes, as: UTF8.self), value: trimmed(valueBytes)))
+            if fields.count > maxFields { throw Rejection(431, "the request has more than \(maxFields) header fields") }
+        }
+        return HTTPHeaders(fields)
+    }
+
+    /// The lines of `head`, split at LF, each without its CR.
+    private static func lines(_ head: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        var lines = head.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
+            line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+        }
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        return lines
+    }
+
+    /// `bytes` as text without spaces and tabs at either end.
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let start = bytes.firstIndex(where: { !isSpace($0) }), let end = bytes.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(decoding: bytes[start...end], as: UTF8.self)
+    }
+
+    /// Whether `byte` may be part of a token (RFC 9110 §5.6.2): a method or a field name.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+}

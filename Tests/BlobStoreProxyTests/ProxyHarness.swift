@@ -1,0 +1,72 @@
+import BlobStore
+import BlobStoreCache
+import BlobStoreProxy
+import Foundation
+import HTTPTestServer
+
+/// A proxy in this process, in front of the Python test server, on a store of its own in a
+/// temporary directory; stopped by ``stop()``.
+final class ProxyHarness: @unchecked Sendable {
+    let origin: TestServer
+    let server: ProxyServer
+    let directory: String
+    private let stopped = DispatchSemaphore(value: 0)
+
+    /// A proxy for the test server with `configure`'s changes to the default configuration.
+    init(_ configure: (inout ProxyConfiguration) -> Void = { _ in }) throws {
+        origin = try TestServer()
+        directory = NSTemporaryDirectory() + "blobstore-proxy-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var configuration = ProxyConfiguration(origin: URL(string: "http://127.0.0.1:\(origin.port)")!)
+        configuration.port = 0
+        configuration.metricsHost = "127.0.0.1"
+        configure(&configuration)
+        let disk = try BlobStore(at: directory + "/store")
+        server = try ProxyServer(
+            configuration: configuration, store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 16 << 20)),
+            usage: { (Int64(clamping: (try? disk.stats().storedBytes) ?? 0), (try? disk.stats().entries) ?? 0) })
+        let (server, stopped) = (server, stopped)
+        Thread.detachNewThread {
+            server.run()
+            stopped.signal()
+        }
+    }
+
+    /// A new connection to the proxy.
+    func client(timeout: Int = 30) throws -> RawClient { try RawClient(port: server.port, timeout: timeout) }
+
+    /// `GET target` on a new connection, with `fields` (`Name: value` lines).
+    func get(_ target: String, _ fields: [String] = [], method: String = "GET") throws -> RawResponse {
+        let client = try client()
+        try client.send(Self.request(method, target, fields))
+        return try client.response(headOnly: method == "HEAD")
+    }
+
+    /// The bytes of a request with a Host field and `fields`.
+    static func request(_ method: String, _ target: String, _ fields: [String] = [], body: String? = nil) -> String {
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: proxy.test\r\n"
+        for field in fields { text += field + "\r\n" }
+        if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
+        return text + "\r\n" + (body ?? "")
+    }
+
+    /// How many requests the origin received for `target`.
+    func originRequests(_ target: String) async throws -> Int { try await origin.counts(target).requests }
+
+    func stop() {
+        server.shutdown()
+        stopped.wait()
+        origin.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// Runs `body` with a started proxy, stopped afterwards.
+func withProxy<R>(_ configure: (inout ProxyConfiguration) -> Void = { _ in }, _ body: (ProxyHarness) async throws -> R)
+    async throws -> R
+{
+    let harness = try ProxyHarness(configure)
+    defer { harness.stop() }
+    return try await body(harness)
+}

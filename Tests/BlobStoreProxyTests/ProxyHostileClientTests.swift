@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// Clients that try to hold, confuse or smuggle past the proxy.
+@Suite("Caching proxy: hostile clients")
+struct ProxyHostileClientTests {
+    /// The status the proxy answers `request` with, and whether it closed the connection after.
+    private func answer(_ proxy: ProxyHarness, _ request: String) throws -> (Int, closed: Bool) {
+        let client = try proxy.client()
+        try client.send(request)
+        let response = try client.response()
+        _ = try client.readToEnd()
+        return (response.status, client.closed)
+    }
+
+    @Test("Conflicting or malformed framing is 400 and closes the connection (no request smuggling)")
+    func smuggling() async throws {
+        try await withProxy { proxy in
+            let cases = [
+                "POST /s HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                "POST /s HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nabcde",
+                "POST /s HTTP/1.1\r\nHost: x\r\nContent-Length: -4\r\n\r\n",
+                "POST /s HTTP/1.1\r\nHost: x\r\nContent-Length: 4 4\r\n\r\n",
+                "GET /s HTTP/1.1\r\nHost: x\r\nX-A: b\r\n folded: c\r\n\r\n",
+                "GET /s HTTP/1.1\r\nHost : x\r\n\r\n",
+                "GET /s HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+                "GET /s HTTP/1.1\r\n\r\n",
+                "GET /s  HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET /s HTTP/1.1\r\nHost: x\r\nX-A: a\u{0}b\r\n\r\n",
+                "POST /s HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            ]
+            for request in cases {
+                let (status, closed) = try answer(proxy, request)
+                #expect(status == 400, "\(request.debugDescription)")
+                #expect(closed, "\(request.debugDescription)")
+            }
+            #expect(try answer(proxy, "POST /s HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n").0 == 501)
+            #expect(try answer(proxy, "GET /s HTTP/2.0\r\nHost: x\r\n\r\n").0 == 505)
+            #expect(try await proxy.originRequests("/s") == 0)
+        }
+    }
+
+    @Test("A head over the size or field limit is 431")
+    func hugeHeads() async throws {
+        try await withProxy({ $0.maxHeaderFields = 20 }) { proxy in
+            let huge = "GET /h HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 40_000))\r\n\r\n"
+            let (hugeStatus, _) = try answer(proxy, huge)
+            #expect(hugeStatus == 431)
+            let many = (0..<30).map { "X-F\($0): v" }
+            let (manyStatus, _) = try answer(proxy, ProxyHarness.request("GET", "/h", many))
+            #expect(manyStatus == 431)
+            let fine = try proxy.get("/h?body=fine")
+            #expect(fine.text == "fine")
+        }
+    }
+
+    @Test("A head sent a byte at a time slower than the header timeout is 408; others are served meanwhile")
+    func slowHeaders() async throws {
+        try await withProxy({ $0.headerTimeout = .seconds(2) }) { proxy in
+            let slow = try proxy.client()
+            let started = ContinuousClock.now
+            try slow.send("GET /slow HTTP/1.1\r\n")
+            var status: Int?
+            for _ in 0..<40 {
+                do {
+                    try slow.send("X-Drip: 1\r\n")
+                } catch {
+                    break
+                }
+                #expect(try proxy.get("/other?body=served").text == "served")
+                try await Task.sleep(for: .milliseconds(250))
+                if ContinuousClock.now - started > .seconds(3) { break }
+            }
+            let response = try? slow.response()
+            status = response?.status
+            #expect(status == 408)
+            #expect(try await proxy.originRequests("/slow") == 0)
+        }
+    }
+
+    @Test("A connection over the limit is answered 503")
+    func connectionLimit() async throws {
+        try await withProxy({ $0.maxConnections = 2 }) { proxy in
+            let first = try proxy.client()
+            let second = try proxy.client()
+            try first.send(ProxyHarness.request("GET", "/a?body=1"))
+            try second.send(ProxyHarness.request("GET", "/b?body=2"))
+            _ = try first.response()
+            _ = try second.response()
+            let third = try proxy.client()
+            try third.send(ProxyHarness.request("GET", "/c"))
+            #expect(try third.response().status == 503)
+        }
+    }
+}
