@@ -14,6 +14,8 @@ final class ProxyContext: Sendable {
     /// The keys being revalidated in the background (`stale-while-revalidate`), so that a burst
     /// of stale hits sends one conditional request.
     let revalidating = Mutex<Set<String>>([])
+    /// Whether the proxy is stopping: responses then close their connections.
+    let stopping = Atomic<Bool>(false)
 
     init(configuration: ProxyConfiguration, cache: HTTPCache, log: AccessLog) {
         self.configuration = configuration

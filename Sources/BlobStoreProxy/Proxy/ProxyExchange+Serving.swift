@@ -56,6 +56,7 @@ extension ProxyExchange {
     func finalHead(status: Int, reason: String, headers: HTTPHeaders) -> ResponseHead {
         var headers = MessageHeaders.appending("1.1 \(configuration.name)", to: "Via", in: headers)
         headers = MessageHeaders.appending(cacheStatus.field(name: configuration.name), to: "Cache-Status", in: headers)
+        if context.stopping.load(ordering: .relaxed) { keepAlive = false }
         if !keepAlive { headers.set("Connection", "close") }
         return ResponseHead(minorVersion: 1, status: status, reason: reason, headers: headers)
     }

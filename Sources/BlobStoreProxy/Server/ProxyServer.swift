@@ -116,6 +116,7 @@ public final class ProxyServer: Sendable {
     /// Stops accepting connections and closes the idle ones; ``run()`` returns once the
     /// responses in flight have finished. Safe to call from any thread, more than once.
     public func shutdown() {
+        context.stopping.store(true, ordering: .relaxed)
         let idle = state.withLock { state -> Set<CInt> in
             state.stopping = true
             return state.idle
@@ -176,7 +177,6 @@ public final class ProxyServer: Sendable {
             do {
                 let request = try HeadParser.request(head, maxFields: configuration.maxHeaderFields)
                 let exchange = ProxyExchange(context: context, client: client, request: request)
-                if state.withLock({ $0.stopping }) { exchange.keepAlive = false }
                 do {
                     guard try exchange.respond() else { return }
                 } catch let rejection as Rejection {

@@ -1,0 +1,54 @@
+import Foundation
+import HTTPTestServer
+import Testing
+
+/// `blobstore serve` as users run it: a process of its own.
+@Suite("Caching proxy: the serve process")
+struct ProxyProcessTests {
+    /// The size of the large response: 2 GiB, or `BLOBSTORE_PROXY_LARGE_BYTES`.
+    static let largeBytes =
+        ProcessInfo.processInfo.environment["BLOBSTORE_PROXY_LARGE_BYTES"].flatMap(Int.init)
+        ?? 2 << 30
+
+    @Test("A 2 GiB response passes through with flat memory, every byte counted")
+    func largeResponseWithFlatMemory() async throws {
+        let origin = try TestServer()
+        defer { origin.stop() }
+        let directory = NSTemporaryDirectory() + "blobstore-serve-large-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let serve = try ServeProcess(store: directory, origin: URL(string: "http://127.0.0.1:\(origin.port)")!)
+        let before = try serve.peakMemory()
+        let client = try RawClient(port: serve.port, timeout: 120)
+        try client.send("GET /large?cc=max-age%3D600&stream=\(Self.largeBytes) HTTP/1.1\r\nHost: x\r\n\r\n")
+        let head = try client.response(headOnly: true)
+        #expect(head.status == 200)
+        #expect(head["Content-Length"] == String(Self.largeBytes))
+        #expect(head["Cache-Status"]?.contains("larger than") == true)
+        let received = try client.discard(Self.largeBytes)
+        #expect(received == Self.largeBytes)
+        let peak = try serve.peakMemory()
+        // Flat: what it needed to start, plus buffers of a few hundred KiB — far below the body.
+        #expect(peak - before < 64 << 20, "peak \(peak) bytes, \(before) before the response")
+        serve.terminate()
+        #expect(serve.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    @Test("SIGTERM lets the response in flight finish, then the process exits 0")
+    func gracefulShutdown() async throws {
+        let origin = try TestServer()
+        defer { origin.stop() }
+        let directory = NSTemporaryDirectory() + "blobstore-serve-term-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let serve = try ServeProcess(store: directory, origin: URL(string: "http://127.0.0.1:\(origin.port)")!)
+        let client = try RawClient(port: serve.port, timeout: 60)
+        try client.send("GET /slow?delay=2&size=1000&cc=max-age%3D600 HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(500))
+        serve.terminate()
+        let answer = try client.response()
+        #expect(answer.status == 200)
+        #expect(answer.body.count == 1000)
+        #expect(answer["Connection"] == "close")
+        #expect(serve.waitForExit(timeout: .seconds(30)) == 0)
+        #expect(throws: (any Error).self) { try RawClient(port: serve.port) }
+    }
+}
