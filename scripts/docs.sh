@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of the libraries into .build/docs, one archive per module:
-# .build/docs/BlobStore.doccarchive, BlobStoreCache.doccarchive, BlobStoreHTTP.doccarchive and
-# BlobStoreRemote.doccarchive.
+# .build/docs/BlobStore.doccarchive, BlobStoreCache.doccarchive, BlobStoreHTTP.doccarchive,
+# BlobStoreRemote.doccarchive and BlobStoreProxy.doccarchive.
 # Each is built from the module's catalog, Sources/<Module>/<Module>.docc, and the symbol graphs
 # of a build of that target, and can be served as static files:
 #   python3 -m http.server -d .build/docs/BlobStoreHTTP.doccarchive   # then /documentation/blobstorehttp/
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(BlobStore BlobStoreCache BlobStoreHTTP BlobStoreRemote)
+modules=(BlobStore BlobStoreCache BlobStoreHTTP BlobStoreRemote BlobStoreProxy)
 graphs=.build/docs/symbol-graphs
 rm -rf .build/docs
 mkdir -p "$graphs"

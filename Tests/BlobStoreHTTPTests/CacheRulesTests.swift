@@ -47,10 +47,11 @@ struct CacheControlTests {
         #expect(!control.noStore && !control.noCache && !control.isPrivate)
     }
 
-    @Test func qualifiedNoCacheAndPrivateCountAsUnqualified() {
+    @Test func qualifiedNoCacheAndPrivateNameFieldsToOmit() {
         let control = CacheControl("no-cache=\"Set-Cookie, X-A\", private=\"X-B\"")
-        #expect(control.noCache)
-        #expect(control.isPrivate)
+        #expect(!control.noCache)
+        #expect(!control.isPrivate)
+        #expect(control.omittedFields == ["set-cookie", "x-a", "x-b"])
     }
 
     @Test func invalidSecondsAreIgnoredAndHugeOnesClamped() {
@@ -164,6 +165,35 @@ struct FreshnessTests {
         #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
         #expect(HTTPDate.parse("yesterday") == nil)
         #expect(HTTPDate.format(expected) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        // Names in any case, surrounding spaces; the day name is not checked against the date.
+        #expect(HTTPDate.parse("  sun, 06 NOV 1994 08:49:37 gmt ") == expected)
+        #expect(HTTPDate.parse("Mon, 06 Nov 1994 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sun, 29 Feb 2000 00:00:00 GMT") == Date(timeIntervalSince1970: 951_782_400))
+    }
+
+    @Test func invalidHTTPDatesAreNil() {
+        for text in [
+            "", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 32 Nov 1994 08:49:37 GMT",
+            "Sun, 29 Feb 1900 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT",
+            "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 006 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMT junk", "Sun, 06 Nov 1994 8:49:37 GMT", "0", "-1",
+            "Sun, 06-Nov-1994 08:49:37 GMT", "Sun Nov  6 08:49:37 94",
+        ] {
+            #expect(HTTPDate.parse(text) == nil, "\(text.debugDescription)")
+        }
+    }
+
+    @Test func httpDatesRoundTripOverTenThousandYears() {
+        var random = SystemRandomNumberGenerator()
+        // From 0001-01-01 to 9999-12-31, whole seconds.
+        for _ in 0..<10_000 {
+            let seconds = Int.random(in: -62_135_596_800...253_402_300_799, using: &random)
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+            let text = HTTPDate.format(date)
+            #expect(HTTPDate.parse(text) == date, "\(seconds) → \(text)")
+        }
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: 0)) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: -1)) == "Wed, 31 Dec 1969 23:59:59 GMT")
     }
 }
 

@@ -31,13 +31,14 @@ struct ProxyForwardingTests {
                 try client.send(ProxyHarness.request(method, "/m", body: "payload of \(method)"))
                 let answer = try client.response()
                 #expect(answer.status == 200)
-                #expect(answer.text == "\(method) payload of \(method)")
+                #expect(answer["X-Method"] == method)
+                #expect(answer.text == "payload of \(method)")
             }
             let client = try proxy.client()
             try client.send(
                 "POST /chunked HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
             )
-            #expect(try client.response().text == "POST hello world")
+            #expect(try client.response().text == "hello world")
         }
     }
 
@@ -95,7 +96,7 @@ struct ProxyForwardingTests {
             try client.send("data")
             let answer = try client.response()
             #expect(answer.interim.map(\.status).contains(100))
-            #expect(answer.text == "PUT data")
+            #expect(answer.text == "data")
         }
     }
 

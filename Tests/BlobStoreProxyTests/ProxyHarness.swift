@@ -24,7 +24,8 @@ final class ProxyHarness: @unchecked Sendable {
         configure(&configuration)
         let disk = try BlobStore(at: directory + "/store")
         server = try ProxyServer(
-            configuration: configuration, store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 16 << 20)),
+            configuration: configuration,
+            store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 16 << 20), recheckInterval: .seconds(1)),
             usage: { (Int64(clamping: (try? disk.stats().storedBytes) ?? 0), (try? disk.stats().entries) ?? 0) })
         let (server, stopped) = (server, stopped)
         Thread.detachNewThread {

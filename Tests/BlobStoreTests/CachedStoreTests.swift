@@ -99,6 +99,31 @@ struct CachedStoreTests {
         }
     }
 
+    @Test("With a recheck interval, a checked memory hit is served without the disk until the interval ends")
+    func recheckInterval() throws {
+        try withTemporaryDirectory { directory in
+            try withStore(directory.child("store")) { disk in
+                let cache = CachedStore(
+                    disk: disk, memory: try MemoryTier(maxBytes: 1 << 20), recheckInterval: .milliseconds(300))
+                try cache.put(Data("v1"), for: "k")
+                // The first hit checks the disk and notes it; then a writer behind the memory
+                // tier's back (another process, in effect) replaces the value.
+                #expect(try cache.entry(for: "k")?.value == Data("v1"))
+                try disk.put(Data("v2"), for: "k")
+                let within = try cache.entry(for: "k")
+                #expect(within?.value == Data("v1"))
+                #expect(within?.tier == .memory)
+                Thread.sleep(forTimeInterval: 0.4)
+                #expect(try cache.entry(for: "k")?.value == Data("v2"))
+                // This process's own writes are seen at once, interval or not.
+                try cache.put(Data("v3"), for: "k")
+                #expect(try cache.entry(for: "k")?.value == Data("v3"))
+                try cache.remove("k")
+                #expect(try cache.entry(for: "k") == nil)
+            }
+        }
+    }
+
     @Test("A memory-only put removes the disk entry under the key")
     func memoryOnlyPutRemovesDiskEntry() throws {
         try withCachedStore { cache in

@@ -16,6 +16,7 @@ Any path except /_count and /_release answers with headers chosen by the query:
   cc304=<Cache-Control> etag304=<ETag>  (sent instead of `cc`, `etag` on a 304)
   gate=1               (hold a 304, counted, until GET /_release)
   delay=<seconds>      (wait this long before answering)
+  hold=1               (hold the response, counted, until GET /_release)
   interim=<code>       (send an interim response, e.g. 103 with a Link field, before the final one)
   failafter=<n>        (answer 503 once this exact target has had n requests)
   stream=<n>           (a body of n deterministic bytes, generated as it is sent: any size)
@@ -26,7 +27,8 @@ If-None-Match equal to `etag`, or If-Modified-Since equal to `lm`, answers 304 N
 With `vary`, the body ends with the values of the named request headers, so variants differ.
 
 POST, PUT, PATCH, DELETE and OPTIONS answer 200 with the request body (read by Content-Length
-or chunked), and the fields `location`, `cl` (Content-Location) and `cc` name.
+or chunked), `X-Method: <the method>`, and the fields `location`, `cl` (Content-Location) and `cc`
+name.
 
 GET /_count?path=<path and query> answers JSON {"requests": n, "notModified": m}: how many
 requests that exact target received, and how many were answered 304.
@@ -78,7 +80,7 @@ class Handler(BaseHTTPRequestHandler):
         query = {name: values[0] for name, values in parse_qs(urlsplit(self.path).query).items()}
         headers = [(header, query[name]) for name, header in [("location", "Location"), ("cl", "Content-Location"),
                                                                ("cc", "Cache-Control")] if name in query]
-        self.send_body(200, headers, self.command.encode() + b" " + body)
+        self.send_body(200, headers + [("X-Method", self.command)], body)
 
     do_PUT = do_POST
     do_PATCH = do_POST
@@ -134,6 +136,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(503, [], b"failing")
             return
         self.count(False)
+        if "hold" in query:
+            released.wait(30)
         if "header" in query:
             name, _, value = query["header"].partition(":")
             headers.append((name.strip(), value.strip()))

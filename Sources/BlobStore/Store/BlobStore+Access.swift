@@ -27,7 +27,12 @@ extension BlobStore {
     {
         let expiry = expires.map { max(0, $0.milliseconds) }
         return try touch(key) { entry in
-            entry.digest == digest && entry.expires == expiry && entry.metadata.elementsEqual(metadata)
+            // Compared as raw bytes: a `Data` iterated byte by byte costs more than the rest of
+            // the touch, and this runs under the mutex on every memory hit.
+            entry.digest == digest && entry.expires == expiry
+                && entry.metadata.withUnsafeBytes { stored in
+                    metadata.withUnsafeBytes { given in stored.elementsEqual(given) }
+                }
         }
     }
 

@@ -23,7 +23,9 @@ extension Runner {
         return try withStore { disk in
             let memory = try MemoryTier(maxBytes: Int(clamping: options.memoryBytes))
             let server = try ProxyServer(
-                configuration: configuration, store: CachedStore(disk: disk, memory: memory),
+                configuration: configuration,
+                // Hot hits skip the disk store's lock for a second (CachedStore's recheck interval).
+                store: CachedStore(disk: disk, memory: memory, recheckInterval: .seconds(1)),
                 minimumDiskLifetime: options.minimumDiskLifetime.seconds, accessLog: log,
                 usage: {
                     guard let stats = try? disk.stats() else { return (0, 0) }

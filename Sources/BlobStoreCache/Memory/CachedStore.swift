@@ -12,6 +12,11 @@ import Synchronization
 /// The memory tier belongs to this process; each memory hit is checked against the disk entry
 /// (the same digest, metadata and expiry, as the hit's access is recorded there), so a value
 /// another process overwrote or removed is never served from memory: the read goes to disk.
+/// A server answering thousands of hits a second on a few hot keys can trade that for speed
+/// with a recheck interval: a hit within the interval of its last check is served without asking
+/// the disk store (whose lock every thread would otherwise take on every hit), so another
+/// process's change is seen up to that much later, and hot entries' accesses are recorded once
+/// per interval. This process's own writes are always seen at once.
 ///
 /// ```swift
 /// let disk = try BlobStore(at: "/var/cache/myapp")
@@ -27,15 +32,20 @@ public final class CachedStore: BlobStorage {
     /// Held while a value is copied into memory after a disk write or read, so that a slower
     /// thread cannot put back a value that a faster one replaced.
     private let memoryWrites = Mutex(())
+    /// How long a memory hit checked against the disk store is served without checking again.
+    public let recheckInterval: Duration
 
     /// A cache over `disk`.
     ///
     /// - Parameters:
     ///   - disk: The store that keeps values across runs.
     ///   - memory: The memory tier in front of it, or `nil` for none.
-    public init(disk: BlobStore, memory: MemoryTier? = nil) {
+    ///   - recheckInterval: How long a memory hit found current on disk is served without
+    ///     checking again. Default zero: every hit is checked.
+    public init(disk: BlobStore, memory: MemoryTier? = nil, recheckInterval: Duration = .zero) {
         self.disk = disk
         self.memory = memory
+        self.recheckInterval = recheckInterval
     }
 
     // MARK: - Writing
@@ -117,7 +127,12 @@ public final class CachedStore: BlobStorage {
     /// - Throws: `BlobStoreError` from the disk store.
     public func entry(for key: StoreKey) throws -> StoredEntry? {
         if let memory, let hit = memory.entry(for: key) {
-            if try !hit.isOnDisk || isCurrent(hit, key) {
+            let now = ContinuousClock.now
+            if !hit.isOnDisk || hit.checked.map({ now - $0 < recheckInterval }) == true {
+                return StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory)
+            }
+            if try isCurrent(hit, key) {
+                if recheckInterval > .zero { memory.noteChecked(key, digest: hit.digest, at: now) }
                 return StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory)
             }
             memory.remove(key)

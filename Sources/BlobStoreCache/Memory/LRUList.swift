@@ -1,4 +1,5 @@
 import BlobStore
+
 /// Values by key in recency order, with O(1) insert, lookup, promotion and removal of the least
 /// recent: a doubly linked list threaded through a dictionary by key (no reference types).
 struct LRUList<Value> {
@@ -18,6 +19,12 @@ struct LRUList<Value> {
 
     /// The value under `key`, without changing its recency.
     func peek(_ key: StoreKey) -> Value? { nodes[key]?.value }
+
+    /// Changes the value under `key` in place, if there is one, without changing its recency.
+    mutating func modify(_ key: StoreKey, _ change: (inout Value) -> Void) {
+        guard nodes[key] != nil else { return }
+        change(&nodes[key]!.value)
+    }
 
     /// The value under `key`, which becomes the most recent.
     mutating func use(_ key: StoreKey) -> Value? {

@@ -19,6 +19,10 @@ public struct MemoryEntry: Sendable, Equatable {
     public var digest: SHA256Digest
     /// When the value was put (into the disk store, for an entry read from there).
     public var created: Date
+    /// When a ``CachedStore`` last found the disk store holding this same entry (and recorded
+    /// an access there); `nil` until then. Within its recheck interval a hit is served without
+    /// asking the disk again (``CachedStore/init(disk:memory:recheckInterval:)``).
+    public var checked: ContinuousClock.Instant?
 
     /// An entry.
     ///

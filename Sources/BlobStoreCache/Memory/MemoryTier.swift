@@ -34,7 +34,7 @@ public final class MemoryTier: Sendable {
 
     /// The bounds this tier keeps.
     public let limits: Limits
-    private let state = Mutex(State())
+    private let state = ThreadLock(State())
 
     /// A tier with bounds `limits`.
     ///
@@ -67,6 +67,16 @@ public final class MemoryTier: Sendable {
                 return nil
             }
             return entry
+        }
+    }
+
+    /// Notes that the disk store held the entry under `key` at `instant` (``MemoryEntry/checked``),
+    /// if the entry there still has `digest`; changes no recency.
+    public func noteChecked(_ key: StoreKey, digest: SHA256Digest, at instant: ContinuousClock.Instant) {
+        state.withLock { state in
+            state.entries.modify(key) { entry in
+                if entry.digest == digest { entry.checked = instant }
+            }
         }
     }
 

@@ -34,6 +34,8 @@ public final class HTTPCache: Sendable {
     /// The entries being revalidated in the background, so that a burst of stale hits sends
     /// one conditional request.
     let revalidating = Mutex<Set<StoreKey>>([])
+    /// The records decoded lately, so that a hot URL's JSON is decoded once.
+    let decoded = DecodedRecords()
 
     /// A cache keeping responses in `store` under `policy`.
     ///
@@ -91,13 +93,13 @@ public final class HTTPCache: Sendable {
         response: StoredResponse, body: Data
     )? {
         let primary = Self.key(for: url)
-        guard let entry = try store.entry(for: primary), let record = CacheRecord.decoded(entry.info.metadata) else {
+        guard let entry = try store.entry(for: primary), let record = decoded.record(in: entry.info.metadata) else {
             return nil
         }
         if let names = record.variants {
             let vary = VaryKey(names: names, request: requestHeaders)
             guard let variant = try store.entry(for: Self.variantKey(for: url, vary)),
-                let response = CacheRecord.decoded(variant.info.metadata)?.response, response.vary == vary
+                let response = decoded.record(in: variant.info.metadata)?.response, response.vary == vary
             else { return nil }
             return (response, variant.value)
         }
@@ -210,7 +212,7 @@ public final class HTTPCache: Sendable {
     /// `stale-if-error` window (the longer), and the policy's ``HTTPCachePolicy/staleRetention``.
     private func expiry(of response: StoredResponse, freshness: Freshness) -> Date? {
         guard !response.hasValidator else { return nil }
-        let control = CacheControl(response.headers["Cache-Control"])
+        let control = policy.responseDirectives(response.headers)
         let window = TimeInterval(max(control.staleWhileRevalidate ?? 0, control.staleIfError ?? 0))
         let remaining =
             freshness.lifetime + window + policy.staleRetention - response.age(at: response.responseTime)

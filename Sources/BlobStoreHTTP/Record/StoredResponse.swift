@@ -58,7 +58,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// `stale-while-revalidate` window; else revalidated when it has a validator. `no-cache` on
     /// either side, and `Pragma: no-cache` on a request without `Cache-Control`, always revalidate.
     public func use(at now: Date, requestHeaders: HTTPHeaders, policy: HTTPCachePolicy) -> ResponseUse {
-        let response = CacheControl(headers["Cache-Control"])
+        let response = policy.responseDirectives(headers)
         let request = CacheControl(requestHeaders["Cache-Control"])
         let pragmaNoCache =
             !requestHeaders.contains("Cache-Control")
@@ -87,17 +87,26 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// `stale-if-error` window (RFC 5861 §4), and never when it must be revalidated once stale.
     public func mayAnswerOnError(at now: Date, requestHeaders: HTTPHeaders, policy: HTTPCachePolicy) -> Bool {
         guard !mustRevalidate(policy) else { return false }
-        let response = CacheControl(headers["Cache-Control"])
+        let response = policy.responseDirectives(headers)
         let request = CacheControl(requestHeaders["Cache-Control"])
         guard let window = [response.staleIfError, request.staleIfError].compactMap({ $0 }).max() else { return false }
         return age(at: now) <= freshness(policy).lifetime + TimeInterval(window)
+    }
+
+    /// Whether the response may answer, stale, when the origin cannot be reached at all (RFC 9111
+    /// §4.2.4: a disconnected cache may serve stale responses): unless it must be revalidated
+    /// once stale or says `no-cache`, and the request does not say `no-cache` or `max-age`.
+    public func mayAnswerDisconnected(requestHeaders: HTTPHeaders, policy: HTTPCachePolicy) -> Bool {
+        let request = CacheControl(requestHeaders["Cache-Control"])
+        return !mustRevalidate(policy) && !policy.responseDirectives(headers).noCache && !request.noCache
+            && request.maxAge == nil
     }
 
     /// Whether the response may never be served stale without revalidation: `must-revalidate`,
     /// and in a shared cache `proxy-revalidate` or `s-maxage` (RFC 9111 §5.2.2.2, §5.2.2.8,
     /// §5.2.2.10).
     func mustRevalidate(_ policy: HTTPCachePolicy) -> Bool {
-        let response = CacheControl(headers["Cache-Control"])
+        let response = policy.responseDirectives(headers)
         return response.mustRevalidate
             || (policy.isShared && (response.proxyRevalidate || response.sharedMaxAge != nil))
     }
@@ -128,11 +137,13 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         return updated
     }
 
-    /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served:
+    /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served
+    /// without a revalidation, so without the fields `no-cache="…"` and `private="…"` name:
     /// whole seconds, at most ``CacheControl/maximumSeconds`` (an absurd `Date` or `Age` from the
     /// server never traps the conversion).
     public func servedHeaders(at now: Date) -> HTTPHeaders {
         var served = headers
+        for name in CacheControl(headers["Cache-Control"]).omittedFields { served.set(name, nil) }
         let age = min(max(0, age(at: now)), TimeInterval(CacheControl.maximumSeconds))
         served.set("Age", String(Int(age.rounded(.down))))
         return served

@@ -4,8 +4,9 @@ import Foundation
 ///
 /// Unknown directives are ignored; a directive given twice counts once, with the first value
 /// (a conflicting duplicate makes the response less cacheable only through the directives that
-/// are present). A qualified `no-cache="field"` or `private="field"` is treated as the
-/// unqualified directive: stricter, never wrong.
+/// are present). A directive with whitespace around its `=` does not parse and is ignored. The
+/// qualified `no-cache="field, …"` and `private="field, …"` name fields that a stored response
+/// is served without (RFC 9111 §5.2.2.4, §5.2.2.7); the response itself may be reused.
 public struct CacheControl: Sendable, Equatable {
     /// `max-age=<seconds>`.
     public var maxAge: Int?
@@ -19,6 +20,9 @@ public struct CacheControl: Sendable, Equatable {
     public var noCache = false
     /// `private`: a shared cache does not store the response.
     public var isPrivate = false
+    /// The fields named by `no-cache="…"` and `private="…"` (lowercased): a stored response is
+    /// served without them unless it was just revalidated.
+    public var omittedFields: [String] = []
     /// `public`.
     public var isPublic = false
     /// `must-revalidate`: once stale, never used without revalidation.
@@ -55,8 +59,16 @@ public struct CacheControl: Sendable, Equatable {
             case "s-maxage": sharedMaxAge = Self.seconds(argument)
             case "stale-while-revalidate": staleWhileRevalidate = Self.seconds(argument)
             case "no-store": noStore = true
-            case "no-cache": noCache = true
-            case "private": isPrivate = true
+            case "no-cache", "private":
+                if let argument, !argument.isEmpty {
+                    omittedFields += argument.split(separator: ",").map {
+                        $0.trimmingCharacters(in: .whitespaces).lowercased()
+                    }.filter { !$0.isEmpty }
+                } else if name == "no-cache" {
+                    noCache = true
+                } else {
+                    isPrivate = true
+                }
             case "public": isPublic = true
             case "must-revalidate": mustRevalidate = true
             case "proxy-revalidate": proxyRevalidate = true
@@ -70,44 +82,140 @@ public struct CacheControl: Sendable, Equatable {
         }
     }
 
-    /// `name[=argument]` elements, names lowercased, quotes removed from arguments; commas
-    /// inside quotes do not split.
-    static func elements(of value: String) -> [(name: String, argument: String?)] {
-        var parts: [String] = []
+    /// The directives of a targeted cache-control field such as `CDN-Cache-Control` (RFC 9213),
+    /// or `nil` when it is not a valid Structured Fields dictionary (RFC 8941 §3.2), which a
+    /// cache then ignores: a member whose key is not a key (`&&&`), a value of no known type, or
+    /// a duration directive (`max-age`, `s-maxage`, `stale-while-revalidate`, `stale-if-error`)
+    /// whose value is not an integer (`max-age="60"`). Keys are read without regard to case, as
+    /// `Cache-Control`'s are.
+    public init?(targeted value: String) {
+        let members = Self.members(of: value)
+        guard !members.isEmpty else { return nil }
+        let durations: Set<String> = ["max-age", "s-maxage", "stale-while-revalidate", "stale-if-error"]
+        for member in members {
+            // Parameters (`;name=value`) are allowed and ignored.
+            let item = member.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = parts[0].lowercased()
+            guard let first = key.unicodeScalars.first, first == "*" || ("a"..."z").contains(first),
+                key.unicodeScalars.allSatisfy({
+                    ("a"..."z").contains($0) || ("0"..."9").contains($0) || "_-.*".unicodeScalars.contains($0)
+                })
+            else { return nil }
+            guard parts.count == 2 else { continue }  // a bare key is boolean true
+            let text = String(parts[1])
+            let isInteger = text.range(of: #"^-?[0-9]{1,15}$"#, options: .regularExpression) != nil
+            let isValid =
+                isInteger || text.range(of: #"^-?[0-9]{1,12}\.[0-9]{1,3}$"#, options: .regularExpression) != nil
+                || text.range(of: #"^"([\x20-\x21\x23-\x5B\x5D-\x7E]|\\["\\])*"$"#, options: .regularExpression) != nil
+                || text.range(of: #"^[A-Za-z*][A-Za-z0-9!#$%&'*+\-.^_`|~:/]*$"#, options: .regularExpression) != nil
+                || text == "?0" || text == "?1"
+                || text.range(of: #"^:[A-Za-z0-9+/=]*:$"#, options: .regularExpression) != nil
+            guard isValid, !durations.contains(key) || isInteger else { return nil }
+        }
+        self.init(value)
+    }
+
+    /// The members of a Structured Fields list or dictionary: split at commas outside strings,
+    /// with the whitespace around them removed; empty when a member is empty (`a,,b`).
+    private static func members(of value: String) -> [String] {
+        var members: [String] = []
         var current = ""
         var quoted = false
+        var escaped = false
         for character in value {
-            if character == "\"" { quoted.toggle() }
-            if character == ",", !quoted {
-                parts.append(current)
+            if quoted {
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    quoted = false
+                }
+                current.append(character)
+                continue
+            }
+            if character == "\"" { quoted = true }
+            if character == "," {
+                members.append(current.trimmingCharacters(in: .whitespaces))
                 current = ""
             } else {
                 current.append(character)
             }
         }
-        parts.append(current)
-        return parts.compactMap { part in
-            let pieces = part.split(separator: "=", maxSplits: 1)
-            guard let first = pieces.first else { return nil }
-            let name = first.trimmingCharacters(in: .whitespaces).lowercased()
-            guard !name.isEmpty else { return nil }
-            let argument =
-                pieces.count > 1
-                ? pieces[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
-                    in: CharacterSet(charactersIn: "\""))
-                : nil
-            return (name, argument)
+        members.append(current.trimmingCharacters(in: .whitespaces))
+        return members.contains(where: \.isEmpty) ? [] : members
+    }
+
+    /// `name[=argument]` elements, names lowercased, quotes removed from arguments; commas
+    /// inside quotes do not split. Read over the UTF-8 bytes: it runs on every cache lookup.
+    static func elements(of value: String) -> [(name: String, argument: String?)] {
+        var elements: [(name: String, argument: String?)] = []
+        var value = value
+        value.withUTF8 { bytes in
+            var index = 0
+            let count = bytes.count
+            func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            while index < count {
+                // One element: up to a comma outside quotes.
+                var start = index
+                var quoted = false
+                var equals: Int?
+                while index < count {
+                    let byte = bytes[index]
+                    if byte == UInt8(ascii: "\"") { quoted.toggle() }
+                    if !quoted, byte == UInt8(ascii: ",") { break }
+                    if !quoted, equals == nil, byte == UInt8(ascii: "=") { equals = index }
+                    index += 1
+                }
+                var end = equals ?? index
+                while start < end, isSpace(bytes[start]) { start += 1 }
+                // `name = value` is not `name=value` (RFC 9110 §5.6.2 has no whitespace there).
+                let spacedEquals =
+                    equals.map { ($0 > start && isSpace(bytes[$0 - 1])) || ($0 + 1 < count && isSpace(bytes[$0 + 1])) }
+                    ?? false
+                while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+                if start < end, !spacedEquals {
+                    var name = [UInt8](UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                    for position in name.indices where (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(name[position])
+                    {
+                        name[position] |= 0x20
+                    }
+                    var argument: String?
+                    if let equals {
+                        var argumentStart = equals + 1
+                        var argumentEnd = index
+                        while argumentStart < argumentEnd, isSpace(bytes[argumentStart]) { argumentStart += 1 }
+                        while argumentEnd > argumentStart, isSpace(bytes[argumentEnd - 1]) { argumentEnd -= 1 }
+                        while argumentStart < argumentEnd, bytes[argumentStart] == UInt8(ascii: "\"") {
+                            argumentStart += 1
+                        }
+                        while argumentEnd > argumentStart, bytes[argumentEnd - 1] == UInt8(ascii: "\"") {
+                            argumentEnd -= 1
+                        }
+                        argument = String(
+                            decoding: UnsafeBufferPointer(rebasing: bytes[argumentStart..<argumentEnd]), as: UTF8.self)
+                    }
+                    elements.append((String(decoding: name, as: UTF8.self), argument))
+                }
+                index += 1  // past the comma
+            }
         }
+        return elements
     }
 
     /// The largest delta-seconds value the cache uses: 2^31 (RFC 9111 §1.2.2). Any larger value,
     /// and any too large for an `Int`, reads as this one.
     public static let maximumSeconds = 2_147_483_648
 
-    /// A delta-seconds argument: digits only, clamped to ``maximumSeconds``; anything else is
-    /// `nil` (the directive is ignored).
+    /// A delta-seconds argument: digits, clamped to ``maximumSeconds``, or digits with a decimal
+    /// fraction, which is dropped (`3600.5` is 3600: a sender's sloppiness, not an attack);
+    /// anything else is `nil` (the directive is ignored).
     static func seconds(_ argument: String?) -> Int? {
-        guard let argument, !argument.isEmpty, argument.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return min(Int(argument) ?? .max, maximumSeconds)
+        guard let argument else { return nil }
+        let parts = argument.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let isDigits = { (text: Substring) in !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard let whole = parts.first, isDigits(whole), parts.count == 1 || isDigits(parts[1]) else { return nil }
+        return min(Int(whole) ?? .max, maximumSeconds)
     }
 }

@@ -32,7 +32,7 @@ public struct Freshness: Sendable, Equatable {
     public static func lifetime(
         status: Int, headers: HTTPHeaders, responseTime: Date, policy: HTTPCachePolicy
     ) -> Freshness {
-        let control = CacheControl(headers["Cache-Control"])
+        let control = policy.responseDirectives(headers)
         if policy.isShared, let shared = control.sharedMaxAge {
             return Freshness(lifetime: TimeInterval(shared), isHeuristic: false)
         }
@@ -71,10 +71,23 @@ public struct Freshness: Sendable, Equatable {
         headers: HTTPHeaders, requestTime: Date, responseTime: Date, now: Date
     ) -> TimeInterval {
         let date = headers["Date"].flatMap(HTTPDate.parse) ?? responseTime
-        let ageValue = TimeInterval(CacheControl.seconds(headers["Age"]?.trimmingCharacters(in: .whitespaces)) ?? 0)
+        let ageValue = TimeInterval(ageSeconds(headers) ?? 0)
         let apparentAge = max(0, responseTime.timeIntervalSince(date))
         let correctedAgeValue = ageValue + max(0, responseTime.timeIntervalSince(requestTime))
         let correctedInitialAge = max(apparentAge, correctedAgeValue)
         return correctedInitialAge + max(0, now.timeIntervalSince(responseTime))
+    }
+
+    /// The `Age` of a response (RFC 9111 §5.1): the first value of the first `Age` field line,
+    /// without parameters (`7200;foo=bar` is 7200); `nil` when there is none or it is not a
+    /// non-negative integer (`-1`, `1.5`, `old`), which is then ignored.
+    static func ageSeconds(_ headers: HTTPHeaders) -> Int? {
+        guard let line = headers.fields.first(where: { HTTPHeaders.sameName($0.name, "Age") })?.value,
+            let first = line.split(separator: ",", omittingEmptySubsequences: false).first,
+            let value = first.split(separator: ";", omittingEmptySubsequences: false).first
+        else { return nil }
+        let digits = value.trimmingCharacters(in: .whitespaces)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return min(Int(digits) ?? .max, CacheControl.maximumSeconds)
     }
 }

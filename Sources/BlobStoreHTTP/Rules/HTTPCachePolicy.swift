@@ -26,6 +26,21 @@ public struct HTTPCachePolicy: Sendable, Equatable {
     /// command-line tool) turns it off to revalidate before it answers.
     public var servesStaleWhileRevalidating = true
 
+    /// A targeted cache-control field (RFC 9213) that, when a response has it, replaces its
+    /// `Cache-Control` for this cache: `CDN-Cache-Control` for a proxy acting as a CDN. Default
+    /// `nil`: `Cache-Control` only.
+    public var targetedField: String?
+
     /// The default policy: a private cache, 5 minutes minimum disk lifetime.
     public init() {}
+
+    /// The cache directives of a response with `headers` for this cache: those of the
+    /// ``targetedField`` when the response has a valid one (RFC 9213 §2.1: a Structured Fields
+    /// dictionary, ``CacheControl/init(targeted:)``), else its `Cache-Control`.
+    public func responseDirectives(_ headers: HTTPHeaders) -> CacheControl {
+        if let targetedField, let value = headers[targetedField], let control = CacheControl(targeted: value) {
+            return control
+        }
+        return CacheControl(headers["Cache-Control"])
+    }
 }

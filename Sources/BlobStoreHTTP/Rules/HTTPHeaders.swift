@@ -46,13 +46,16 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     /// The values of every field named `name` (any case) joined by `", "`, or `nil` when there
     /// is none.
     public subscript(_ name: String) -> String? {
-        let values = fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
-        return values.isEmpty ? nil : values.joined(separator: ", ")
+        var found: String?
+        for field in fields where Self.sameName(field.name, name) {
+            found = found.map { $0 + ", " + field.value } ?? field.value
+        }
+        return found
     }
 
     /// Whether a field named `name` (any case) is present.
     public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.contains { Self.sameName($0.name, name) }
     }
 
     /// Whether the fields carry a validator for a conditional request: `ETag` or `Last-Modified`.
@@ -61,7 +64,7 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     /// Replaces every field named `name` (any case) by one with `value`, or removes them when
     /// `value` is `nil`.
     public mutating func set(_ name: String, _ value: String?) {
-        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.removeAll { Self.sameName($0.name, name) }
         if let value { fields.append(Field(name: name, value: value)) }
     }
 
@@ -75,12 +78,32 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     public var dictionary: [String: String] {
         var result: [String: String] = [:]
         for field in fields {
-            if let existing = result.first(where: { $0.key.caseInsensitiveCompare(field.name) == .orderedSame }) {
+            if let existing = result.first(where: { Self.sameName($0.key, field.name) }) {
                 result[existing.key] = existing.value + ", " + field.value
             } else {
                 result[field.name] = field.value
             }
         }
         return result
+    }
+
+    /// Whether two field names are equal without regard to ASCII case (field names are tokens:
+    /// ASCII only, so no locale or Unicode folding is needed — and none is paid for).
+    static func sameName(_ first: String, _ second: String) -> Bool {
+        var first = first
+        var second = second
+        return first.withUTF8 { a in
+            second.withUTF8 { b in
+                guard a.count == b.count else { return false }
+                for index in 0..<a.count where a[index] != b[index] {
+                    guard Self.lowercase(a[index]) == Self.lowercase(b[index]) else { return false }
+                }
+                return true
+            }
+        }
+    }
+
+    private static func lowercase(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 }

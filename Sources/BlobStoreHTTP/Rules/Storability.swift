@@ -45,7 +45,7 @@ public enum Storability: Sendable, Equatable {
         freshness: Freshness, policy: HTTPCachePolicy
     ) -> Storability {
         let request = CacheControl(requestHeaders["Cache-Control"])
-        let response = CacheControl(responseHeaders["Cache-Control"])
+        let response = policy.responseDirectives(responseHeaders)
         guard cacheableMethods.contains(method.uppercased()) else { return .notStored("the method is \(method)") }
         guard status >= 200, status != 206, status != 304 else {
             return .notStored("the status \(status) is not cacheable")

@@ -7,7 +7,10 @@ final class OriginConnections: Sendable {
     let maxIdlePerOrigin: Int
     /// The connect timeout and the read and write timeout of each connection.
     let timeout: Duration
-    private let idle = Mutex<[String: [WireConnection]]>([:])
+    private let idle = Mutex<[String: [(connection: WireConnection, since: ContinuousClock.Instant)]]>([:])
+    /// How long an idle connection is kept: less than the keep-alive timeouts origins commonly
+    /// use (5 s for Node.js and Apache httpd), so that the origin rarely closes one under it.
+    static let maxIdleTime: Duration = .seconds(4)
 
     init(timeout: Duration, maxIdlePerOrigin: Int = 256) {
         self.timeout = timeout
@@ -21,7 +24,10 @@ final class OriginConnections: Sendable {
     /// - Throws: `network` when a new connection cannot be made in time.
     func connection(host: String, port: UInt16, fresh: Bool = false) throws -> (WireConnection, reused: Bool) {
         let authority = "\(host):\(port)"
-        if !fresh, let reused = idle.withLock({ $0[authority]?.popLast() }) { return (reused, true) }
+        while !fresh, let (reused, since) = idle.withLock({ $0[authority]?.popLast() }) {
+            // One the origin closed while it waited (or that waited too long) is dropped.
+            if ContinuousClock.now - since < Self.maxIdleTime, ProxySyscalls.isOpen(reused.fd) { return (reused, true) }
+        }
         let fd = try ProxySyscalls.connect(host: host, port: port, timeout: timeout)
         ProxySyscalls.setTimeouts(fd, receive: timeout, send: timeout)
         return (WireConnection(fd: fd, peer: authority), false)
@@ -34,7 +40,7 @@ final class OriginConnections: Sendable {
         let authority = "\(host):\(port)"
         idle.withLock { idle in
             guard idle[authority, default: []].count < maxIdlePerOrigin else { return }
-            idle[authority, default: []].append(connection)
+            idle[authority, default: []].append((connection, ContinuousClock.now))
         }
     }
 

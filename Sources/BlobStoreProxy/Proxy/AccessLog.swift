@@ -1,21 +1,22 @@
+import BlobStoreHTTP
 import Foundation
-import Synchronization
 
 /// One line per request, in the Common Log Format followed by the `Cache-Status` and the time
 /// taken: `127.0.0.1 - - [01/Dec/2026:17:00:00 +0000] "GET /a HTTP/1.1" 200 4096 "blobstore; hit" 0.2ms`.
 final class AccessLog: Sendable {
     private let handle: FileHandle?
-    private let lock = Mutex<Void>(())
-    private let formatter: Mutex<DateFormatter>
 
     /// A log written to `handle`; `nil` logs nothing.
     init(_ handle: FileHandle?) {
         self.handle = handle
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
-        self.formatter = Mutex(formatter)
+    }
+
+    /// `01/Dec/2026:17:00:00 +0000`.
+    static func timestamp(_ date: Date) -> String {
+        let time = CivilTime(date)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(time.day))/\(CivilTime.monthNames[time.month - 1])/\(time.year):"
+            + "\(two(time.hour)):\(two(time.minute)):\(two(time.second)) +0000"
     }
 
     /// Records one request.
@@ -23,11 +24,11 @@ final class AccessLog: Sendable {
         peer: String, requestLine: String, status: Int, bytes: Int, cacheStatus: String, duration: Duration
     ) {
         guard let handle else { return }
-        let date = formatter.withLock { $0.string(from: Date()) }
-        let milliseconds = Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
+        let date = Self.timestamp(Date())
+        let tenths = duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000
         let line =
             "\(peer) - - [\(date)] \"\(requestLine)\" \(status) \(bytes) \"\(cacheStatus)\" "
-            + String(format: "%.1fms", milliseconds) + "\n"
-        lock.withLock { _ in handle.write(Data(line.utf8)) }
+            + "\(tenths / 10).\(tenths % 10)ms\n"
+        ProxySyscalls.appendLine(line, to: handle.fileDescriptor)
     }
 }

@@ -44,6 +44,9 @@ public struct ProxyConfiguration: Sendable {
     /// How long a response without a validator is kept once stale, for requests that accept it
     /// (`max-stale`) (`HTTPCachePolicy/staleRetention`). Default one hour.
     public var staleRetention: TimeInterval = 3600
+    /// The targeted cache-control field (RFC 9213) whose directives replace a response's
+    /// `Cache-Control` for this proxy when present. Default `CDN-Cache-Control`; `nil` for none.
+    public var targetedField: String? = "CDN-Cache-Control"
     /// How long a SIGTERM waits for the responses in flight to finish. Default 30 s.
     public var shutdownGrace: Duration = .seconds(30)
     /// The name in the `Via` and `Cache-Status` fields the proxy adds. Default `blobstore`.

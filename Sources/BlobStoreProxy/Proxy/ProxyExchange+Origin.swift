@@ -28,8 +28,11 @@ extension ProxyExchange {
         } catch let error as BlobStoreError {
             if let (storedResponse, storedBody) = stored,
                 storedResponse.mayAnswerOnError(at: Date(), requestHeaders: request.headers, policy: policy)
+                    || storedResponse.mayAnswerDisconnected(requestHeaders: request.headers, policy: policy)
             {
-                cacheStatus.detail = "stale-if-error: \(error.message)"
+                // The origin cannot be reached: a disconnected cache may answer stale (RFC 9111
+                // §4.2.4), unless the response or the request forbids it.
+                cacheStatus.detail = "stale, the origin failed: \(error.message)"
                 return try serve(storedResponse, body: storedBody)
             }
             context.metrics.originErrors.add(1, ordering: .relaxed)
@@ -68,7 +71,31 @@ extension ProxyExchange {
                 return try serve(storedResponse, body: storedBody)
             }
         }
+        if request.method == "HEAD", response.status == 200, let url = target.url,
+            let (storedResponse, storedBody) = lookUpForHead(url), Self.headMatches(storedResponse, response)
+        {
+            // A 200 to HEAD freshens the stored GET response it describes (RFC 9111 §4.3.5), and the
+            // client is answered from it, so that fields the HEAD left out are kept.
+            context.origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
+            let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
+            _ = try? cache.refresh(refreshed, body: storedBody, requestHeaders: request.headers)
+            return try serve(refreshed, body: storedBody)
+        }
         try relay(response, from: connection, target: target, requestTime: requestTime)
+    }
+
+    /// The stored GET response a HEAD request's answer may freshen.
+    private func lookUpForHead(_ url: URL) -> (StoredResponse, Data)? {
+        try? cache.storedResponse(for: url, requestHeaders: request.headers)
+    }
+
+    /// Whether a 200 to HEAD is about `stored`: the validators and length both have agree
+    /// (RFC 9111 §4.3.5).
+    static func headMatches(_ stored: StoredResponse, _ head: ResponseHead) -> Bool {
+        for name in ["ETag", "Last-Modified", "Content-Length"] {
+            if let new = head.headers[name], let old = stored.headers[name], new != old { return false }
+        }
+        return stored.status == 200
     }
 
     /// `stored` with the fields of a `304` and its times (RFC 9111 §4.3.4).

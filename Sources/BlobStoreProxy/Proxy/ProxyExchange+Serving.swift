@@ -22,15 +22,43 @@ extension ProxyExchange {
             headers.set("Transfer-Encoding", nil)
             headers.set("Content-Length", String(body.count))
         }
+        var range = 0..<body.count
+        if status == 200, request.method == "GET", Self.rangeApplies(stored, request: request.headers) {
+            switch ByteRange.of(request.headers["Range"], length: body.count) {
+            case .whole: break
+            case .part(let part):
+                status = 206
+                range = part
+                headers.set("Content-Range", "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(body.count)")
+                headers.set("Content-Length", String(part.count))
+            case .unsatisfiable:
+                status = 416
+                range = 0..<0
+                headers.set("Content-Range", "bytes */\(body.count)")
+                headers.set("Content-Length", "0")
+            }
+        }
         let head = finalHead(status: status, reason: "", headers: headers)
         sentStatus = status
         var bytes = head.serialized
         if request.method != "HEAD", status != 304, status != 204 {
-            bytes.append(contentsOf: body)
-            sentBytes = body.count
-            context.metrics.bytesFromCache.add(body.count, ordering: .relaxed)
+            body[body.startIndex + range.lowerBound..<body.startIndex + range.upperBound].withUnsafeBytes {
+                bytes.append(contentsOf: $0)
+            }
+            sentBytes = range.count
+            context.metrics.bytesFromCache.add(range.count, ordering: .relaxed)
         }
         try client.write(bytes)
+    }
+
+    /// Whether the request's `Range` may be served from `stored`: no `If-Range`, or one naming
+    /// the stored response (its strong `ETag`, or its `Last-Modified` date exactly; RFC 9110
+    /// §13.1.5).
+    static func rangeApplies(_ stored: StoredResponse, request: HTTPHeaders) -> Bool {
+        guard request.contains("Range") else { return false }
+        guard let condition = request["If-Range"]?.trimmingCharacters(in: .whitespaces) else { return true }
+        if condition.hasPrefix("\"") { return stored.headers["ETag"] == condition }
+        return stored.headers["Last-Modified"] == condition
     }
 
     /// Whether the client's conditional request names the stored response: an `If-None-Match`

@@ -53,11 +53,14 @@ final class ProxyExchange {
             try client.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
         }
         let isLookup = request.method == "GET" || request.method == "HEAD"
-        let bypass = ["If-Match", "If-Unmodified-Since", "If-Range"].contains { request.headers.contains($0) }
-        if isLookup, framing == .none, !bypass, let url = target.url {
+        let bypass = ["If-Match", "If-Unmodified-Since"].contains { request.headers.contains($0) }
+        // A request that says no-store is sent on: nothing of it or its answer is stored, and it
+        // is not answered from what is.
+        let noStore = CacheControl(request.headers["Cache-Control"]).noStore
+        if isLookup, framing == .none, !bypass, !noStore, let url = target.url {
             try answerFromCache(url: url, target: target)
         } else {
-            cacheStatus.forward = isLookup ? "bypass" : "method"
+            cacheStatus.forward = isLookup ? (noStore ? "request" : "bypass") : "method"
             try forward(to: target, body: &body, stored: nil)
         }
         if !body.isFinished { keepAlive = false }

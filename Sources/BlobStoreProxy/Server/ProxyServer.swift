@@ -35,9 +35,18 @@ public final class ProxyServer: Sendable {
 
     private struct State {
         var stopping = false
-        /// Client connections waiting for their next request, woken when the proxy stops.
-        var idle: Set<CInt> = []
+        /// The client connections open, by descriptor.
+        var clients: [CInt: ClientSlot] = [:]
         var active = 0
+    }
+
+    /// One client connection as the shutdown sees it: whether it waits for its next request (then
+    /// it is woken and closes) or serves one (then it finishes). Flipped with atomics, so that a
+    /// request takes no lock of the server's.
+    private final class ClientSlot: Sendable {
+        let fd: CInt
+        let isIdle = Atomic<Bool>(true)
+        init(fd: CInt) { self.fd = fd }
     }
 
     /// A proxy with `configuration`, keeping responses in `store`.
@@ -58,6 +67,7 @@ public final class ProxyServer: Sendable {
         policy.isShared = true
         policy.minimumDiskLifetime = minimumDiskLifetime
         policy.staleRetention = configuration.staleRetention
+        policy.targetedField = configuration.targetedField
         let cache = HTTPCache(store: store, policy: policy)
         self.context = ProxyContext(configuration: configuration, cache: cache, log: AccessLog(accessLog))
         self.usage = usage
@@ -116,14 +126,16 @@ public final class ProxyServer: Sendable {
     /// Stops accepting connections and closes the idle ones; ``run()`` returns once the
     /// responses in flight have finished. Safe to call from any thread, more than once.
     public func shutdown() {
-        context.stopping.store(true, ordering: .relaxed)
-        let idle = state.withLock { state -> Set<CInt> in
+        context.stopping.store(true, ordering: .sequentiallyConsistent)
+        let clients = state.withLock { state -> [ClientSlot] in
             state.stopping = true
-            return state.idle
+            return Array(state.clients.values)
         }
         ProxySyscalls.shutdown(listener)
         if let metricsListener { ProxySyscalls.shutdown(metricsListener) }
-        for fd in idle { ProxySyscalls.shutdown(fd) }
+        for client in clients where client.isIdle.load(ordering: .sequentiallyConsistent) {
+            ProxySyscalls.shutdown(client.fd)
+        }
     }
 
     /// Calls ``shutdown()`` on SIGTERM or SIGINT.
@@ -154,25 +166,24 @@ public final class ProxyServer: Sendable {
         defer { context.metrics.connections.subtract(1, ordering: .relaxed) }
         let readTimeout = min(configuration.headerTimeout, configuration.clientTimeout)
         ProxySyscalls.setTimeouts(client.fd, receive: readTimeout, send: configuration.clientTimeout)
+        let slot = ClientSlot(fd: client.fd)
+        state.withLock { $0.clients[client.fd] = slot }
+        defer { state.withLock { _ = $0.clients.removeValue(forKey: client.fd) } }
         while true {
-            let stopping = state.withLock { state -> Bool in
-                if !state.stopping { state.idle.insert(client.fd) }
-                return state.stopping
-            }
-            guard !stopping || client.hasBufferedBytes else { return }
+            slot.isIdle.store(true, ordering: .sequentiallyConsistent)
+            // Checked after the flag is set: a shutdown either sees the flag or is seen here.
+            guard !context.stopping.load(ordering: .sequentiallyConsistent) || client.hasBufferedBytes else { return }
             let head: ArraySlice<UInt8>?
             do {
                 head = try client.readHead(
                     maxBytes: configuration.maxHeaderBytes, idle: configuration.idleTimeout,
                     complete: configuration.headerTimeout, tooLarge: 431)
             } catch let rejection as Rejection {
-                state.withLock { _ = $0.idle.remove(client.fd) }
                 return reject(rejection, on: client)
             } catch {
-                state.withLock { _ = $0.idle.remove(client.fd) }
                 return
             }
-            state.withLock { _ = $0.idle.remove(client.fd) }
+            slot.isIdle.store(false, ordering: .sequentiallyConsistent)
             guard let head else { return }
             do {
                 let request = try HeadParser.request(head, maxFields: configuration.maxHeaderFields)

@@ -158,10 +158,28 @@ enum ProxySyscalls {
         }
     }
 
+    /// Whether an idle connection is still open: nothing to read, no end of stream, no error
+    /// (a peek that does not wait).
+    static func isOpen(_ fd: CInt) -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, CInt(MSG_PEEK) | CInt(MSG_DONTWAIT))  // man 2 recv
+        return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+    }
+
     /// Stops reading and writing on `fd`, waking a thread blocked on it; the descriptor stays
     /// open until ``close(_:)``.
     static func shutdown(_ fd: CInt) {
         _ = Glibc.shutdown(fd, CInt(SHUT_RDWR))  // man 2 shutdown
+    }
+
+    /// Writes `line` with one `write(2)` and no lock: a write to a file opened with `O_APPEND`
+    /// (or to a pipe, up to `PIPE_BUF` bytes) is not interleaved with another thread's. A failed
+    /// write is dropped (a log line is not worth failing a request for).
+    static func appendLine(_ line: String, to fd: CInt) {
+        var line = line
+        line.withUTF8 { bytes in
+            _ = Glibc.write(fd, bytes.baseAddress, bytes.count)  // man 2 write
+        }
     }
 
     static func close(_ fd: CInt) {

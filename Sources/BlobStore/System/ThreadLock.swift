@@ -1,0 +1,30 @@
+import Glibc
+
+/// State guarded by a plain `pthread_mutex_t`, for the locks that every request of a server
+/// takes (the memory tier's, the HTTP cache's decoded records). `Synchronization.Mutex` on Linux
+/// is a priority-inheritance futex: under contention each wait and wake is a `futex_lock_pi`
+/// system call and the kernel's PI bookkeeping, which with dozens of threads on two cores cost
+/// more than the work the lock guards (docs/benchmarks.md, "Caching proxy"). A normal mutex
+/// waits and wakes with the plain futex calls.
+package final class ThreadLock<State>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var state: State
+
+    package init(_ state: State) {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)  // man 3 pthread_mutex_init: a normal mutex
+        self.state = state
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the state, the lock held.
+    package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&state)
+    }
+}
