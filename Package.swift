@@ -16,6 +16,12 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // TLS for the remote tier's https:// and rediss:// connections.
+        .systemLibrary(
+            name: "CLibSSL",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(name: "CCRC32C"),
         .target(name: "CSharedCounter"),
         .target(name: "CLinux"),
@@ -23,7 +29,7 @@ let package = Package(
         // The memory tier and typed objects, over the store's public API only.
         .target(name: "BlobStoreCache", dependencies: ["BlobStore"]),
         .target(name: "BlobStoreHTTP", dependencies: ["BlobStore", "BlobStoreCache"]),
-        .target(name: "BlobStoreRemote", dependencies: ["BlobStore"]),
+        .target(name: "BlobStoreRemote", dependencies: ["BlobStore", "CLibSSL"]),
         .target(name: "BlobStoreCLI", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "BlobStoreRemote"]),
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
         .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),

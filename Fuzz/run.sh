@@ -11,8 +11,10 @@ BUILD=.build/fuzz
 SWIFTC="${SWIFTC:-swiftc}"
 CLANG="${CLANG:-$(dirname "$(readlink -f "$(command -v "$SWIFTC")")")/clang}"
 # What every harness depends on, and the C module maps every Swift compile needs.
-LIBRARY_INPUTS=(Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources/CLinux Sources/CLibCrypto Fuzz/run.sh)
+LIBRARY_INPUTS=(Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources/CLinux Sources/CLibCrypto Sources/CLibSSL
+    Fuzz/run.sh)
 MODULE_MAPS=(-Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap
+    -Xcc -fmodule-map-file=Sources/CLibSSL/module.modulemap
     -Xcc "-fmodule-map-file=$BUILD/CCRC32C/module.modulemap"
     -Xcc "-fmodule-map-file=$BUILD/CSharedCounter/module.modulemap"
     -Xcc "-fmodule-map-file=$BUILD/CLinux/module.modulemap")
@@ -186,7 +188,7 @@ build() {
     if ! "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 "${PACKAGE_NAME[@]}" \
         -module-name "Fuzz$target" \
         "Fuzz/${target}Fuzz.swift" "${support[@]}" "${compiled[@]}" "${MODULE_MAPS[@]}" \
-        "${library[@]}" "$BUILD/crc32c.o" -lcrypto -use-ld=lld \
+        "${library[@]}" "$BUILD/crc32c.o" -lssl -lcrypto -use-ld=lld \
         -o "$binary" >&2; then
         rm -f "$binary"
         return 1

@@ -19,19 +19,22 @@ final class RedisConnectionPool: Sendable {
     let maximumOpen: Int
     let maximumIdle: Int
     private let resolver: NameResolver
+    /// The TLS settings, for a server with ``RedisServer/usesTLS``.
+    private let tls: TLSContext?
     private let idle = Mutex<[RedisConnection]>([])
     /// One permit per connection in use.
     private let permits: DispatchSemaphore
 
     init(
         _ server: RedisServer, timeouts: RemoteTimeouts, maximumOpen: Int = 16, maximumIdle: Int = 4,
-        resolver: NameResolver
+        resolver: NameResolver, tls: TLSContext? = nil
     ) {
         self.server = server
         self.timeouts = timeouts
         self.maximumOpen = max(1, maximumOpen)
         self.maximumIdle = max(0, maximumIdle)
         self.resolver = resolver
+        self.tls = tls
         permits = DispatchSemaphore(value: self.maximumOpen)
     }
 
@@ -93,7 +96,7 @@ final class RedisConnectionPool: Sendable {
 
     private func connect() throws -> RedisConnection {
         do {
-            return try RedisConnection(server, timeouts: timeouts, resolver: resolver)
+            return try RedisConnection(server, timeouts: timeouts, resolver: resolver, tls: tls)
         } catch let error as BlobStoreError {
             throw Unreachable(error: error)
         }
