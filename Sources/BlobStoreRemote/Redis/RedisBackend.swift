@@ -111,6 +111,9 @@ public final class RedisBackend: RemoteBackend {
     /// `DEL <prefix>:ac:<hex>`.
     public func removeRecord(_ keyDigest: SHA256Digest) throws { try commands.removeRecord(keyDigest) }
 
+    /// A `PING` to each shard, in the order of ``shards``, each a `server`.
+    public func ping() -> [RemoteNodeStatus] { commands.routing.pools.map { $0.ping(role: .server) } }
+
     // MARK: - Sharding
 
     /// The index in ``shards`` of the server that holds `key`.

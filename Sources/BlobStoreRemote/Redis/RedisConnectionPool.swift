@@ -72,6 +72,19 @@ final class RedisConnectionPool: Sendable {
         return try exchange(arguments, on: try connect(), limits: limits, asking: asking, body)
     }
 
+    /// One `PING`, timed, on an idle connection or a new one: the server as `role`.
+    func ping(role: RemoteNodeStatus.Role) -> RemoteNodeStatus {
+        RemoteNodeStatus.measure(server.description, role: role) {
+            do {
+                try perform([Data("PING".utf8)], limits: RESPLimits(maximumBulk: 0)) { reply, connection in
+                    guard case .simple("PONG") = reply else { throw connection.unexpected(reply, to: "PING") }
+                }
+            } catch let unreachable as Unreachable {
+                throw unreachable.error
+            }
+        }
+    }
+
     /// Closes the idle connections (a node that left the cluster).
     func closeIdle() {
         for connection in idle.withLock({ idle in

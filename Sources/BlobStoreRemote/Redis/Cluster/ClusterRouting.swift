@@ -171,6 +171,27 @@ final class ClusterRouting: RedisRouting {
         }
     }
 
+    // MARK: - Ping
+
+    /// A fresh map (or, when no node gives one, the last), then one `PING` to each node it names,
+    /// masters first; the seeds with the refresh's error when there is no map at all.
+    func ping() -> [RemoteNodeStatus] {
+        refresh(urgently: true)
+        let (topology, refreshError) = state.withLock { ($0.topology, $0.refreshError) }
+        guard let topology else {
+            let error = refreshError ?? BlobStoreError.remote(name, "no node answered with the cluster's slots.")
+            return seeds.map { seed in
+                RemoteNodeStatus(
+                    node: RedisServer(host: seed.host, port: seed.port).description, role: .seed, latency: nil,
+                    error: error)
+            }
+        }
+        let masters = Set(topology.masters)
+        return topology.nodes.map { node in
+            pool(for: node).ping(role: masters.contains(node) ? .master : .replica)
+        }
+    }
+
     // MARK: - The map
 
     /// Fetches the map, unless another refresh runs (then the map as it is serves, unless there

@@ -121,4 +121,9 @@ public final class RedisClusterBackend: RemoteBackend {
 
     /// `DEL <prefix>:ac:<hex>`.
     public func removeRecord(_ keyDigest: SHA256Digest) throws { try commands.removeRecord(keyDigest) }
+
+    /// Fetches the topology again, then sends a `PING` to every master and replica it names,
+    /// masters first; when no node answers with a topology and none was fetched before, reports
+    /// each seed (role `seed`) with the reason.
+    public func ping() -> [RemoteNodeStatus] { routing.ping() }
 }
