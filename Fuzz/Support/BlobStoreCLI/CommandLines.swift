@@ -32,6 +32,9 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
     if let store = invocation.options.store { global.append(("--store", store)) }
     if let durability = invocation.options.durability { global.append(("--durability", durability.rawValue)) }
     if let remote = invocation.options.remote { global.append(("--remote", remote)) }
+    if let remoteCA = invocation.options.remoteCA { global.append(("--remote-ca", remoteCA)) }
+    if invocation.options.remoteReadOnly { global.append(("--remote-read-only", nil)) }
+    if invocation.options.remoteOnly { global.append(("--remote-only", nil)) }
     if invocation.options.quiet { global.append((style == .separate ? "-q" : "--quiet", nil)) }
 
     var subcommand: Subcommand?
@@ -116,13 +119,21 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         arguments = directory.map { [$0] } ?? []
     case .help(let topic):
         let topic = topic.map { [$0.rawValue] } ?? []
-        // The `help` subcommand refuses `--remote`, and so does a subcommand without a remote tier
-        // (`--remote` after `gc` is unknown): with a remote, it comes first and help is `--help`.
-        if invocation.options.remote != nil { return spell(global, style) + topic + ["--help"] }
+        // The `help` subcommand refuses `--remote` and the other remote options, and so does a
+        // subcommand without a remote tier (`--remote` after `gc` is unknown): with one, the global
+        // options come first and help is `--help`.
+        let options = invocation.options
+        if options.remote != nil || options.remoteCA != nil || options.remoteReadOnly || options.remoteOnly {
+            return spell(global, style) + topic + ["--help"]
+        }
         switch style {
         case .separate: return spell(global, style) + ["help"] + topic
         case .inline: return topic + ["--help"] + spell(global, style)
         }
+    case .remotePing(let isJSON):
+        subcommand = .remote
+        json(isJSON)
+        arguments = ["ping"]
     case .version:
         return spell(global, style) + ["--version"]
     }
