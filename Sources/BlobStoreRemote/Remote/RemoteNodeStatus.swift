@@ -21,7 +21,8 @@ public struct RemoteNodeStatus: Sendable {
     /// The time one request took (a `PING`, an HTTP `HEAD`), connecting included; `nil` when the
     /// node could not be reached.
     public var latency: Duration?
-    /// Why the node could not be reached (``BlobStoreError/Code/remote``); `nil` when it answered.
+    /// Why the node could not be reached (code ``BlobStore/BlobStoreError/Code/remote``); `nil`
+    /// when it answered.
     public var error: BlobStoreError?
 
     /// - Parameters:
