@@ -4,7 +4,9 @@
 #
 #   ca.pem, ca.key              a test CA, valid for 2 days from now
 #   other-ca.pem                another CA, which signed none of the certificates below
-#   server.pem, server.key      signed by ca.pem for IP 127.0.0.1 and DNS localhost, valid now
+#   server.pem, server.key      signed by ca.pem for IP 127.0.0.1 and DNS localhost, valid now; also
+#                               a client certificate (the nodes of a Redis Cluster over TLS present
+#                               it to each other on the cluster bus, which always asks for one)
 #   expired.pem, expired.key    signed by ca.pem for the same names, expired in 2020
 #   wrong-host.pem, wrong-host.key  signed by ca.pem for DNS other.example only, valid now
 #
@@ -55,7 +57,7 @@ commonName = supplied
 [ server ]
 basicConstraints = critical,CA:false
 keyUsage = critical,digitalSignature
-extendedKeyUsage = serverAuth
+extendedKeyUsage = serverAuth,clientAuth
 subjectAltName = \$ENV::NAMES
 CONF
 

@@ -21,13 +21,15 @@ enum HelpText {
         help: "A shared remote cache for put, get, has, rm, stats and remote: http://HOST[:PORT][/PATH], "
             + "https://..., redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]...][/DB] (several hosts are "
             + "shards), rediss://... (Redis over TLS), or redis+cluster://[[USER:]PASSWORD@]HOST:PORT[,HOST:PORT...] "
-            + "(a Redis Cluster's seed nodes). A failing remote is skipped with a warning. "
+            + "(a Redis Cluster's seed nodes; rediss+cluster://... over TLS). A failing remote is skipped with a "
+            + "warning. "
             + "(default: $BLOBSTORE_REMOTE)"
     )
     /// `--remote-ca`, listed with `--remote`.
     static let remoteCAOption = (
         label: "--remote-ca <file>",
-        help: "The CA certificates (PEM) that an https:// or rediss:// remote's certificate must be signed by, "
+        help: "The CA certificates (PEM) that the certificate of an https://, rediss:// or rediss+cluster:// "
+            + "remote must be signed by, "
             + "instead of the system's. The certificate is always verified. (default: $BLOBSTORE_REMOTE_CA)"
     )
     /// The remote modes, listed by the overview and by put, get, has and rm.

@@ -196,6 +196,49 @@ struct TLSTests {
         #expect(try store.value(for: "k") == Data("v".utf8))
     }
 
+    // MARK: - Redis Cluster
+
+    @Test func redissClusterRoundTripPingAndACARefused() throws {
+        let certificates = try TestCertificates()
+        defer { certificates.remove() }
+        // Every node TLS only: clients, replication and the cluster bus.
+        let cluster = try TestCluster.start(environment: ["BLOBSTORE_CLUSTER_TLS_DIR": certificates.directory])
+        defer { cluster.stop() }
+        #expect(cluster.url.hasPrefix("rediss+cluster://"))
+        let remote = try RemoteURL.backend(
+            cluster.url, timeouts: timeouts, tls: RemoteTLS(caFile: certificates.caFile))
+        #expect(
+            remote.name
+                == "rediss+cluster://" + cluster.ports.prefix(3).map { "127.0.0.1:\($0)" }.joined(separator: ","))
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let writer = TieredStore(local: try directory.store("a"), remote: remote)
+        for index in 0..<40 { try writer.put(ClusterWorkload.value(index), for: ClusterWorkload.key(index)) }
+        #expect(writer.stats.uploads == 40)
+        #expect(writer.stats.errors == 0, "\(String(describing: writer.lastError))")
+        let reader = TieredStore(local: try directory.store("b"), remote: remote)
+        var wrong = 0
+        for index in 0..<40 {
+            let value = try #require(try reader.value(for: ClusterWorkload.key(index)))
+            wrong += ClusterWorkload.wrongBytes(value, ClusterWorkload.value(index))
+        }
+        #expect(wrong == 0)
+        #expect(reader.stats.hits == 40)
+        #expect(reader.stats.errors == 0, "\(String(describing: reader.lastError))")
+
+        // Every node reached over TLS, on the tls-port the topology gives.
+        let nodes = remote.ping()
+        #expect(nodes.allSatisfy { $0.isReachable }, "\(nodes.compactMap(\.error))")
+        #expect(nodes.filter { $0.role == .master }.count == 3)
+        #expect(nodes.filter { $0.role == .replica }.count == 3)
+        #expect(Set(nodes.map(\.node)) == Set(cluster.ports.map { "rediss://127.0.0.1:\($0)" }))
+
+        let untrusting = try RemoteURL.backend(
+            cluster.url, timeouts: timeouts, tls: RemoteTLS(caFile: certificates.otherCAFile))
+        try expectRefused(untrusting, because: Self.untrusted)
+        #expect(untrusting.ping().allSatisfy { $0.role == .seed && !$0.isReachable })
+    }
+
     // MARK: - Helpers
 
     /// `remote` refuses the server's certificate: the backend throws a remote error naming one of

@@ -1,4 +1,4 @@
-/// How a backend checks the servers of `https://` and `rediss://` URLs: TLS 1.2 or later, the
+/// How a backend checks the servers of `https://`, `rediss://` and `rediss+cluster://` URLs: TLS 1.2 or later, the
 /// server's certificate verified (its chain up to a trusted CA, its dates, and that it names the
 /// host of the URL: the DNS name, also sent as the server name (SNI), or the IP address).
 /// Verification cannot be turned off.

@@ -9,7 +9,8 @@ import Foundation
 ///   shard per host (all with the same credentials and database), as ccache writes them;
 ///   `rediss://…` the same over TLS.
 /// - `redis+cluster://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…]`: ``RedisClusterBackend``,
-///   with the hosts as seeds and the credentials for every node of the cluster.
+///   with the hosts as seeds and the credentials for every node of the cluster;
+///   `rediss+cluster://…` the same over TLS to every node.
 public enum RemoteURL {
     /// The backend `text` names.
     ///
@@ -28,8 +29,8 @@ public enum RemoteURL {
         if lowered.hasPrefix("redis://") || lowered.hasPrefix("rediss://") {
             return try RedisBackend(shards: try redisServers(text), timeouts: timeouts, tls: tls)
         }
-        if lowered.hasPrefix("redis+cluster://") {
-            return try RedisClusterBackend(seeds: try clusterSeeds(text), timeouts: timeouts)
+        if lowered.hasPrefix("redis+cluster://") || lowered.hasPrefix("rediss+cluster://") {
+            return try RedisClusterBackend(seeds: try clusterSeeds(text), timeouts: timeouts, tls: tls)
         }
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             guard let url = URL(string: text) else { throw invalid(text) }
@@ -47,9 +48,12 @@ public enum RemoteURL {
         return try servers(text, scheme: usesTLS ? "rediss://" : "redis://", allowsDatabase: true, usesTLS: usesTLS)
     }
 
-    /// The seeds of a `redis+cluster://` URL (a cluster has no database but 0: no `/DB`).
+    /// The seeds of a `redis+cluster://` or `rediss+cluster://` URL (a cluster has no database
+    /// but 0: no `/DB`).
     static func clusterSeeds(_ text: String) throws -> [RedisServer] {
-        try servers(text, scheme: "redis+cluster://", allowsDatabase: false, usesTLS: false)
+        let usesTLS = text.lowercased().hasPrefix("rediss+cluster://")
+        return try servers(
+            text, scheme: usesTLS ? "rediss+cluster://" : "redis+cluster://", allowsDatabase: false, usesTLS: usesTLS)
     }
 
     /// `[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…]` after `scheme`, and `[/DB]` if allowed.
@@ -110,7 +114,7 @@ public enum RemoteURL {
             .invalidArgument,
             "The remote URL '\(redacted(text).prefix(200))' is invalid. Use http://HOST[:PORT][/PATH], https://…, "
                 + "redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…][/DB], rediss://… (TLS), or "
-                + "redis+cluster://[[USER:]PASSWORD@]HOST:PORT[,HOST:PORT…].")
+                + "redis+cluster://[[USER:]PASSWORD@]HOST:PORT[,HOST:PORT…] (rediss+cluster://… over TLS).")
     }
 
     /// `text` with any credentials replaced by `***`, for messages: what lies between the
