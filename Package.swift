@@ -17,6 +17,12 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // TLS for the remote tier's https:// and rediss:// connections.
+        .systemLibrary(
+            name: "CLibSSL",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(name: "CCRC32C"),
         .target(name: "CSharedCounter"),
         .target(name: "CLinux"),
@@ -24,7 +30,7 @@ let package = Package(
         // The memory tier and typed objects, over the store's public API only.
         .target(name: "BlobStoreCache", dependencies: ["BlobStore"]),
         .target(name: "BlobStoreHTTP", dependencies: ["BlobStore", "BlobStoreCache"]),
-        .target(name: "BlobStoreRemote", dependencies: ["BlobStore"]),
+        .target(name: "BlobStoreRemote", dependencies: ["BlobStore", "CLibSSL"]),
         // The caching HTTP proxy of `blobstore serve`, on the HTTP cache's rules.
         .target(name: "BlobStoreProxy", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP"]),
         .target(

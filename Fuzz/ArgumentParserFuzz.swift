@@ -71,7 +71,7 @@ private func checkAccepted(_ invocation: Invocation, _ arguments: [String], _ li
         guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return [bytes] }
         return [bytes, Array(bytes[(equals + 1)...])]
     })
-    var texts: [String?] = [invocation.options.store]
+    var texts: [String?] = [invocation.options.store, invocation.options.remoteCA]
     switch invocation.command {
     case .put(let key, let file, _): texts += [key, file]
     case .get(let keys, let output): texts += keys + [output]
@@ -94,6 +94,7 @@ private func checkAccepted(_ invocation: Invocation, _ arguments: [String], _ li
 
     // (g) Accepted values are in their ranges.
     if let store = invocation.options.store { check(!store.isEmpty, "\(line): an empty store accepted") }
+    if let remoteCA = invocation.options.remoteCA { check(!remoteCA.isEmpty, "\(line): an empty CA file accepted") }
     switch invocation.command {
     case .get(_, let output?), .fetch(_, let output?, _):
         check(!output.isEmpty, "\(line): an empty output file accepted")

@@ -11,8 +11,10 @@ BUILD=.build/fuzz
 SWIFTC="${SWIFTC:-swiftc}"
 CLANG="${CLANG:-$(dirname "$(readlink -f "$(command -v "$SWIFTC")")")/clang}"
 # What every harness depends on, and the C module maps every Swift compile needs.
-LIBRARY_INPUTS=(Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources/CLinux Sources/CLibCrypto Fuzz/run.sh)
+LIBRARY_INPUTS=(Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources/CLinux Sources/CLibCrypto Sources/CLibSSL
+    Fuzz/run.sh)
 MODULE_MAPS=(-Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap
+    -Xcc -fmodule-map-file=Sources/CLibSSL/module.modulemap
     -Xcc "-fmodule-map-file=$BUILD/CCRC32C/module.modulemap"
     -Xcc "-fmodule-map-file=$BUILD/CSharedCounter/module.modulemap"
     -Xcc "-fmodule-map-file=$BUILD/CLinux/module.modulemap")
@@ -21,7 +23,7 @@ PACKAGE_NAME=(-package-name blobstore)
 # The libraries the CLI sources import besides BlobStore, each compiled as a module of its own
 # (build_library) for the CLI harnesses (libraries_of), in this order: each may import those
 # before it.
-CLI_LIBRARIES=(BlobStoreCache BlobStoreHTTP BlobStoreRemote)
+CLI_LIBRARIES=(BlobStoreCache BlobStoreHTTP BlobStoreRemote BlobStoreProxy)
 
 usage() {
     cat <<'EOF'
@@ -186,7 +188,7 @@ build() {
     if ! "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 "${PACKAGE_NAME[@]}" \
         -module-name "Fuzz$target" \
         "Fuzz/${target}Fuzz.swift" "${support[@]}" "${compiled[@]}" "${MODULE_MAPS[@]}" \
-        "${library[@]}" "$BUILD/crc32c.o" -lcrypto -use-ld=lld \
+        "${library[@]}" "$BUILD/crc32c.o" -lssl -lcrypto -use-ld=lld \
         -o "$binary" >&2; then
         rm -f "$binary"
         return 1

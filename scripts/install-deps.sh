@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing BlobStore needs on Debian, when it is missing:
-# libssl-dev (libcrypto: SHA-256 and MD5), e2fsprogs (chattr, for the read-only-store test),
-# python3 (the HTTP server the BlobStoreHTTP and `blobstore fetch` tests start on 127.0.0.1), and
+# libssl-dev (libcrypto: SHA-256 and MD5; libssl: the remote tier's TLS), openssl (the TLS tests
+# make a test CA and certificates with it, scripts/test-certificates.sh), e2fsprogs (chattr, for
+# the read-only-store test), python3 (the HTTP server the BlobStoreHTTP and `blobstore fetch` tests start on 127.0.0.1), and
 # redis-server, redis-tools and nginx (the remote tier's tests start private servers, and a Redis
 # Cluster with scripts/redis-cluster.sh, which redis-cli creates; docs/remote.md).
 # The tests need no system service: each starts its own server on a free port of 127.0.0.1 (CI
@@ -12,6 +13,7 @@ set -euo pipefail
 
 missing=()
 dpkg -s libssl-dev >/dev/null 2>&1 || missing+=(libssl-dev)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v chattr >/dev/null 2>&1 || missing+=(e2fsprogs)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 [ -x /usr/bin/redis-server ] || missing+=(redis-server)

@@ -21,13 +21,17 @@
 #
 # Knobs: BLOBSTORE_CLUSTER_MASTERS (3), BLOBSTORE_CLUSTER_REPLICAS (replicas per master, 1),
 # BLOBSTORE_CLUSTER_NODE_TIMEOUT (cluster-node-timeout in ms, 1000: a failover takes about 2 s),
-# BLOBSTORE_CLUSTER_MAXMEMORY (per node, 256mb, allkeys-lru). Ports are picked at random in
+# BLOBSTORE_CLUSTER_MAXMEMORY (per node, 256mb, allkeys-lru), BLOBSTORE_CLUSTER_TLS_DIR (a
+# directory of scripts/test-certificates.sh: every node then speaks TLS only, clients, replication
+# and the cluster bus, with server.pem signed by ca.pem, and asks no client certificate; the URL
+# is rediss+cluster://). Ports are picked at random in
 # 11000-16999 (their cluster bus ports, +10000, in 21000-26999, below Linux's ephemeral range)
 # where nothing answers on the port or its bus port.
 set -euo pipefail
 
 redis_server="$(command -v redis-server || echo /usr/bin/redis-server)"
 redis_cli="$(command -v redis-cli || echo /usr/bin/redis-cli)"
+tls_dir="${BLOBSTORE_CLUSTER_TLS_DIR:-}"
 
 # Whether something accepts TCP connections on 127.0.0.1:$1.
 answers() {
@@ -63,11 +67,13 @@ launch_node() {
   )
 }
 
-# redis-cli as the default user, on node $1.
+# redis-cli as the default user, on node $1 (over TLS with BLOBSTORE_CLUSTER_TLS_DIR).
 cli() {
   local port="$1"
   shift
-  REDISCLI_AUTH="$admin_password" "$redis_cli" -h 127.0.0.1 -p "$port" "$@"
+  local -a tls=()
+  [ -z "$tls_dir" ] || tls=(--tls --cacert "$tls_dir/ca.pem")
+  REDISCLI_AUTH="$admin_password" "$redis_cli" -h 127.0.0.1 -p "$port" "${tls[@]}" "$@"
 }
 
 # Waits up to $2 seconds until `cli $1 CLUSTER INFO` says cluster_state:ok and knows $3 nodes.
@@ -132,8 +138,21 @@ start() {
     port="$(free_port "${ports[@]}")"
     ports+=("$port")
     mkdir -p "$dir/$port"
-    cat >"$dir/$port/redis.conf" <<EOF
-port $port
+    if [ -n "$tls_dir" ]; then
+      cat >"$dir/$port/redis.conf" <<EOF
+port 0
+tls-port $port
+tls-cert-file $tls_dir/server.pem
+tls-key-file $tls_dir/server.key
+tls-ca-cert-file $tls_dir/ca.pem
+tls-auth-clients no
+tls-replication yes
+tls-cluster yes
+EOF
+    else
+      echo "port $port" >"$dir/$port/redis.conf"
+    fi
+    cat >>"$dir/$port/redis.conf" <<EOF
 bind 127.0.0.1
 daemonize yes
 dir $dir/$port
@@ -186,7 +205,7 @@ EOF
     echo "export BLOBSTORE_CLUSTER_USER=$user"
     echo "export BLOBSTORE_CLUSTER_PASSWORD=$password"
     echo "export BLOBSTORE_CLUSTER_ADMIN_PASSWORD=$admin_password"
-    echo "export BLOBSTORE_CLUSTER_URL=redis+cluster://$user:$password@$seeds"
+    echo "export BLOBSTORE_CLUSTER_URL=redis${tls_dir:+s}+cluster://$user:$password@$seeds"
   } >>"$envfile"
 }
 

@@ -5,8 +5,9 @@ import Foundation
 /// Turns the command line (without the program name) into an ``Invocation``. Pure: no I/O.
 ///
 /// The grammar is `blobstore [<options>] <subcommand> [<options>] [<arguments>]`:
-/// - `--store <dir>`, `--durability <mode>`, `--remote <url>` and `-q`/`--quiet` may come before
-///   or after the subcommand; `--name=value` works too. A value may not start with `-` (except `-` itself) unless given
+/// - `--store <dir>`, `--durability <mode>`, `--remote <url>`, `--remote-ca <file>`,
+///   `--remote-read-only`, `--remote-only` and `-q`/`--quiet` may come before or after the
+///   subcommand; `--name=value` works too. A value may not start with `-` (except `-` itself) unless given
 ///   as `--name=value`.
 /// - `-h`/`--help` anywhere before `--` asks for help on the subcommand (or the overview); it wins
 ///   over any other mistake on the line, and ignores a value (`--help=x`).
@@ -141,6 +142,18 @@ public enum ArgumentParser {
                         options.remote = url
                     }
                 }
+            case "--remote-ca" where subcommand.map(remoteSubcommands.contains) ?? true:
+                if let file = value("--remote-ca <file>") {
+                    if file.isEmpty {
+                        fail("The value '' is invalid for '--remote-ca <file>'")
+                    } else {
+                        options.remoteCA = file
+                    }
+                }
+            case "--remote-read-only" where subcommand.map(tieredSubcommands.contains) ?? true:
+                if flag() { options.remoteReadOnly = true }
+            case "--remote-only" where subcommand.map(tieredSubcommands.contains) ?? true:
+                if flag() { options.remoteOnly = true }
             case "--json" where subcommand.map(jsonSubcommands.contains) ?? false:
                 if flag() { json = true }
             case "--repair" where subcommand == .verify:
@@ -281,9 +294,15 @@ public enum ArgumentParser {
         if versionRequested {
             throw CommandLineError("The option '--version' takes no subcommand", subcommand: subcommand)
         }
-        if options.remote != nil, !remoteSubcommands.contains(subcommand) {
+        for (name, given) in [("--remote", options.remote != nil), ("--remote-ca", options.remoteCA != nil)]
+        where given && !remoteSubcommands.contains(subcommand) {
             throw CommandLineError(
-                "The option '--remote' applies to put, get, has, rm and stats only", subcommand: subcommand)
+                "The option '\(name)' applies to put, get, has, rm, stats and remote only", subcommand: subcommand)
+        }
+        for (name, given) in [("--remote-read-only", options.remoteReadOnly), ("--remote-only", options.remoteOnly)]
+        where given && !tieredSubcommands.contains(subcommand) {
+            throw CommandLineError(
+                "The option '\(name)' applies to put, get, has and rm only", subcommand: subcommand)
         }
         collect.json = json
         let command = try makeCommand(
@@ -315,12 +334,16 @@ public enum ArgumentParser {
     /// The subcommands that take `-o, --output <file>`.
     private static let outputSubcommands: Set<Subcommand?> = [.get, .blob, .fetch]
 
-    /// The subcommands that use a remote tier (`--remote`, `$BLOBSTORE_REMOTE`).
-    static let remoteSubcommands: Set<Subcommand> = [.put, .get, .has, .rm, .stats]
+    /// The subcommands that use a remote tier (`--remote`, `$BLOBSTORE_REMOTE`, `--remote-ca`).
+    static let remoteSubcommands: Set<Subcommand> = [.put, .get, .has, .rm, .stats, .remote]
+
+    /// The subcommands that read and write through the remote tier (`--remote-read-only`,
+    /// `--remote-only`).
+    static let tieredSubcommands: Set<Subcommand> = [.put, .get, .has, .rm]
 
     /// The subcommands that take `--json`.
     private static let jsonSubcommands: Set<Subcommand> = [
-        .put, .clear, .ls, .stats, .compact, .gc, .verify, .journal, .config, .demo,
+        .put, .clear, .ls, .stats, .remote, .compact, .gc, .verify, .journal, .config, .demo,
     ]
 
     /// Checks the number of arguments and builds the command.
@@ -329,7 +352,7 @@ public enum ArgumentParser {
         repair: Bool, serve: ServeOptions, collect: GarbageCollectionOptions, changes: LimitChanges
     ) throws(CommandLineError) -> Command {
         let names = subcommand.arguments.map(\.label)
-        let required = [.put, .get, .blob, .fetch, .has, .rm].contains(subcommand) ? 1 : 0
+        let required = [.put, .get, .blob, .fetch, .has, .rm, .remote].contains(subcommand) ? 1 : 0
         if positionals.count < required {
             throw CommandLineError("Missing expected argument '\(names[positionals.count])'", subcommand: subcommand)
         }
@@ -355,6 +378,12 @@ public enum ArgumentParser {
         case .rm: return .remove(keys: positionals)
         case .ls: return .list(json: json)
         case .stats: return .stats(json: json)
+        case .remote:
+            guard positionals[0] == "ping" else {
+                throw CommandLineError(
+                    "The value \(shown(positionals[0])) is invalid for '<action>'. Use ping", subcommand: .remote)
+            }
+            return .remotePing(json: json)
         case .compact: return .compact(json: json)
         case .clear: return .clear(json: json)
         case .gc: return .collectGarbage(collect)

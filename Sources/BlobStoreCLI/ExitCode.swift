@@ -16,6 +16,8 @@ public enum ExitCode {
     /// `EX_UNAVAILABLE`: `fetch` got a 4xx or 5xx status (the server does not provide the
     /// resource), without `--allow-http-errors`.
     public static let httpError: Int32 = 69
+    /// `EX_UNAVAILABLE` too: `remote ping` could not reach a server or node of the remote.
+    public static let remoteUnreachable: Int32 = 69
     /// `EX_CANTCREAT`: the store cannot take the value (library code `tooLarge`): it is larger
     /// than the store's capacity, or a key or metadata than the format allows. Nothing was
     /// stored; the command line itself was right, so this is not a usage error.

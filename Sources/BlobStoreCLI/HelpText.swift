@@ -18,12 +18,29 @@ enum HelpText {
     /// `--remote`, listed by the overview and by the subcommands that use it.
     static let remoteOption = (
         label: "--remote <url>",
-        help: "A shared remote cache for put, get, has, rm and stats: http://HOST[:PORT][/PATH], https://..., "
-            + "redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]...][/DB] (several hosts are shards), or "
-            + "redis+cluster://[[USER:]PASSWORD@]HOST:PORT[,HOST:PORT...] (a Redis Cluster's seed nodes). A failing "
-            + "remote is skipped with a warning. "
+        help: "A shared remote cache for put, get, has, rm, stats and remote: http://HOST[:PORT][/PATH], "
+            + "https://..., redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]...][/DB] (several hosts are "
+            + "shards), rediss://... (Redis over TLS), or redis+cluster://[[USER:]PASSWORD@]HOST:PORT[,HOST:PORT...] "
+            + "(a Redis Cluster's seed nodes; rediss+cluster://... over TLS). A failing remote is skipped with a "
+            + "warning. "
             + "(default: $BLOBSTORE_REMOTE)"
     )
+    /// `--remote-ca`, listed with `--remote`.
+    static let remoteCAOption = (
+        label: "--remote-ca <file>",
+        help: "The CA certificates (PEM) that the certificate of an https://, rediss:// or rediss+cluster:// "
+            + "remote must be signed by, "
+            + "instead of the system's. The certificate is always verified. (default: $BLOBSTORE_REMOTE_CA)"
+    )
+    /// The remote modes, listed by the overview and by put, get, has and rm.
+    static let remoteModeOptions = [
+        (label: "--remote-read-only", help: "Read from the remote, never write to it."),
+        (
+            label: "--remote-only",
+            help: "Keep no local copy: read and write the remote only (the store keeps only its remote "
+                + "counters)."
+        ),
+    ]
     static let helpOption = (label: "-h, --help", help: "Show help information.")
 
     /// `blobstore --help`.
@@ -31,7 +48,9 @@ enum HelpText {
         var text = "OVERVIEW: \(overview)\n\n"
         text += "USAGE: \(rootUsage)\n\n"
         text += "OPTIONS:\n"
-        text += list(globalOptions + [remoteOption, ("--version", "Show the version."), helpOption])
+        text += list(
+            globalOptions + [remoteOption, remoteCAOption] + remoteModeOptions
+                + [("--version", "Show the version."), helpOption])
         text += "\nSUBCOMMANDS:\n"
         text += list(Subcommand.allCases.map { ($0.rawValue, $0.abstract) })
         text += "\n  See 'blobstore help <subcommand>' for detailed help.\n"
@@ -49,7 +68,8 @@ enum HelpText {
             text += "ARGUMENTS:\n" + list(subcommand.arguments) + "\n"
         }
         let global = subcommand == .help ? [] : globalOptions
-        let remote = ArgumentParser.remoteSubcommands.contains(subcommand) ? [remoteOption] : []
+        var remote = ArgumentParser.remoteSubcommands.contains(subcommand) ? [remoteOption, remoteCAOption] : []
+        if ArgumentParser.tieredSubcommands.contains(subcommand) { remote += remoteModeOptions }
         text += "OPTIONS:\n" + list(global + remote + subcommand.options + [helpOption])
         return text
     }

@@ -17,17 +17,30 @@ public struct GlobalOptions: Equatable, Sendable {
     public var store: String?
     /// `--durability <mode>`; `nil` means the library default.
     public var durability: Durability?
-    /// `--remote <url>`: the shared remote tier for `put`, `get`, `has`, `rm` and `stats`; `nil` means
-    /// `$BLOBSTORE_REMOTE`, if set.
+    /// `--remote <url>`: the shared remote tier for `put`, `get`, `has`, `rm`, `stats` and
+    /// `remote ping`; `nil` means `$BLOBSTORE_REMOTE`, if set.
     public var remote: String?
+    /// `--remote-ca <file>`: the CA certificates trusted for an `https://` or `rediss://` remote
+    /// instead of the system's; `nil` means `$BLOBSTORE_REMOTE_CA`, if set.
+    public var remoteCA: String?
+    /// `--remote-read-only`: `put`, `get`, `has` and `rm` read the remote and never write to it.
+    public var remoteReadOnly: Bool
+    /// `--remote-only`: `put`, `get`, `has` and `rm` keep no local copy and use the remote only.
+    public var remoteOnly: Bool
     /// `-q`, `--quiet`: print only results, warnings and errors; no progress, notes or `fetch`'s
     /// outcome line (docs/cli.md, "Options").
     public var quiet: Bool
 
-    public init(store: String? = nil, durability: Durability? = nil, remote: String? = nil, quiet: Bool = false) {
+    public init(
+        store: String? = nil, durability: Durability? = nil, remote: String? = nil, remoteCA: String? = nil,
+        remoteReadOnly: Bool = false, remoteOnly: Bool = false, quiet: Bool = false
+    ) {
         self.store = store
         self.durability = durability
         self.remote = remote
+        self.remoteCA = remoteCA
+        self.remoteReadOnly = remoteReadOnly
+        self.remoteOnly = remoteOnly
         self.quiet = quiet
     }
 }
@@ -63,6 +76,8 @@ public enum Command: Equatable, Sendable {
     case journal(json: Bool)
     /// `config [<changes>] [--json]`: no change shows the recorded limits.
     case config(LimitChanges, json: Bool)
+    /// `remote ping [--json]`: one request to every server or node of the remote.
+    case remotePing(json: Bool)
     /// `demo [<dir>] [--json]`: `directory == nil` uses the package's `Sources` directory.
     case demo(directory: String?, json: Bool = false)
     /// `help [<subcommand>]`, `-h`, `--help`: `nil` is the overview of every subcommand.

@@ -24,6 +24,7 @@ struct Runner {
             case .remove(let keys): return try remove(keys: keys)
             case .list(let json): return try list(json: json)
             case .stats(let json): return try stats(json: json)
+            case .remotePing(let json): return try remotePing(json: json)
             case .compact(let json): return try compact(json: json)
             case .clear(let json): return try clear(json: json)
             case .collectGarbage(let options): return try collectGarbage(options)

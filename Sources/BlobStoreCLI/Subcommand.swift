@@ -1,6 +1,7 @@
 /// The subcommands, named as typed on the command line, with the text their help shows.
 public enum Subcommand: String, CaseIterable, Equatable, Sendable {
-    case put, get, blob, fetch, serve, has, rm, clear, ls, stats, compact, gc, verify, journal, config, demo, help
+    case put, get, blob, fetch, serve, has, rm, clear, ls, stats, remote, compact, gc, verify, journal, config, demo,
+        help
 
     /// One line for the `SUBCOMMANDS:` list and the `OVERVIEW:` of the subcommand's help.
     var abstract: String {
@@ -15,6 +16,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .clear: "Remove every entry and delete their blobs."
         case .ls: "List the stored entries."
         case .stats: "Show the store's counts and sizes."
+        case .remote: "Check the remote tier: 'remote ping' reaches each of its servers or nodes."
         case .compact: "Rewrite the journal as a manifest of the live entries."
         case .gc: "Evict entries over the store's limits and delete unreferenced blobs and stale files."
         case .verify: "Check every blob against its digest and the store's files against its index."
@@ -77,6 +79,12 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
                 + "key's bytes, separated by two spaces. Use --json for keys that contain newlines."
         case .stats:
             "'saved by dedup' is logical bytes minus stored bytes."
+        case .remote:
+            "'remote ping' sends one request to each server or node of the remote (--remote or "
+                + "$BLOBSTORE_REMOTE) and prints a line for each: its role (server: an HTTP cache or a Redis "
+                + "shard; master or replica: a Redis Cluster node, from the topology the seeds report; seed: a "
+                + "seed when no topology could be fetched), the time the request took, connecting included, "
+                + "and its URL, or 'unreachable' and why. Opens no store. Exits 69 if any could not be reached."
         case .compact:
             "Writes the live entries to a new manifest and starts an empty journal (the next "
                 + "generation), replacing the old manifest and journal, so overwritten and removed keys "
@@ -149,6 +157,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .clear: return "clear \(global) [--json]"
         case .ls: return "ls \(global) [--json]"
         case .stats: return "stats \(global) [--json]"
+        case .remote: return "remote ping [--json]"
         case .compact: return "compact \(global) [--json]"
         case .gc:
             return "gc \(global) [--capacity <size>] [--max-entries <n>] [--max-age <duration>] "
@@ -180,6 +189,8 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
             [("<digest>", "The SHA-256 of the content: 64 hexadecimal digits, as put and ls print it.")]
         case .demo:
             [("<dir>", "The directory to store. (default: this package's Sources directory)")]
+        case .remote:
+            [("<action>", "ping: reach each server or node of the remote.")]
         case .help:
             [("<subcommand>", "The subcommand to describe.")]
         case .clear, .ls, .stats, .compact, .gc, .verify, .journal, .config, .serve:
@@ -253,6 +264,7 @@ public enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .put: [("--json", "Print the digest, the key and the size as a JSON object.")]
         case .ls: [("--json", "Print a JSON array of entries.")]
         case .stats: [("--json", "Print the statistics as a JSON object.")]
+        case .remote: [("--json", "Print the remote and its nodes as a JSON object.")]
         case .compact: [("--json", "Print the report as a JSON object.")]
         case .clear: [("--json", "Print the count as a JSON object.")]
         case .demo: [("--json", "Print the counts and the store's statistics as a JSON object.")]

@@ -84,7 +84,48 @@ import Testing
         #expect(
             error(["--remote", "x", "help"])
                 == CommandLineError(
-                    "The option '--remote' applies to put, get, has, rm and stats only", subcommand: .help))
+                    "The option '--remote' applies to put, get, has, rm, stats and remote only", subcommand: .help))
+    }
+
+    @Test func remoteOptionsAndRemotePing() throws {
+        let invocation = try parse([
+            "--remote-ca", "ca.pem", "get", "--remote-read-only", "k", "--remote-only", "--remote=rediss://h",
+        ])
+        #expect(
+            invocation
+                == Invocation(
+                    options: GlobalOptions(
+                        remote: "rediss://h", remoteCA: "ca.pem", remoteReadOnly: true, remoteOnly: true),
+                    command: .get(keys: ["k"], output: nil)))
+        #expect(try parse(["remote", "ping"]).command == .remotePing(json: false))
+        #expect(try parse(["remote", "--json", "ping", "--remote-ca=c"]).command == .remotePing(json: true))
+        #expect(try parse(["remote", "--json", "ping", "--remote-ca=c"]).options.remoteCA == "c")
+        #expect(try parse(["--remote-only", "put", "--help"]).command == .help(.put))
+        #expect(
+            error(["remote"]) == CommandLineError("Missing expected argument '<action>'", subcommand: .remote))
+        #expect(
+            error(["remote", "pong"])
+                == CommandLineError("The value 'pong' is invalid for '<action>'. Use ping", subcommand: .remote))
+        #expect(error(["remote", "ping", "x"]) == CommandLineError("Unexpected argument 'x'", subcommand: .remote))
+        #expect(
+            error(["--remote-only", "remote", "ping"])
+                == CommandLineError(
+                    "The option '--remote-only' applies to put, get, has and rm only", subcommand: .remote))
+        #expect(
+            error(["--remote-read-only", "stats"])
+                == CommandLineError(
+                    "The option '--remote-read-only' applies to put, get, has and rm only", subcommand: .stats))
+        #expect(error(["gc", "--remote-only"]) == CommandLineError("Unknown option '--remote-only'", subcommand: .gc))
+        #expect(
+            error(["--remote-ca", "c", "ls"])
+                == CommandLineError(
+                    "The option '--remote-ca' applies to put, get, has, rm, stats and remote only", subcommand: .ls))
+        #expect(
+            error(["get", "k", "--remote-ca="])
+                == CommandLineError("The value '' is invalid for '--remote-ca <file>'", subcommand: .get))
+        #expect(
+            error(["get", "k", "--remote-only=yes"])
+                == CommandLineError("The option '--remote-only' takes no value", subcommand: .get))
     }
 
     @Test func doubleDashEndsOptions() throws {

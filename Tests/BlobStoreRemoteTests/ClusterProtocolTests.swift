@@ -162,6 +162,25 @@ struct ClusterProtocolTests {
         #expect(!topology.masters.contains(node(7004)))
     }
 
+    @Test func shardsReplyGivesTheTLSPortToATLSClient() throws {
+        // A node with both ports, and one with a TLS port only (`port 0`).
+        let both = RESPValue.array([
+            .bulk(Data("port".utf8)), .integer(7000), .bulk(Data("tls-port".utf8)), .integer(8000),
+            .bulk(Data("ip".utf8)), .bulk(Data("127.0.0.1".utf8)), .bulk(Data("role".utf8)), .bulk(Data("master".utf8)),
+        ])
+        let tlsOnly = RESPValue.array([
+            .bulk(Data("tls-port".utf8)), .integer(8001), .bulk(Data("ip".utf8)), .bulk(Data("127.0.0.1".utf8)),
+            .bulk(Data("role".utf8)), .bulk(Data("master".utf8)),
+        ])
+        let reply = RESPValue.array([shard([0, 8191], [both]), shard([8192, 16383], [tlsOnly])])
+        let overTLS = try ClusterTopology(shardsReply: reply, askedHost: "seed", usesTLS: true)
+        #expect(overTLS.master(forSlot: 0) == node(8000))
+        #expect(overTLS.master(forSlot: 16383) == node(8001))
+        let plain = try ClusterTopology(shardsReply: reply, askedHost: "seed")
+        #expect(plain.master(forSlot: 0) == node(7000))
+        #expect(plain.master(forSlot: 16383) == nil)  // no plain port: unserved
+    }
+
     @Test func shardsReplyThatIsNotOneIsRefused() {
         let master = shardNode(7000, role: "master")
         for reply: RESPValue in [

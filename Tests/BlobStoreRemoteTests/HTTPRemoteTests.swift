@@ -198,7 +198,7 @@ struct HTTPRemoteTests {
         #expect(try TieredStore(local: try directory.store("c"), remote: remote).value(for: "k") == Data("v".utf8))
     }
 
-    @Test func httpsGoesThroughURLSessionAndAFailedHandshakeIsACountedError() throws {
+    @Test func httpsToAPlainHTTPServerFailsTheHandshakeAsACountedError() throws {
         // nginx speaks plain HTTP on this port: the TLS handshake fails.
         try withNginx { nginx, directory, remote in
             let remote = try HTTPCacheBackend(

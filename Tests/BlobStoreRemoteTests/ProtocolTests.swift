@@ -305,60 +305,6 @@ struct ProtocolTests {
         }
     }
 
-    // MARK: - The URLSession transport (driven over http:// here: no TLS server needed)
-
-    private func sessionTransport(_ port: UInt16, operation: Duration = .seconds(1)) -> URLSessionHTTPTransport {
-        URLSessionHTTPTransport(
-            origin: URL(string: "http://127.0.0.1:\(port)")!,
-            timeouts: RemoteTimeouts(connect: .milliseconds(200), operation: operation), server: "test")
-    }
-
-    private func get(_ path: String = "/cas/x") -> HTTPRequest {
-        HTTPRequest(method: "GET", path: path, headers: [(name: "Authorization", value: "Bearer secret")], body: Data())
-    }
-
-    @Test func sessionRefusesABodyOverTheBoundByItsLength() throws {
-        let server = CannedServer(
-            reply: Data("HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\nabc".utf8), keepOpen: true)
-        defer { server.stop() }
-        expectFailsFast(containing: "larger than", within: .milliseconds(1800)) {
-            _ = try sessionTransport(server.port).send(get(), maximumBody: 10)
-        }
-    }
-
-    @Test func sessionRefusesABodyOverTheBoundWithoutALength() throws {
-        let body = String(repeating: "x", count: 300_000)
-        let server = CannedServer(reply: Data(("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + body).utf8))
-        defer { server.stop() }
-        expectFailsFast(containing: "larger than", within: .milliseconds(1800)) {
-            _ = try sessionTransport(server.port).send(get(), maximumBody: 1000)
-        }
-    }
-
-    @Test func sessionDoesNotFollowRedirects() throws {
-        let target = CannedServer(reply: Data("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".utf8))
-        defer { target.stop() }
-        let redirect = "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:\(target.port)/x\r\nContent-Length: 0\r\n\r\n"
-        let server = CannedServer(reply: Data(redirect.utf8))
-        defer { server.stop() }
-        let response = try sessionTransport(server.port).send(get(), maximumBody: 100)
-        #expect(response.status == 302)
-        #expect(response.body.isEmpty)
-    }
-
-    @Test func sessionSubSecondTimeoutIsRoundedUpNotDropped() throws {
-        #expect(URLSessionHTTPTransport.wholeSeconds(.milliseconds(250)) == 1)
-        #expect(URLSessionHTTPTransport.wholeSeconds(.milliseconds(1500)) == 2)
-        #expect(URLSessionHTTPTransport.wholeSeconds(.seconds(3)) == 3)
-        let (fd, port) = TestServers.listeningSocket()  // accepts, never answers
-        defer { close(fd) }
-        let start = ContinuousClock.now
-        #expect(throws: BlobStoreError.self) {
-            _ = try sessionTransport(port, operation: .milliseconds(250)).send(get(), maximumBody: 100)
-        }
-        #expect(ContinuousClock.now - start < .seconds(3))
-    }
-
     // MARK: - Records
 
     @Test func recordRoundTripsAndRejectsOtherVersionsAndGarbage() throws {

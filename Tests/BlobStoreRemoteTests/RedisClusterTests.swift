@@ -314,5 +314,43 @@ struct RedisClusterTests {
         #expect((json["remote"] as? [String: Any])?["hits"] as? Int == 1)
         let bad = try run(["--store", directory.child("C"), "--remote", "redis+cluster://h:1/0", "get", key])
         #expect(bad.0 == 64)
+
+        // remote ping reaches every master and replica of the topology, from one seed.
+        let ping = try run(["remote", "ping", "--json"], environment: ["BLOBSTORE_REMOTE": cluster.url])
+        #expect(ping.0 == 0, "\(ping.2)")
+        let report = try #require(try JSONSerialization.jsonObject(with: ping.1) as? [String: Any])
+        let nodes = try #require(report["nodes"] as? [[String: Any]])
+        let roles = nodes.compactMap { $0["role"] as? String }
+        #expect(roles.filter { $0 == "master" }.count == 3)
+        #expect(roles.filter { $0 == "replica" }.count == 3)
+        #expect(Set(nodes.compactMap { $0["node"] as? String }) == Set(cluster.ports.map { "redis://127.0.0.1:\($0)" }))
+        #expect(nodes.allSatisfy { ($0["latencyMilliseconds"] as? Double ?? -1) >= 0 && $0["error"] is NSNull })
+        let text = try run(["--remote", cluster.url, "remote", "ping"])
+        #expect(text.0 == 0, "\(text.2)")
+        #expect(
+            String(decoding: text.1, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("replica ") }.count
+                == 3)
+    }
+
+    @Test func pingReportsAKilledMasterAsUnreachable() throws {
+        let cluster = try cluster
+        let remote = try cluster.backend(prefix: prefix())
+        let victim = try #require(try cluster.masters().first)
+        try cluster.kill(victim.port)
+        let nodes = remote.ping()
+        #expect(nodes.count == 6)
+        let dead = try #require(nodes.first { $0.node == "redis://127.0.0.1:\(victim.port)" })
+        #expect(!dead.isReachable)
+        #expect(dead.latency == nil)
+        #expect(dead.error?.code == .remote)
+        #expect(nodes.filter(\.isReachable).count == 5)
+        // Its replica takes over; the old master rejoins as a replica and the cluster is whole again.
+        try cluster.waitUntilHealthy(within: .seconds(20))
+        try cluster.restart(victim.port)
+        try cluster.waitFor("the old master to rejoin as a replica", within: .seconds(20)) {
+            guard let node = try? cluster.nodes().first(where: { $0.port == victim.port }) else { return false }
+            return !node.isMaster && !node.isFailed
+        }
+        try cluster.waitUntilHealthy()
     }
 }

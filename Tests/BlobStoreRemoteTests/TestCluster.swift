@@ -21,7 +21,7 @@ final class TestCluster: Sendable {
     let user: String
     let password: String
     let adminPassword: String
-    /// `redis+cluster://USER:PASSWORD@127.0.0.1:PORT,…`.
+    /// `redis+cluster://USER:PASSWORD@127.0.0.1:PORT,…` (`rediss+cluster://` over TLS).
     let url: String
 
     private init(environmentFile: String, values: [String: String]) throws {
@@ -35,13 +35,15 @@ final class TestCluster: Sendable {
         try #require(ports.count == 6)
     }
 
-    /// Runs `scripts/redis-cluster.sh start` (about 4 s) and reads what it wrote.
-    static func start() throws -> TestCluster {
+    /// Runs `scripts/redis-cluster.sh start` (about 4 s) with `environment` added to this
+    /// process's (its knobs: `BLOBSTORE_CLUSTER_TLS_DIR` for a cluster over TLS) and reads what
+    /// it wrote.
+    static func start(environment: [String: String] = [:]) throws -> TestCluster {
         try #require(
             FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-cli"),
             "redis-server and redis-cli are not installed: run scripts/install-deps.sh")
         let environmentFile = NSTemporaryDirectory() + "blobstore-cluster-env-" + UUID().uuidString
-        let (status, output) = try run(script, ["start", environmentFile])
+        let (status, output) = try run(script, ["start", environmentFile], environment: environment)
         guard status == 0 else {
             _ = try? run(script, ["stop", environmentFile])
             try? FileManager.default.removeItem(atPath: environmentFile)

@@ -108,6 +108,55 @@ enum TestServers {
             directory: directory)
     }
 
+    /// The TLS variant of that configuration (scripts/nginx-cache-tls.conf).
+    static let nginxTLSTemplate = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../scripts/nginx-cache-tls.conf").standardizedFileURL.path
+
+    /// An nginx serving `<directory>/root` with WebDAV PUT over TLS only: the default server
+    /// presents `certificate`, and the server named `localhost` (reached with that SNI)
+    /// `sniCertificate`, both of `certificates`.
+    static func startNginxTLS(
+        _ certificates: TestCertificates, certificate: TestCertificates.Name,
+        sniCertificate: TestCertificates.Name? = nil
+    ) throws -> ServerProcess {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: nginxBinary),
+            "nginx is not installed: run scripts/install-deps.sh")
+        let directory = try makeDirectory("nginx-tls")
+        let port = freePort()
+        try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
+        let template = try String(contentsOfFile: nginxTLSTemplate, encoding: .utf8)
+        let configuration = template.replacingOccurrences(of: "@DIR@", with: directory)
+            .replacingOccurrences(of: "@PORT@", with: "\(port)")
+            .replacingOccurrences(of: "@SNI_CERT@", with: certificates.base(sniCertificate ?? certificate))
+            .replacingOccurrences(of: "@CERT@", with: certificates.base(certificate))
+        try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        return try launch(
+            nginxBinary, ["-p", directory, "-e", directory + "/error.log", "-c", directory + "/nginx.conf"], port: port,
+            directory: directory)
+    }
+
+    /// A redis-server that speaks TLS only (`--port 0 --tls-port`), presenting `certificate` of
+    /// `certificates`, asking no client certificate; no persistence.
+    static func startRedisTLS(_ certificates: TestCertificates, certificate: TestCertificates.Name) throws
+        -> ServerProcess
+    {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: redisBinary),
+            "redis-server is not installed: run scripts/install-deps.sh")
+        let directory = try makeDirectory("redis-tls")
+        let port = freePort()
+        let arguments = [
+            "--port", "0", "--tls-port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            "--daemonize", "no", "--dir", directory, "--pidfile", directory + "/redis.pid",
+            "--logfile", directory + "/redis.log",
+            "--tls-cert-file", certificates.base(certificate) + ".pem",
+            "--tls-key-file", certificates.base(certificate) + ".key",
+            "--tls-ca-cert-file", certificates.caFile, "--tls-auth-clients", "no",
+        ]
+        return try launch(redisBinary, arguments, port: port, directory: directory)
+    }
+
     // MARK: - Helpers
 
     private static func launch(_ binary: String, _ arguments: [String], port: UInt16, directory: String) throws
@@ -168,7 +217,7 @@ enum TestServers {
         return (fd, UInt16(bigEndian: address.sin_port))
     }
 
-    private static func makeDirectory(_ name: String) throws -> String {
+    static func makeDirectory(_ name: String) throws -> String {
         let path = NSTemporaryDirectory() + "blobstore-\(name)-" + UUID().uuidString
         try FileManager.default.createDirectory(
             atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -32,6 +32,9 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
     if let store = invocation.options.store { global.append(("--store", store)) }
     if let durability = invocation.options.durability { global.append(("--durability", durability.rawValue)) }
     if let remote = invocation.options.remote { global.append(("--remote", remote)) }
+    if let remoteCA = invocation.options.remoteCA { global.append(("--remote-ca", remoteCA)) }
+    if invocation.options.remoteReadOnly { global.append(("--remote-read-only", nil)) }
+    if invocation.options.remoteOnly { global.append(("--remote-only", nil)) }
     if invocation.options.quiet { global.append((style == .separate ? "-q" : "--quiet", nil)) }
 
     var subcommand: Subcommand?
@@ -68,6 +71,35 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         }
         if fetch.allowsHTTPErrors { options.append(("--allow-http-errors", nil)) }
         arguments = [url]
+    case .serve(let serve):
+        subcommand = .serve
+        let defaults = ServeOptions()
+        /// `host:port`, bracketed when the host has a colon or starts with `[`.
+        func address(_ host: String, _ port: UInt16) -> String {
+            host.contains(":") || host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        }
+        if let origin = serve.origin { options.append(("--origin", origin)) }
+        if serve.listenHost != defaults.listenHost || serve.listenPort != defaults.listenPort {
+            options.append(("--listen", address(serve.listenHost, serve.listenPort)))
+        }
+        if serve.forwardProxy { options.append(("--forward-proxy", nil)) }
+        if let host = serve.metricsHost { options.append(("--metrics", address(host, serve.metricsPort))) }
+        if serve.memoryBytes != defaults.memoryBytes { options.append(("--memory", String(serve.memoryBytes))) }
+        if serve.maxObjectBytes != defaults.maxObjectBytes {
+            options.append(("--max-object-size", String(serve.maxObjectBytes)))
+        }
+        if serve.maxConnections != defaults.maxConnections {
+            options.append(("--max-connections", String(serve.maxConnections)))
+        }
+        for (name, value, standard) in [
+            ("--min-disk-lifetime", serve.minimumDiskLifetime, defaults.minimumDiskLifetime),
+            ("--header-timeout", serve.headerTimeout, defaults.headerTimeout),
+            ("--idle-timeout", serve.idleTimeout, defaults.idleTimeout),
+            ("--origin-timeout", serve.originTimeout, defaults.originTimeout),
+        ] where value != standard {
+            options.append((name, QuantityFormat.exactSeconds(value)))
+        }
+        if let log = serve.accessLog { options.append(("--access-log", log)) }
     case .has(let key):
         subcommand = .has
         arguments = [key]
@@ -116,13 +148,21 @@ func canonicalArguments(_ invocation: Invocation, style: ArgumentStyle) -> [Stri
         arguments = directory.map { [$0] } ?? []
     case .help(let topic):
         let topic = topic.map { [$0.rawValue] } ?? []
-        // The `help` subcommand refuses `--remote`, and so does a subcommand without a remote tier
-        // (`--remote` after `gc` is unknown): with a remote, it comes first and help is `--help`.
-        if invocation.options.remote != nil { return spell(global, style) + topic + ["--help"] }
+        // The `help` subcommand refuses `--remote` and the other remote options, and so does a
+        // subcommand without a remote tier (`--remote` after `gc` is unknown): with one, the global
+        // options come first and help is `--help`.
+        let options = invocation.options
+        if options.remote != nil || options.remoteCA != nil || options.remoteReadOnly || options.remoteOnly {
+            return spell(global, style) + topic + ["--help"]
+        }
         switch style {
         case .separate: return spell(global, style) + ["help"] + topic
         case .inline: return topic + ["--help"] + spell(global, style)
         }
+    case .remotePing(let isJSON):
+        subcommand = .remote
+        json(isJSON)
+        arguments = ["ping"]
     case .version:
         return spell(global, style) + ["--version"]
     }

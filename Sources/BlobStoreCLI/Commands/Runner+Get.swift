@@ -8,7 +8,8 @@ extension Runner {
     /// does not grow with the values. Every key is looked up first: if any is missing, locally
     /// and in the remote (if any), nothing is written (no file is created) and the command exits
     /// 1. A local miss asks the remote; a verified remote hit is stored locally, then copied (or
-    /// written from memory when the local store did not keep it: larger than its capacity).
+    /// written from memory when the local store did not keep it: larger than its capacity, or
+    /// `--remote-only`, which never reads the local store).
     func get(keys: [String], output file: String?) throws -> Int32 {
         let remote = try remoteBackend()
         try withStore(creating: remote != nil, miss: Self.noValue(keys)) { store in
@@ -20,7 +21,9 @@ extension Runner {
             guard missing.isEmpty else {
                 // Read, not only looked up, so that the store counts the misses in its hit ratio
                 // (`contains` counts nothing); they read nothing, the keys being absent.
-                for key in missing { _ = try store.entry(for: StoreKey(key)) }
+                if !options.remoteOnly {
+                    for key in missing { _ = try store.entry(for: StoreKey(key)) }
+                }
                 throw keysNotFound(missing)
             }
             let destination = try openOutput(file)
@@ -39,7 +42,7 @@ extension Runner {
     private func write(
         _ key: String, from store: BlobStore, _ tiered: TieredStore?, into destination: FileHandle
     ) throws {
-        if let source = try store.fileHandle(for: StoreKey(key)) {
+        if !(tiered?.configuration.remoteOnly ?? false), let source = try store.fileHandle(for: StoreKey(key)) {
             defer { try? source.close() }
             return try copy(source, into: destination)
         }

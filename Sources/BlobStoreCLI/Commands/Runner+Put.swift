@@ -5,12 +5,16 @@ import Foundation
 extension Runner {
     /// `put <key> [<file>] [--json]`: streams the file (or standard input, for no file or `-`)
     /// into the store and prints the digest, or with `json` the digest, key and size. With a
-    /// remote, then uploads it (the blob only if the remote lacks it).
+    /// remote, then uploads it (the blob only if the remote lacks it); with `--remote-only`,
+    /// only uploads it.
     func put(key: String, file: String?, json: Bool) throws -> Int32 {
         let remote = try remoteBackend()
         let file = file == "-" ? nil : file
         if let file {
             try openForReading(file).close()  // a clear error before any store is created
+        }
+        if options.remoteOnly, let remote {
+            return try putRemoteOnly(key: key, file: file, json: json, remote)
         }
         let stored = try withStore { store in
             let digest =
@@ -20,12 +24,45 @@ extension Runner {
             let info = try store.info(for: StoreKey(key))
             return PutResult(digest: digest.hex, key: key, size: info?.digest == digest ? info?.size : nil)
         }
+        try report(stored, json: json)
+        return ExitCode.success
+    }
+
+    /// `put --remote-only`: reads the value into memory, up to the largest value the remote
+    /// takes, and uploads it; the store keeps only the remote counters.
+    ///
+    /// - Throws: ``CommandFailure`` with exit 73 for a value larger than the remote takes.
+    private func putRemoteOnly(key: String, file: String?, json: Bool, _ remote: any RemoteBackend) throws -> Int32 {
+        let maximum = min(RemoteConfiguration().maximumValueSize, remote.maximumValueSize)
+        let source = try file.map(openForReading) ?? standardInput
+        var data = Data()
+        while data.count <= maximum, let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
+            data.append(chunk)
+        }
+        guard data.count <= maximum else {
+            throw CommandFailure(
+                ExitCode.cannotStore,
+                "The value is larger than the \(maximum) bytes the remote takes; with --remote-only nothing can "
+                    + "store it.")
+        }
+        let stored = try withStore { store in
+            let tiered = TieredStore(
+                local: store, remote: remote,
+                configuration: RemoteConfiguration(readOnly: options.remoteReadOnly, remoteOnly: true))
+            let digest = try tiered.put(data, for: StoreKey(key))
+            finishRemote(tiered)
+            return PutResult(digest: digest.hex, key: key, size: UInt64(data.count))
+        }
+        try report(stored, json: json)
+        return ExitCode.success
+    }
+
+    private func report(_ stored: PutResult, json: Bool) throws {
         if json {
             try output.writeJSON(stored)
         } else {
             try output.write(stored.digest + "\n")
         }
-        return ExitCode.success
     }
 
     /// Uploads `key`'s entry to `remote`, if any.

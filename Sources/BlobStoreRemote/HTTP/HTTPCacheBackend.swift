@@ -7,8 +7,8 @@ import Foundation
 /// and bazel-remote (with `--disable_http_ac_validation`, since the records are not Bazel
 /// `ActionResult`s) serve it unchanged.
 ///
-/// `http://` goes through a small HTTP/1.1 client on a socket with exact timeouts; `https://`
-/// through `URLSession`, whose single timeout covers connecting too (docs/remote.md).
+/// Requests go through a small HTTP/1.1 client on a socket with exact timeouts; `https://` adds
+/// TLS with the server's certificate verified (``RemoteTLS``, docs/remote.md).
 public final class HTTPCacheBackend: RemoteBackend {
     /// The base URL, without credentials.
     public let baseURL: URL
@@ -16,6 +16,8 @@ public final class HTTPCacheBackend: RemoteBackend {
     public let authentication: HTTPAuthentication
     /// The connect and per-request timeouts.
     public let timeouts: RemoteTimeouts
+    /// The CAs trusted for an `https://` server.
+    public let tls: RemoteTLS
     private let basePath: String
     private let transport: any HTTPTransport
 
@@ -24,12 +26,16 @@ public final class HTTPCacheBackend: RemoteBackend {
     ///     (`http://user:password@host`) become ``HTTPAuthentication/basic(user:password:)``
     ///     unless `authentication` is given.
     ///   - authentication: The credentials; `nil` takes them from the URL, if any.
-    ///   - timeouts: The connect and per-request timeouts.
+    ///   - timeouts: The connect and per-request timeouts; the TLS handshake of `https://` is
+    ///     bounded by the per-request timeout.
+    ///   - tls: The CAs trusted for an `https://` server (unused for `http://`).
     /// - Throws: `BlobStoreError` with code `invalidArgument` for a URL that is not `http` or `https`
-    ///   or has no host, or a port outside 1...65535; for a bearer token that is not `token68`.
-    public init(baseURL: URL, authentication: HTTPAuthentication? = nil, timeouts: RemoteTimeouts = RemoteTimeouts())
-        throws
-    {
+    ///   or has no host, or a port outside 1...65535; for a bearer token that is not `token68`; for
+    ///   a CA file that cannot be read.
+    public init(
+        baseURL: URL, authentication: HTTPAuthentication? = nil, timeouts: RemoteTimeouts = RemoteTimeouts(),
+        tls: RemoteTLS = RemoteTLS()
+    ) throws {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = components.host, !host.isEmpty
@@ -59,12 +65,10 @@ public final class HTTPCacheBackend: RemoteBackend {
         guard let origin = components.url else { throw Self.invalid(baseURL, "is invalid") }
         self.baseURL = URL(string: origin.absoluteString + path) ?? origin
         self.timeouts = timeouts
-        let name = self.baseURL.absoluteString
-        if scheme == "https" {
-            transport = URLSessionHTTPTransport(origin: origin, timeouts: timeouts, server: name)
-        } else {
-            transport = SocketHTTPTransport(host: host, port: port, timeouts: timeouts, server: name)
-        }
+        self.tls = tls
+        transport = SocketHTTPTransport(
+            host: host, port: port, timeouts: timeouts, server: self.baseURL.absoluteString,
+            tls: scheme == "https" ? try TLSContext(tls) : nil)
     }
 
     /// The base URL, without credentials.

@@ -1,5 +1,5 @@
 /// Sends a request and returns the reply, within the timeouts it was made with:
-/// ``SocketHTTPTransport`` for `http://`, ``URLSessionHTTPTransport`` for `https://`.
+/// ``SocketHTTPTransport``, for `http://` and `https://`.
 protocol HTTPTransport: Sendable {
     /// - Parameters:
     ///   - request: What to send.

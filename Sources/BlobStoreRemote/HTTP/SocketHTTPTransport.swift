@@ -1,8 +1,8 @@
 import BlobStore
 import Foundation
 
-/// A minimal HTTP/1.1 client for `http://` over ``TCPConnection``, so that the connect timeout
-/// and the per-request deadline are exact. One connection per request (`Connection: close`);
+/// A minimal HTTP/1.1 client for `http://` and `https://` over ``TCPConnection``, so that the
+/// connect timeout, the TLS handshake's and the per-request deadline are exact. One connection per request (`Connection: close`);
 /// bodies are read by `Content-Length`, `chunked` transfer coding, or to the end of the stream.
 struct SocketHTTPTransport: HTTPTransport {
     /// The longest status line or header line, and the most header lines.
@@ -14,9 +14,12 @@ struct SocketHTTPTransport: HTTPTransport {
     let timeouts: RemoteTimeouts
     /// The server, without credentials, for messages.
     let server: String
+    /// For `https://`: the TLS settings, and the certificate must name ``host``; `nil` for
+    /// `http://`.
+    let tls: TLSContext?
 
     func send(_ request: HTTPRequest, maximumBody: Int) throws -> HTTPResponse {
-        let connection = try TCPConnection(host: host, port: port, timeouts: timeouts, server: server)
+        let connection = try TCPConnection(host: host, port: port, timeouts: timeouts, server: server, tls: tls)
         defer { connection.close() }
         connection.startOperation(timeout: timeouts.operation)
         var head = "\(request.method) \(request.path) HTTP/1.1\r\n"

@@ -25,6 +25,8 @@ public final class RedisBackend: RemoteBackend {
     public let maximumValueSize: Int
     /// The connect and per-command timeouts.
     public let timeouts: RemoteTimeouts
+    /// The CAs trusted for the servers with ``RedisServer/usesTLS`` (`rediss://`).
+    public let tls: RemoteTLS
     /// The commands, sent to the shard of each key.
     private let commands: RedisCommands<ShardRouting>
 
@@ -33,21 +35,24 @@ public final class RedisBackend: RemoteBackend {
     ///   - prefix: The first part of every key name.
     ///   - timeToLive: An expiry for every object written, in whole seconds; `nil` for none.
     ///   - maximumValueSize: The largest value sent or accepted; clamped below 512 MiB.
-    ///   - timeouts: The connect and per-command timeouts.
-    /// - Throws: `BlobStoreError` with code `invalidArgument` for no server or an empty prefix.
+    ///   - timeouts: The connect and per-command timeouts; a TLS handshake is bounded by the
+    ///     per-command timeout.
+    ///   - tls: The CAs trusted for the servers with ``RedisServer/usesTLS``.
+    /// - Throws: `BlobStoreError` with code `invalidArgument` for no server, an empty prefix, or
+    ///   a CA file that cannot be read.
     public convenience init(
         shards: [RedisServer], prefix: String = "blobstore", timeToLive: Duration? = nil,
-        maximumValueSize: Int = 64 << 20, timeouts: RemoteTimeouts = RemoteTimeouts()
+        maximumValueSize: Int = 64 << 20, timeouts: RemoteTimeouts = RemoteTimeouts(), tls: RemoteTLS = RemoteTLS()
     ) throws {
         try self.init(
             shards: shards, prefix: prefix, timeToLive: timeToLive, maximumValueSize: maximumValueSize,
-            timeouts: timeouts, resolver: .system)
+            timeouts: timeouts, tls: tls, resolver: .system)
     }
 
     /// With the resolver of the servers' names (tests pass one that stalls).
     init(
         shards: [RedisServer], prefix: String, timeToLive: Duration?, maximumValueSize: Int, timeouts: RemoteTimeouts,
-        resolver: NameResolver
+        tls: RemoteTLS = RemoteTLS(), resolver: NameResolver
     ) throws {
         guard !shards.isEmpty else {
             throw BlobStoreError(.invalidArgument, "A Redis remote needs at least one server.")
@@ -60,8 +65,10 @@ public final class RedisBackend: RemoteBackend {
         self.timeToLive = timeToLive
         self.maximumValueSize = max(0, min(maximumValueSize, Self.redisValueLimit - (1 << 10)))
         self.timeouts = timeouts
+        self.tls = tls
+        let context = try shards.contains(where: \.usesTLS) ? TLSContext(tls) : nil
         let routing = ShardRouting(
-            pools: shards.map { RedisConnectionPool($0, timeouts: timeouts, resolver: resolver) },
+            pools: shards.map { RedisConnectionPool($0, timeouts: timeouts, resolver: resolver, tls: context) },
             names: shards.map(\.description))
         commands = RedisCommands(
             routing: routing, prefix: prefix, timeToLive: timeToLive, maximumValueSize: self.maximumValueSize)
@@ -69,14 +76,13 @@ public final class RedisBackend: RemoteBackend {
 
     /// A single server.
     public convenience init(
-        server: RedisServer, prefix: String = "blobstore", timeouts: RemoteTimeouts = RemoteTimeouts()
-    )
-        throws
-    {
-        try self.init(shards: [server], prefix: prefix, timeouts: timeouts)
+        server: RedisServer, prefix: String = "blobstore", timeouts: RemoteTimeouts = RemoteTimeouts(),
+        tls: RemoteTLS = RemoteTLS()
+    ) throws {
+        try self.init(shards: [server], prefix: prefix, timeouts: timeouts, tls: tls)
     }
 
-    /// `redis://host:port`, comma-separated for shards.
+    /// `redis://host:port` (`rediss://` with TLS), comma-separated for shards.
     public var name: String { shards.map(\.description).joined(separator: ",") }
 
     // MARK: - RemoteBackend
@@ -104,6 +110,9 @@ public final class RedisBackend: RemoteBackend {
 
     /// `DEL <prefix>:ac:<hex>`.
     public func removeRecord(_ keyDigest: SHA256Digest) throws { try commands.removeRecord(keyDigest) }
+
+    /// A `PING` to each shard, in the order of ``shards``, each a `server`.
+    public func ping() -> [RemoteNodeStatus] { commands.routing.pools.map { $0.ping(role: .server) } }
 
     // MARK: - Sharding
 

@@ -10,13 +10,19 @@ final class RedisConnection: Sendable {
     let server: RedisServer
     private let connection: TCPConnection
 
-    /// Connects, then sends `AUTH` and `SELECT` when the server description asks for them.
+    /// Connects (with TLS when ``RedisServer/usesTLS``, verified with `tls`), then sends `AUTH`
+    /// and `SELECT` when the server description asks for them.
     ///
-    /// - Throws: ``BlobStoreError/Code/remote`` when it cannot connect or log in.
-    init(_ server: RedisServer, timeouts: RemoteTimeouts, resolver: NameResolver = .system) throws {
+    /// - Throws: ``BlobStoreError/Code/remote`` when it cannot connect, complete the TLS handshake
+    ///   or log in.
+    init(_ server: RedisServer, timeouts: RemoteTimeouts, resolver: NameResolver = .system, tls: TLSContext? = nil)
+        throws
+    {
         self.server = server
+        let context = try server.usesTLS ? tls ?? TLSContext(RemoteTLS()) : nil
         connection = try TCPConnection(
-            host: server.host, port: server.port, timeouts: timeouts, resolver: resolver, server: server.description)
+            host: server.host, port: server.port, timeouts: timeouts, resolver: resolver, server: server.description,
+            tls: context)
         if let password = server.password {
             let arguments = ["AUTH"] + (server.user.map { [$0] } ?? []) + [password]
             let reply = try command(arguments.map { Data($0.utf8) }, maximumBulk: 0, timeout: timeouts.operation)

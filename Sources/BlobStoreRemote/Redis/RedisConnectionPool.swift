@@ -19,19 +19,22 @@ final class RedisConnectionPool: Sendable {
     let maximumOpen: Int
     let maximumIdle: Int
     private let resolver: NameResolver
+    /// The TLS settings, for a server with ``RedisServer/usesTLS``.
+    private let tls: TLSContext?
     private let idle = Mutex<[RedisConnection]>([])
     /// One permit per connection in use.
     private let permits: DispatchSemaphore
 
     init(
         _ server: RedisServer, timeouts: RemoteTimeouts, maximumOpen: Int = 16, maximumIdle: Int = 4,
-        resolver: NameResolver
+        resolver: NameResolver, tls: TLSContext? = nil
     ) {
         self.server = server
         self.timeouts = timeouts
         self.maximumOpen = max(1, maximumOpen)
         self.maximumIdle = max(0, maximumIdle)
         self.resolver = resolver
+        self.tls = tls
         permits = DispatchSemaphore(value: self.maximumOpen)
     }
 
@@ -69,6 +72,19 @@ final class RedisConnectionPool: Sendable {
         return try exchange(arguments, on: try connect(), limits: limits, asking: asking, body)
     }
 
+    /// One `PING`, timed, on an idle connection or a new one: the server as `role`.
+    func ping(role: RemoteNodeStatus.Role) -> RemoteNodeStatus {
+        RemoteNodeStatus.measure(server.description, role: role) {
+            do {
+                try perform([Data("PING".utf8)], limits: RESPLimits(maximumBulk: 0)) { reply, connection in
+                    guard case .simple("PONG") = reply else { throw connection.unexpected(reply, to: "PING") }
+                }
+            } catch let unreachable as Unreachable {
+                throw unreachable.error
+            }
+        }
+    }
+
     /// Closes the idle connections (a node that left the cluster).
     func closeIdle() {
         for connection in idle.withLock({ idle in
@@ -93,7 +109,7 @@ final class RedisConnectionPool: Sendable {
 
     private func connect() throws -> RedisConnection {
         do {
-            return try RedisConnection(server, timeouts: timeouts, resolver: resolver)
+            return try RedisConnection(server, timeouts: timeouts, resolver: resolver, tls: tls)
         } catch let error as BlobStoreError {
             throw Unreachable(error: error)
         }

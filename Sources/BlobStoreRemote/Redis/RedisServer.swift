@@ -10,6 +10,9 @@ public struct RedisServer: Sendable, Equatable, CustomStringConvertible {
     public var password: String?
     /// The database number for `SELECT`. (default: 0)
     public var database: Int
+    /// Whether to speak TLS (`rediss://`), with the server's certificate verified against the
+    /// backend's ``RemoteTLS``. (default: `false`)
+    public var usesTLS: Bool
 
     /// - Parameters:
     ///   - host: A host name or IP address.
@@ -17,17 +20,22 @@ public struct RedisServer: Sendable, Equatable, CustomStringConvertible {
     ///   - user: The ACL user, or `nil` for the default user.
     ///   - password: The password, or `nil` for none.
     ///   - database: The database number.
-    public init(host: String, port: UInt16 = 6379, user: String? = nil, password: String? = nil, database: Int = 0) {
+    ///   - usesTLS: Whether to speak TLS.
+    public init(
+        host: String, port: UInt16 = 6379, user: String? = nil, password: String? = nil, database: Int = 0,
+        usesTLS: Bool = false
+    ) {
         self.host = host
         self.port = port
         self.user = user
         self.password = password
         self.database = database
+        self.usesTLS = usesTLS
     }
 
-    /// `redis://host:port/db`, without credentials.
+    /// `redis://host:port/db` (`rediss://` with TLS), without credentials.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "redis://\(shownHost):\(port)" + (database == 0 ? "" : "/\(database)")
+        return (usesTLS ? "rediss://" : "redis://") + "\(shownHost):\(port)" + (database == 0 ? "" : "/\(database)")
     }
 }

@@ -48,4 +48,18 @@ public protocol RemoteBackend: Sendable {
     /// an error. Blobs are never deleted: other keys may refer to them, and the server's own
     /// eviction collects them.
     func removeRecord(_ keyDigest: SHA256Digest) throws
+
+    /// Sends one request to every server or node the backend uses and reports each (`blobstore
+    /// remote ping`): a `PING` to each Redis shard, to each master and replica of a Redis
+    /// Cluster's topology; the default asks ``containsBlob(_:)`` of ``name``, a `server`. Never
+    /// throws: an unreachable node is reported with its error.
+    func ping() -> [RemoteNodeStatus]
+}
+
+extension RemoteBackend {
+    /// One ``containsBlob(_:)`` (for an HTTP cache, a `HEAD` of the empty value's blob), timed:
+    /// ``name`` as a `server`.
+    public func ping() -> [RemoteNodeStatus] {
+        [RemoteNodeStatus.measure(name, role: .server) { _ = try containsBlob(SHA256Hasher.hash(Data())) }]
+    }
 }

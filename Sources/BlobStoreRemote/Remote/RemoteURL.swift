@@ -6,49 +6,60 @@ import Foundation
 /// - `http://[USER:PASSWORD@]HOST[:PORT][/PATH]`, `https://…`: ``HTTPCacheBackend``; a bearer
 ///   token may come from `$BLOBSTORE_REMOTE_TOKEN`.
 /// - `redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…][/DB]`: ``RedisBackend``, with one
-///   shard per host (all with the same credentials and database), as ccache writes them.
+///   shard per host (all with the same credentials and database), as ccache writes them;
+///   `rediss://…` the same over TLS.
 /// - `redis+cluster://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…]`: ``RedisClusterBackend``,
-///   with the hosts as seeds and the credentials for every node of the cluster.
+///   with the hosts as seeds and the credentials for every node of the cluster;
+///   `rediss+cluster://…` the same over TLS to every node.
 public enum RemoteURL {
     /// The backend `text` names.
     ///
     /// - Parameters:
     ///   - text: The URL.
     ///   - timeouts: The connect and per-operation timeouts.
+    ///   - tls: The CAs trusted for `https://` and `rediss://` servers.
     ///   - environment: Consulted for `BLOBSTORE_REMOTE_TOKEN`.
-    /// - Throws: `BlobStoreError` with code `invalidArgument` for a URL that is not one of the forms.
+    /// - Throws: `BlobStoreError` with code `invalidArgument` for a URL that is not one of the
+    ///   forms, or a CA file that cannot be read.
     public static func backend(
-        _ text: String, timeouts: RemoteTimeouts = RemoteTimeouts(), environment: [String: String] = [:]
+        _ text: String, timeouts: RemoteTimeouts = RemoteTimeouts(), tls: RemoteTLS = RemoteTLS(),
+        environment: [String: String] = [:]
     ) throws -> any RemoteBackend {
         let lowered = text.lowercased()
-        if lowered.hasPrefix("redis://") {
-            return try RedisBackend(shards: try redisServers(text), timeouts: timeouts)
+        if lowered.hasPrefix("redis://") || lowered.hasPrefix("rediss://") {
+            return try RedisBackend(shards: try redisServers(text), timeouts: timeouts, tls: tls)
         }
-        if lowered.hasPrefix("redis+cluster://") {
-            return try RedisClusterBackend(seeds: try clusterSeeds(text), timeouts: timeouts)
+        if lowered.hasPrefix("redis+cluster://") || lowered.hasPrefix("rediss+cluster://") {
+            return try RedisClusterBackend(seeds: try clusterSeeds(text), timeouts: timeouts, tls: tls)
         }
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             guard let url = URL(string: text) else { throw invalid(text) }
             let token = environment["BLOBSTORE_REMOTE_TOKEN"]
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
             return try HTTPCacheBackend(
-                baseURL: url, authentication: token.map(HTTPAuthentication.bearer), timeouts: timeouts)
+                baseURL: url, authentication: token.map(HTTPAuthentication.bearer), timeouts: timeouts, tls: tls)
         }
         throw invalid(text)
     }
 
-    /// The servers of a `redis://` URL.
+    /// The servers of a `redis://` or `rediss://` URL.
     static func redisServers(_ text: String) throws -> [RedisServer] {
-        try servers(text, scheme: "redis://", allowsDatabase: true)
+        let usesTLS = text.lowercased().hasPrefix("rediss://")
+        return try servers(text, scheme: usesTLS ? "rediss://" : "redis://", allowsDatabase: true, usesTLS: usesTLS)
     }
 
-    /// The seeds of a `redis+cluster://` URL (a cluster has no database but 0: no `/DB`).
+    /// The seeds of a `redis+cluster://` or `rediss+cluster://` URL (a cluster has no database
+    /// but 0: no `/DB`).
     static func clusterSeeds(_ text: String) throws -> [RedisServer] {
-        try servers(text, scheme: "redis+cluster://", allowsDatabase: false)
+        let usesTLS = text.lowercased().hasPrefix("rediss+cluster://")
+        return try servers(
+            text, scheme: usesTLS ? "rediss+cluster://" : "redis+cluster://", allowsDatabase: false, usesTLS: usesTLS)
     }
 
     /// `[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…]` after `scheme`, and `[/DB]` if allowed.
-    private static func servers(_ text: String, scheme: String, allowsDatabase: Bool) throws -> [RedisServer] {
+    private static func servers(_ text: String, scheme: String, allowsDatabase: Bool, usesTLS: Bool) throws
+        -> [RedisServer]
+    {
         var rest = Substring(text.dropFirst(scheme.count))
         var database = 0
         if let slash = rest.firstIndex(of: "/") {
@@ -73,7 +84,8 @@ public enum RemoteURL {
         }
         let servers = try rest.split(separator: ",", omittingEmptySubsequences: false).map { hostPort in
             let (host, port) = try split(hostPort, text)
-            return RedisServer(host: host, port: port, user: user, password: password, database: database)
+            return RedisServer(
+                host: host, port: port, user: user, password: password, database: database, usesTLS: usesTLS)
         }
         guard !servers.isEmpty else { throw invalid(text) }
         return servers
@@ -101,8 +113,8 @@ public enum RemoteURL {
         BlobStoreError(
             .invalidArgument,
             "The remote URL '\(redacted(text).prefix(200))' is invalid. Use http://HOST[:PORT][/PATH], https://…, "
-                + "redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…][/DB], or "
-                + "redis+cluster://[[USER:]PASSWORD@]HOST:PORT[,HOST:PORT…].")
+                + "redis://[[USER:]PASSWORD@]HOST[:PORT][,HOST[:PORT]…][/DB], rediss://… (TLS), or "
+                + "redis+cluster://[[USER:]PASSWORD@]HOST:PORT[,HOST:PORT…] (rediss+cluster://… over TLS).")
     }
 
     /// `text` with any credentials replaced by `***`, for messages: what lies between the

@@ -1,9 +1,12 @@
 import BlobStore
 import Foundation
 
-/// A blocking TCP client with exact timeouts: the name resolution and the connect are bounded by
-/// their timeouts, and every read and write of an operation by that operation's deadline
-/// (``startOperation(timeout:)``).
+/// A blocking TCP client with exact timeouts, with or without TLS: the name resolution and the
+/// connect are bounded by their timeouts, the TLS handshake by the operation timeout, and every
+/// read and write of an operation by that operation's deadline (``startOperation(timeout:)``).
+///
+/// With TLS, a ``TLSSession`` encrypts and decrypts in memory, and the ciphertext goes over the
+/// same non-blocking socket calls and waits as plain bytes do.
 ///
 /// Not thread-safe: one operation uses it at a time. It is `@unchecked Sendable` only so that a
 /// pool can hand it from one operation to the next; the pool's mutex orders those hand-overs.
@@ -20,28 +23,40 @@ final class TCPConnection: @unchecked Sendable {
     private var receivedInOperation = false
     /// Whether the server closed its side (a `recv` returned 0).
     private var closedByPeer = false
-    /// What one `recv` fills, before its bytes are appended to `buffer`.
+    /// What one `recv` (or, with TLS, one decryption) fills, before its bytes are appended to
+    /// `buffer`.
     private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
+    /// The TLS session, or `nil` for plain TCP.
+    private let tls: TLSSession?
+    /// With TLS, the ciphertext of one `recv` or one `send`; empty without.
+    private let ciphertext: UnsafeMutableRawBufferPointer
 
     /// Resolves `host` within the name resolution timeout, then connects to it within the
-    /// connect timeout.
+    /// connect timeout and, with `tls`, completes the TLS handshake within the operation timeout,
+    /// checking that the server's certificate names `host`.
     ///
-    /// - Throws: ``BlobStoreError/Code/remote`` when it cannot resolve or connect in time.
+    /// - Throws: ``BlobStoreError/Code/remote`` when it cannot resolve or connect in time, or the
+    ///   handshake fails (a refused certificate, a server that does not speak TLS) or times out.
     init(
-        host: String, port: UInt16, timeouts: RemoteTimeouts, resolver: NameResolver = .system, server: String
+        host: String, port: UInt16, timeouts: RemoteTimeouts, resolver: NameResolver = .system, server: String,
+        tls context: TLSContext? = nil
     ) throws {
         self.server = server
-        fd = try SocketSyscalls.connect(
-            host: host, port: port, timeout: timeouts.connect, resolutionTimeout: timeouts.nameResolution,
-            resolver: resolver, server: server)
+        tls = try context.map { try TLSSession($0, host: host, server: server) }
+        ciphertext = .allocate(byteCount: tls == nil ? 0 : 64 << 10, alignment: 1)
         // No operation yet: reads and writes before startOperation(timeout:) time out at once.
         operationTimeout = .zero
         deadline = ContinuousClock.now
+        fd = try SocketSyscalls.connect(
+            host: host, port: port, timeout: timeouts.connect, resolutionTimeout: timeouts.nameResolution,
+            resolver: resolver, server: server)
+        if let tls { try handshake(tls, timeout: timeouts.operation) }
     }
 
     deinit {
         close()
         chunk.deallocate()
+        ciphertext.deallocate()
     }
 
     /// Closes the socket; later calls throw.
@@ -73,11 +88,69 @@ final class TCPConnection: @unchecked Sendable {
     /// Sends all of `bytes` before the deadline.
     func write(_ bytes: some ContiguousBytes) throws {
         try bytes.withUnsafeBytes { raw in
+            guard let tls else { return try send(raw) }
             var offset = 0
             while offset < raw.count {
-                let fd = try wait(for: Int16(POLLOUT))
-                offset += try SocketSyscalls.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]), server: server)
+                // 64 KiB at a time, so that the ciphertext waiting to be sent stays small.
+                let piece = UnsafeRawBufferPointer(rebasing: raw[offset..<min(raw.count, offset + (64 << 10))])
+                switch try tls.write(piece) {
+                case .done(let count): offset += count
+                case .needsInput: guard try receiveCiphertext(tls) else { throw endOfStream() }
+                case .closed: throw endOfStream()
+                }
+                try sendCiphertext(tls)
             }
+        }
+    }
+
+    /// Sends all of `raw` on the socket before the deadline.
+    private func send(_ raw: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < raw.count {
+            let fd = try wait(for: Int16(POLLOUT))
+            offset += try SocketSyscalls.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]), server: server)
+        }
+    }
+
+    // MARK: - TLS
+
+    /// Runs the handshake to its end within `timeout`.
+    private func handshake(_ tls: TLSSession, timeout: Duration) throws {
+        startOperation(timeout: timeout)
+        defer { startOperation(timeout: .zero) }
+        do {
+            while try !tls.handshake() {
+                try sendCiphertext(tls)
+                guard try receiveCiphertext(tls) else {
+                    throw BlobStoreError.remote(
+                        server,
+                        "the server closed the connection during the TLS handshake. Check that it speaks TLS on "
+                            + "this port.")
+                }
+            }
+            try sendCiphertext(tls)  // the handshake's last message
+        } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
+            throw BlobStoreError.remote(server, "the TLS handshake took longer than \(timeout).", errno: ETIMEDOUT)
+        }
+    }
+
+    /// Sends the ciphertext the session has for the server.
+    private func sendCiphertext(_ tls: TLSSession) throws {
+        while case let count = tls.takeOutput(into: ciphertext), count > 0 {
+            try send(UnsafeRawBufferPointer(rebasing: ciphertext[..<count]))
+        }
+    }
+
+    /// Receives ciphertext and hands it to the session.
+    ///
+    /// - Returns: `false` at the end of the stream.
+    private func receiveCiphertext(_ tls: TLSSession) throws -> Bool {
+        while true {
+            let fd = try wait(for: Int16(POLLIN))
+            guard let received = try SocketSyscalls.receive(fd, into: ciphertext, server: server) else { continue }
+            guard received > 0 else { return false }
+            tls.feed(UnsafeRawBufferPointer(rebasing: ciphertext[..<received]))
+            return true
         }
     }
 
@@ -152,12 +225,36 @@ final class TCPConnection: @unchecked Sendable {
             buffer.removeFirst(start)
             start = 0
         }
+        if let tls { return try fill(tls) }
         while true {
             let fd = try wait(for: Int16(POLLIN))
             guard let received = try SocketSyscalls.receive(fd, into: chunk, server: server) else { continue }
             buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<received]))
             if received > 0 { receivedInOperation = true } else { closedByPeer = true }
             return received > 0
+        }
+    }
+
+    /// Decrypts more bytes into the buffer, receiving ciphertext as the session needs it.
+    ///
+    /// - Returns: `false` at the end of the stream or of the TLS session.
+    private func fill(_ tls: TLSSession) throws -> Bool {
+        while true {
+            switch try tls.read(into: chunk) {
+            case .done(let count):
+                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+                receivedInOperation = true
+                return true
+            case .closed:
+                closedByPeer = true
+                return false
+            case .needsInput:
+                try sendCiphertext(tls)  // a reply the session owes the server (a key update)
+                guard try receiveCiphertext(tls) else {
+                    closedByPeer = true
+                    return false
+                }
+            }
         }
     }
 

@@ -33,6 +33,9 @@ final class ClusterRouting: RedisRouting {
     let name: String
     private let user: String?
     private let password: String?
+    /// Whether every node is reached over TLS (`rediss+cluster://`), with these settings.
+    private let usesTLS: Bool
+    private let tls: TLSContext?
     private let timeouts: RemoteTimeouts
     private let maximumConnectionsPerNode: Int
     private let resolver: NameResolver
@@ -55,12 +58,14 @@ final class ClusterRouting: RedisRouting {
 
     init(
         seeds: [RedisServer], name: String, timeouts: RemoteTimeouts, maximumConnectionsPerNode: Int,
-        resolver: NameResolver
+        resolver: NameResolver, tls: TLSContext? = nil
     ) {
         self.seeds = seeds.map { ClusterNode(host: $0.host, port: $0.port) }
         self.name = name
         user = seeds.first?.user
         password = seeds.first?.password
+        usesTLS = seeds.first?.usesTLS ?? false
+        self.tls = tls
         self.timeouts = timeouts
         self.maximumConnectionsPerNode = maximumConnectionsPerNode
         self.resolver = resolver
@@ -163,11 +168,33 @@ final class ClusterRouting: RedisRouting {
         state.withLock { state in
             if let pool = state.pools[node] { return pool }
             let pool = RedisConnectionPool(
-                RedisServer(host: node.host, port: node.port, user: user, password: password), timeouts: timeouts,
-                maximumOpen: maximumConnectionsPerNode, maximumIdle: min(4, maximumConnectionsPerNode),
-                resolver: resolver)
+                RedisServer(host: node.host, port: node.port, user: user, password: password, usesTLS: usesTLS),
+                timeouts: timeouts, maximumOpen: maximumConnectionsPerNode,
+                maximumIdle: min(4, maximumConnectionsPerNode), resolver: resolver, tls: tls)
             state.pools[node] = pool
             return pool
+        }
+    }
+
+    // MARK: - Ping
+
+    /// A fresh map (or, when no node gives one, the last), then one `PING` to each node it names,
+    /// masters first; the seeds with the refresh's error when there is no map at all.
+    func ping() -> [RemoteNodeStatus] {
+        refresh(urgently: true)
+        let (topology, refreshError) = state.withLock { ($0.topology, $0.refreshError) }
+        guard let topology else {
+            let error = refreshError ?? BlobStoreError.remote(name, "no node answered with the cluster's slots.")
+            return seeds.map { seed in
+                RemoteNodeStatus(
+                    node: RedisServer(host: seed.host, port: seed.port, usesTLS: usesTLS).description, role: .seed,
+                    latency: nil,
+                    error: error)
+            }
+        }
+        let masters = Set(topology.masters)
+        return topology.nodes.map { node in
+            pool(for: node).ping(role: masters.contains(node) ? .master : .replica)
         }
     }
 
@@ -232,7 +259,7 @@ final class ClusterRouting: RedisRouting {
             ) { reply, connection -> ClusterTopology? in
                 if case .error(let message) = reply, message.hasPrefix("ERR unknown subcommand") { return nil }
                 return try Self.topology(reply, from: node, connection) {
-                    try ClusterTopology(shardsReply: $0, askedHost: node.host)
+                    try ClusterTopology(shardsReply: $0, askedHost: node.host, usesTLS: usesTLS)
                 }
             }
             if let shards { return shards }

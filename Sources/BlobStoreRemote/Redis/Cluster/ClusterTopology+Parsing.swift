@@ -15,7 +15,8 @@ import Foundation
 // A node's endpoint (SHARDS' `endpoint`, falling back to `ip`; SLOTS' host) that is null or
 // empty means "the node you asked" (the spec: an unknown endpoint, behind a load balancer, say);
 // `?` means the node has none (misconfigured): it is skipped, and a range whose master has none
-// stays unserved. A node without a port (`tls-port` only) is skipped too.
+// stays unserved. A node without the port the client speaks (`port` for plain TCP, `tls-port`
+// for TLS) is skipped too. `CLUSTER SLOTS` answers with the port of the asking connection's kind.
 extension ClusterTopology {
     /// The RESP limits of a topology reply: strings of a few hundred bytes, and an array budget
     /// for thousands of nodes and a slot map cut into single slots (about 330,000 elements).
@@ -23,9 +24,11 @@ extension ClusterTopology {
 
     /// The topology a `CLUSTER SHARDS` reply describes.
     ///
-    /// - Parameter askedHost: The host the command was sent to, for endpoints that are unknown.
+    /// - Parameters:
+    ///   - askedHost: The host the command was sent to, for endpoints that are unknown.
+    ///   - usesTLS: Whether the client speaks TLS: each node's `tls-port` is then its port.
     /// - Throws: ``Malformed`` for a reply that is not one.
-    init(shardsReply reply: RESPValue, askedHost: String) throws {
+    init(shardsReply reply: RESPValue, askedHost: String, usesTLS: Bool = false) throws {
         self.init()
         guard case .array(let shards?) = reply else { throw Malformed(description: "not an array of shards") }
         for shard in shards {
@@ -41,7 +44,7 @@ extension ClusterTopology {
                 let fields = try Self.map(node, "a node")
                 let role = fields["role"]?.text
                 guard role == "master" || role == "replica" else { throw Malformed(description: "a node's role") }
-                guard let address = try Self.shardNode(fields, askedHost: askedHost) else { continue }
+                guard let address = try Self.shardNode(fields, askedHost: askedHost, usesTLS: usesTLS) else { continue }
                 let healthy = fields["health"]?.text == "online"
                 if role == "master", master == nil || (healthy && !masterIsHealthy) {
                     if let master { replicas.append(master) }
@@ -93,9 +96,12 @@ extension ClusterTopology {
         return fields
     }
 
-    /// A node of `CLUSTER SHARDS`, or `nil` when it cannot be reached (no port, endpoint `?`).
-    private static func shardNode(_ fields: [String: RESPValue], askedHost: String) throws -> ClusterNode? {
-        guard let portValue = fields["port"] else { return nil }
+    /// A node of `CLUSTER SHARDS`, or `nil` when it cannot be reached (no port of the client's
+    /// kind, endpoint `?`).
+    private static func shardNode(_ fields: [String: RESPValue], askedHost: String, usesTLS: Bool) throws
+        -> ClusterNode?
+    {
+        guard let portValue = fields[usesTLS ? "tls-port" : "port"] else { return nil }
         let port = try self.port(portValue)
         let endpoint = fields["endpoint"] ?? fields["ip"] ?? .bulk(nil)
         return try node(endpoint, port: port, askedHost: askedHost)

@@ -15,7 +15,9 @@ import Foundation
 /// lags its master, and a record read there could name a blob it does not have yet.
 ///
 /// Every node is logged in with the seeds' user and password (`AUTH`); a cluster has database 0
-/// only. Each node's connections are pooled: at most ``maximumConnectionsPerNode`` in use at a
+/// only. With seeds that use TLS (`rediss+cluster://`), every node is reached over TLS, on the
+/// `tls-port` the topology reports, its certificate checked for the host the topology names
+/// (an IP address, unless the nodes announce host names). Each node's connections are pooled: at most ``maximumConnectionsPerNode`` in use at a
 /// time, 4 kept open between operations.
 public final class RedisClusterBackend: RemoteBackend {
     /// Nodes the cluster is first asked about; the others are found from them.
@@ -29,6 +31,8 @@ public final class RedisClusterBackend: RemoteBackend {
     public let maximumValueSize: Int
     /// The connect, per-command and name resolution timeouts.
     public let timeouts: RemoteTimeouts
+    /// The CAs trusted for the nodes, when the seeds use TLS.
+    public let tls: RemoteTLS
     /// The most connections to one node in use at a time.
     public let maximumConnectionsPerNode: Int
     private let routing: ClusterRouting
@@ -44,22 +48,24 @@ public final class RedisClusterBackend: RemoteBackend {
     ///   - timeouts: The connect, per-command and name resolution timeouts.
     ///   - maximumConnectionsPerNode: The most connections to one node in use at a time; an
     ///     operation that finds them all busy waits for one, up to the operation timeout.
-    /// - Throws: `BlobStoreError` with code `invalidArgument` for no seed, an empty prefix, or a
-    ///   seed with a database other than 0.
+    ///   - tls: The CAs trusted for the nodes, when the seeds use TLS (``RedisServer/usesTLS``,
+    ///     that of the first seed for every node).
+    /// - Throws: `BlobStoreError` with code `invalidArgument` for no seed, an empty prefix, a
+    ///   seed with a database other than 0, or a CA file that cannot be read.
     public convenience init(
         seeds: [RedisServer], prefix: String = "blobstore", timeToLive: Duration? = nil,
         maximumValueSize: Int = 64 << 20, timeouts: RemoteTimeouts = RemoteTimeouts(),
-        maximumConnectionsPerNode: Int = 16
+        maximumConnectionsPerNode: Int = 16, tls: RemoteTLS = RemoteTLS()
     ) throws {
         try self.init(
             seeds: seeds, prefix: prefix, timeToLive: timeToLive, maximumValueSize: maximumValueSize,
-            timeouts: timeouts, maximumConnectionsPerNode: maximumConnectionsPerNode, resolver: .system)
+            timeouts: timeouts, maximumConnectionsPerNode: maximumConnectionsPerNode, tls: tls, resolver: .system)
     }
 
     /// With the resolver of the nodes' names (tests pass one that stalls).
     init(
         seeds: [RedisServer], prefix: String, timeToLive: Duration?, maximumValueSize: Int, timeouts: RemoteTimeouts,
-        maximumConnectionsPerNode: Int, resolver: NameResolver
+        maximumConnectionsPerNode: Int, tls: RemoteTLS = RemoteTLS(), resolver: NameResolver
     ) throws {
         guard !seeds.isEmpty else {
             throw BlobStoreError(.invalidArgument, "A Redis Cluster remote needs at least one seed node.")
@@ -75,19 +81,22 @@ public final class RedisClusterBackend: RemoteBackend {
         self.timeToLive = timeToLive
         self.maximumValueSize = max(0, min(maximumValueSize, RedisBackend.redisValueLimit - (1 << 10)))
         self.timeouts = timeouts
+        self.tls = tls
         self.maximumConnectionsPerNode = max(1, maximumConnectionsPerNode)
+        let usesTLS = seeds[0].usesTLS
         let name =
-            "redis+cluster://"
+            (usesTLS ? "rediss+cluster://" : "redis+cluster://")
             + seeds.map { ClusterNode(host: $0.host, port: $0.port).description }
             .joined(separator: ",")
         routing = ClusterRouting(
             seeds: seeds, name: name, timeouts: timeouts, maximumConnectionsPerNode: self.maximumConnectionsPerNode,
-            resolver: resolver)
+            resolver: resolver, tls: usesTLS ? try TLSContext(tls) : nil)
         commands = RedisCommands(
             routing: routing, prefix: prefix, timeToLive: timeToLive, maximumValueSize: self.maximumValueSize)
     }
 
-    /// `redis+cluster://host:port,…`: the seeds, without credentials.
+    /// `redis+cluster://host:port,…` (`rediss+cluster://` with TLS): the seeds, without
+    /// credentials.
     public var name: String { routing.name }
 
     /// The redirections followed and the maps fetched so far.
@@ -121,4 +130,9 @@ public final class RedisClusterBackend: RemoteBackend {
 
     /// `DEL <prefix>:ac:<hex>`.
     public func removeRecord(_ keyDigest: SHA256Digest) throws { try commands.removeRecord(keyDigest) }
+
+    /// Fetches the topology again, then sends a `PING` to every master and replica it names,
+    /// masters first; when no node answers with a topology and none was fetched before, reports
+    /// each seed (role `seed`) with the reason.
+    public func ping() -> [RemoteNodeStatus] { routing.ping() }
 }
