@@ -95,7 +95,7 @@ extension BlobStoreError {
     }
 
     /// Whether this is a failed `fsync`/`fdatasync`: after one, nothing more may be acknowledged
-    /// (DESIGN.md, invariant 7).
+    /// (docs/design.md, "The poison rule").
     var isSyncFailure: Bool { call == "fsync" || call == "fdatasync" }
 
     private static func mapped(

@@ -153,7 +153,7 @@ enum Syscalls {
 
     // MARK: - Durability
 
-    /// `fsync(2)`. Errors are returned to the caller, which poisons its handle (DESIGN.md, invariant 7).
+    /// `fsync(2)`. Errors are returned to the caller, which poisons its handle (docs/design.md, "The poison rule").
     static func fsync(_ fd: FileDescriptor) throws {
         if injecting { try FaultInjection.check(.sync, fd.path, call: "fsync") }
         _ = try retrying("fsync", fd.path) { Glibc.fsync(fd.rawValue) }
