@@ -1,6 +1,13 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// `FaultInjection` and `TestHooks` (Sources/BlobStore) are compiled into debug builds only: a
+/// release build of the library has no fault-injection code or symbol (.ci/run checks with nm).
+/// blobstore-torture's modes that stop at a `TestHooks` point set the same condition; a release
+/// build that needs them passes `-Xswiftc -DBLOBSTORE_FAULT_INJECTION`. The tests are built in
+/// debug (their `@testable` imports need it), so they always have them.
+let faultInjection: [SwiftSetting] = [.define("BLOBSTORE_FAULT_INJECTION", .when(configuration: .debug))]
+
 let package = Package(
     name: "BlobStore",
     products: [
@@ -19,14 +26,17 @@ let package = Package(
         .target(name: "CCRC32C"),
         .target(name: "CSharedCounter"),
         .target(name: "CLinux"),
-        .target(name: "BlobStore", dependencies: ["CLibCrypto", "CCRC32C", "CSharedCounter", "CLinux"]),
+        .target(
+            name: "BlobStore", dependencies: ["CLibCrypto", "CCRC32C", "CSharedCounter", "CLinux"],
+            swiftSettings: faultInjection),
         // The memory tier and typed objects, over the store's public API only.
         .target(name: "BlobStoreCache", dependencies: ["BlobStore"]),
         .target(name: "BlobStoreHTTP", dependencies: ["BlobStore", "BlobStoreCache"]),
         .target(name: "BlobStoreRemote", dependencies: ["BlobStore"]),
         .target(name: "BlobStoreCLI", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "BlobStoreRemote"]),
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
-        .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),
+        .executableTarget(
+            name: "blobstore-torture", dependencies: ["BlobStore"], swiftSettings: faultInjection),
         .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
         // Small programs that show the libraries in use (Examples/README.md); built with the rest.
         .executableTarget(

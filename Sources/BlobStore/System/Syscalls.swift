@@ -4,12 +4,15 @@ import Glibc
 /// Every system call the store makes, each wrapped once: `EINTR` is retried in one helper and
 /// failures become ``BlobStoreError`` values that name the call and the path.
 ///
-/// Calls that change files go through ``FaultInjection``'s hooks when a test has installed a
-/// plan (one relaxed atomic load otherwise).
+/// In builds with `BLOBSTORE_FAULT_INJECTION` (debug builds: Package.swift), calls that change
+/// files go through `FaultInjection`'s hooks when a test has installed a plan (one relaxed atomic
+/// load otherwise); other builds contain no hook.
 enum Syscalls {
-    /// Whether a fault-injection plan is installed.
-    @inline(__always)
-    private static var injecting: Bool { FaultInjection.isActive.load(ordering: .relaxed) }
+    #if BLOBSTORE_FAULT_INJECTION
+        /// Whether a fault-injection plan is installed.
+        @inline(__always)
+        private static var injecting: Bool { FaultInjection.isActive.load(ordering: .relaxed) }
+    #endif
 
     // MARK: - Helpers
 
@@ -31,7 +34,9 @@ enum Syscalls {
 
     /// `open(2)` with `O_CLOEXEC | O_NOFOLLOW` always added: the store never follows a link.
     static func open(_ path: String, _ flags: CInt, mode: mode_t = 0o600) throws -> FileDescriptor {
-        if injecting && flags & O_CREAT != 0 { FaultInjection.willCreate(path, directory: false) }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting && flags & O_CREAT != 0 { FaultInjection.willCreate(path, directory: false) }
+        #endif
         let fd = try retrying("open", path) {
             Glibc.open(path, flags | O_CLOEXEC | O_NOFOLLOW, mode)
         }
@@ -114,10 +119,12 @@ enum Syscalls {
     /// `write(2)` until every byte is written, or with `offset`, `pwrite(2)` there (a needle
     /// appended to a pack).
     static func writeFully(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, at offset: UInt64? = nil) throws {
-        if injecting {
-            try FaultInjection.check(.write, fd.path)
-            FaultInjection.willModify(fd)
-        }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting {
+                try FaultInjection.check(.write, fd.path)
+                FaultInjection.willModify(fd)
+            }
+        #endif
         var done = 0
         while done < buffer.count {
             let start = buffer.baseAddress! + done
@@ -136,10 +143,12 @@ enum Syscalls {
     /// A short write (the disk filled mid-record) throws: the caller treats the bytes written as
     /// a torn tail, which readers ignore and the next exclusive holder truncates.
     static func writeOnce(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer) throws {
-        if injecting {
-            try FaultInjection.check(.write, fd.path)
-            FaultInjection.willModify(fd)
-        }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting {
+                try FaultInjection.check(.write, fd.path)
+                FaultInjection.willModify(fd)
+            }
+        #endif
         let n = try retrying("write", fd.path) {
             Glibc.write(fd.rawValue, buffer.baseAddress, buffer.count)
         }
@@ -155,16 +164,24 @@ enum Syscalls {
 
     /// `fsync(2)`. Errors are returned to the caller, which poisons its handle (docs/design.md, "The poison rule").
     static func fsync(_ fd: FileDescriptor) throws {
-        if injecting { try FaultInjection.check(.sync, fd.path, call: "fsync") }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { try FaultInjection.check(.sync, fd.path, call: "fsync") }
+        #endif
         _ = try retrying("fsync", fd.path) { Glibc.fsync(fd.rawValue) }
-        if injecting { FaultInjection.didSync(fd) }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { FaultInjection.didSync(fd) }
+        #endif
     }
 
     /// `fdatasync(2)`: data and the size, not the timestamps.
     static func fdatasync(_ fd: FileDescriptor) throws {
-        if injecting { try FaultInjection.check(.sync, fd.path, call: "fdatasync") }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { try FaultInjection.check(.sync, fd.path, call: "fdatasync") }
+        #endif
         _ = try retrying("fdatasync", fd.path) { Glibc.fdatasync(fd.rawValue) }
-        if injecting { FaultInjection.didSync(fd) }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { FaultInjection.didSync(fd) }
+        #endif
     }
 
     /// `sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE)`: starts writing `fd`'s dirty pages back
@@ -203,7 +220,9 @@ enum Syscalls {
 
     /// `ftruncate(2)`.
     static func ftruncate(_ fd: FileDescriptor, to length: Int64) throws {
-        if injecting { FaultInjection.willModify(fd) }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { FaultInjection.willModify(fd) }
+        #endif
         _ = try retrying("ftruncate", fd.path) { Glibc.ftruncate(fd.rawValue, off_t(length)) }
     }
 
@@ -227,10 +246,12 @@ enum Syscalls {
     /// `mkdir(2)`; returns `false` when something already exists at `path`.
     @discardableResult
     static func mkdir(_ path: String, mode: mode_t = 0o700) throws -> Bool {
-        if injecting {
-            try FaultInjection.check(.mkdir, path)
-            FaultInjection.willCreate(path, directory: true)
-        }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting {
+                try FaultInjection.check(.mkdir, path)
+                FaultInjection.willCreate(path, directory: true)
+            }
+        #endif
         if Glibc.mkdir(path, mode) == 0 { return true }
         let code = errno
         if code == EEXIST { return false }
@@ -239,10 +260,12 @@ enum Syscalls {
 
     /// `link(2)`; returns `false` when `newPath` already exists (it is never replaced).
     static func link(_ oldPath: String, _ newPath: String) throws -> Bool {
-        if injecting {
-            try FaultInjection.check(.link, newPath)
-            FaultInjection.willLink(to: newPath)
-        }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting {
+                try FaultInjection.check(.link, newPath)
+                FaultInjection.willLink(to: newPath)
+            }
+        #endif
         if Glibc.link(oldPath, newPath) == 0 { return true }
         let code = errno
         if code == EEXIST { return false }
@@ -251,10 +274,12 @@ enum Syscalls {
 
     /// `rename(2)`.
     static func rename(_ oldPath: String, _ newPath: String) throws {
-        if injecting {
-            try FaultInjection.check(.rename, newPath)
-            FaultInjection.willRename(oldPath, newPath)
-        }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting {
+                try FaultInjection.check(.rename, newPath)
+                FaultInjection.willRename(oldPath, newPath)
+            }
+        #endif
         if Glibc.rename(oldPath, newPath) == 0 { return }
         throw BlobStoreError.system("rename", path: newPath, errno: errno)
     }
@@ -262,7 +287,9 @@ enum Syscalls {
     /// `unlink(2)`; returns `false` when nothing was there.
     @discardableResult
     static func unlink(_ path: String) throws -> Bool {
-        if injecting { FaultInjection.willUnlink(path) }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { FaultInjection.willUnlink(path) }
+        #endif
         if Glibc.unlink(path) == 0 { return true }
         let code = errno
         if code == ENOENT { return false }
