@@ -19,6 +19,17 @@ import Synchronization
         /// The operations a plan counts and can fail.
         public enum Operation: String, Sendable, CaseIterable {
             case write, sync, rename, link, mkdir
+
+            /// The call a failure of this operation names when the hook is given none.
+            var call: SystemCall {
+                switch self {
+                case .write: .write
+                case .sync: .fsync
+                case .rename: .rename
+                case .link: .link
+                case .mkdir: .mkdir
+                }
+            }
         }
 
         /// What to do while a plan is installed.
@@ -90,12 +101,12 @@ import Synchronization
 
         /// Before a counted operation: throws the planned error, as system call `call` would, when
         /// its turn has come.
-        static func check(_ operation: Operation, _ path: String, call: String? = nil) throws {
+        static func check(_ operation: Operation, _ path: String, call: SystemCall? = nil) throws {
             let error: Int32? = state.withLock { current in
                 guard current != nil else { return nil }
                 return current!.count(operation, path)
             }
-            if let error { throw BlobStoreError.system(call ?? operation.rawValue, path: path, errno: error) }
+            if let error { throw BlobStoreError.system(call ?? operation.call, path: path, errno: error) }
         }
 
         /// Before `fd`'s content changes (write, truncate).

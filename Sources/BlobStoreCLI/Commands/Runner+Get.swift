@@ -39,7 +39,8 @@ extension Runner {
     private func write(
         _ key: String, from store: BlobStore, _ tiered: TieredStore?, into destination: FileHandle
     ) throws {
-        if let source = try store.fileHandle(for: StoreKey(key)) {
+        let local = try store.openValue(for: StoreKey(key))
+        if case .found(let source) = local {
             defer { try? source.close() }
             return try copy(source, into: destination)
         }
@@ -51,8 +52,7 @@ extension Runner {
             defer { try? source.close() }
             return try copy(source, into: destination)
         }
-        // The library answers nil for a damaged or vanished blob too, and counts it.
-        if try store.stats().damagedReads > 0 {
+        if case .damaged = local {
             throw CommandFailure(
                 ExitCode.dataError,
                 "The value for key '\(key)' is damaged or missing on disk; it was not returned, and the "
