@@ -46,19 +46,29 @@ let package = Package(
             path: "Examples/HTTPClientCacheExample"),
         // The Redis Cluster load test's processes and report (scripts/cluster-load.sh).
         .executableTarget(name: "blobstore-cluster-load", dependencies: ["BlobStore", "BlobStoreRemote"]),
-        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore", "BlobStoreCache"], exclude: ["Fixtures"]),
+        // What every test target shares (Tests/BlobStoreTestKit): the temporary directory, SplitMix64,
+        // opening a store, running a child process and reading its peak memory, the tools a test needs.
+        .target(name: "BlobStoreTestKit", dependencies: ["BlobStore"], path: "Tests/BlobStoreTestKit"),
+        // The child process of the tests that measure memory (its modes: Tests/BlobStoreTestHelper/main.swift).
+        .executableTarget(
+            name: "blobstore-test-helper", dependencies: ["BlobStore"], path: "Tests/BlobStoreTestHelper"),
         .testTarget(
-            name: "BlobStoreRemoteTests", dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI", "BlobStoreHTTP"]
+            name: "BlobStoreTests", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreTestKit", "blobstore-test-helper"],
+            exclude: ["Fixtures"]),
+        .testTarget(
+            name: "BlobStoreRemoteTests",
+            dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI", "BlobStoreHTTP", "BlobStoreTestKit"]
         ),
         // The Python HTTP server the HTTP cache and CLI tests talk to, and its Swift wrapper.
         .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer", exclude: ["http_server.py"]),
         .testTarget(
-            name: "BlobStoreHTTPTests", dependencies: ["BlobStoreHTTP", "BlobStore", "BlobStoreCache", "HTTPTestServer"]),
+            name: "BlobStoreHTTPTests",
+            dependencies: ["BlobStoreHTTP", "BlobStore", "BlobStoreCache", "HTTPTestServer", "BlobStoreTestKit"]),
         .testTarget(
             name: "BlobStoreCLITests",
             dependencies: [
                 "BlobStoreCLI", "blobstore", "blobstore-torture", "BlobStore", "BlobStoreCache", "HTTPTestServer",
-                "ImageCacheExample",
+                "ImageCacheExample", "BlobStoreTestKit",
             ]
         ),
     ],

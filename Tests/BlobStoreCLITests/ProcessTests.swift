@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Glibc
 import Testing
@@ -7,8 +8,9 @@ import Testing
     /// A put loop with durability `always` is SIGKILLed at a random moment, again and again on
     /// one store; after each kill the store opens and every acknowledged put reads back right.
     @Test func putLoopKilledWithSIGKILLLosesNothingAcknowledged() throws {
-        let directory = NSTemporaryDirectory() + "blobstore-crash-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let directory = scratch.child("store")
         var generator = SystemRandomNumberGenerator()
         var acknowledgedTotal = 0
         for round in 0..<crashRounds {
@@ -35,8 +37,9 @@ import Testing
 
     /// Two processes put 1,000 keys each into one store at the same time: all 2,000 are readable.
     @Test func twoProcessesWritingAtOnceLoseNothing() throws {
-        let directory = NSTemporaryDirectory() + "blobstore-two-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let directory = scratch.child("store")
         // Both open the store, then start putting at the same moment.
         let start = Date(timeIntervalSinceNow: 1)
         let first = try PutLoop(store: directory, prefix: "a", count: 1000, durability: "none", startAt: start)
@@ -67,8 +70,9 @@ import Testing
     /// This process notices the new generation and reloads: it sees the other's writes and no
     /// longer the dropped records.
     @Test func anOpenStoreReloadsAfterAnotherProcessRepairsDamage() throws {
-        let directory = NSTemporaryDirectory() + "blobstore-rotate-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let directory = scratch.child("store")
         let store = try BlobStore(at: directory, configuration: .init(durability: .none))
         defer { try? store.close() }
         for index in 0..<10 { try store.put(Data("mine \(index)".utf8), for: StoreKey("mine-\(index)")) }
@@ -92,8 +96,9 @@ import Testing
 
     /// A store open in this process sees another process's writes on its next operation.
     @Test func anOpenStoreSeesAnotherProcesssWrites() throws {
-        let directory = NSTemporaryDirectory() + "blobstore-see-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let directory = scratch.child("store")
         let store = try BlobStore(at: directory)
         defer { try? store.close() }
         try store.put(Data("mine".utf8), for: "mine")
@@ -110,8 +115,9 @@ import Testing
     /// another process makes (puts, removes, a new generation) moves it, so the reader still
     /// sees each one on its next operation, misses included.
     @Test func theChangeCounterMovesWithEveryChangeOfAnotherProcess() throws {
-        let directory = NSTemporaryDirectory() + "blobstore-counter-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let directory = scratch.child("store")
         let store = try BlobStore(at: directory, configuration: .init(durability: .none))
         defer { try? store.close() }
         func counter() throws -> UInt64 {
@@ -129,13 +135,7 @@ import Testing
         #expect(afterPuts >= before + 20)
         #expect(try store.value(for: "theirs-19") == tortureValue(19))
 
-        let compaction = Process()
-        compaction.executableURL = tortureExecutable
-        compaction.arguments = ["compact", directory]
-        compaction.standardOutput = FileHandle.nullDevice
-        try compaction.run()
-        compaction.waitUntilExit()
-        #expect(compaction.terminationStatus == 0)
+        #expect(try ChildProcess.run(tortureExecutable, ["compact", directory], in: scratch).status == 0)
         #expect(try counter() > afterPuts)
         #expect(try store.stats().generation == 2)
         #expect(try store.value(for: "theirs-0") == tortureValue(0))

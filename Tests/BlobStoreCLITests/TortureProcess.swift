@@ -1,3 +1,4 @@
+import BlobStoreTestKit
 import Foundation
 import Glibc
 
@@ -7,11 +8,8 @@ func tortureValue(_ index: Int) -> Data {
     return Data(String(repeating: "value-\(seed)-", count: seed * 13).utf8)
 }
 
-/// The `blobstore-torture` executable beside the test bundle.
-let tortureExecutable: URL = {
-    let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    return products.appendingPathComponent("blobstore-torture")
-}()
+/// The `blobstore-torture` executable of the build products.
+let tortureExecutable = BuiltProducts.executable("blobstore-torture")
 
 /// Crash rounds in CI; raise with BLOBSTORE_CRASH_ROUNDS for a longer run by hand.
 let crashRounds = Int(ProcessInfo.processInfo.environment["BLOBSTORE_CRASH_ROUNDS"] ?? "") ?? 20
@@ -24,7 +22,7 @@ final class PutLoop: @unchecked Sendable {
     private var buffer = Data()
 
     init(store: String, prefix: String, count: Int, durability: String, startAt: Date? = nil) throws {
-        process.executableURL = tortureExecutable
+        process.executableURL = URL(fileURLWithPath: tortureExecutable)
         process.arguments = ["put-loop", store, prefix, String(count), durability]
         if let startAt { process.arguments! += [String(Int64(startAt.timeIntervalSince1970 * 1000))] }
         process.standardOutput = pipe

@@ -1,5 +1,6 @@
 import BlobStore
 import BlobStoreCLI
+import BlobStoreTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -284,35 +285,21 @@ struct RedisClusterTests {
         try value.write(to: URL(fileURLWithPath: file))
         let key = "k-" + UUID().uuidString
 
-        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, Data, String) {
-            let out = directory.child("out-\(UUID().uuidString)")
-            let err = directory.child("err-\(UUID().uuidString)")
-            _ = FileManager.default.createFile(atPath: out, contents: nil)
-            _ = FileManager.default.createFile(atPath: err, contents: nil)
-            let outHandle = try #require(FileHandle(forWritingAtPath: out))
-            let errHandle = try #require(FileHandle(forWritingAtPath: err))
-            let code = BlobStoreCLI.run(
-                arguments: arguments, environment: environment, standardInput: FileHandle.nullDevice,
-                standardOutput: outHandle, standardError: errHandle)
-            try outHandle.close()
-            try errHandle.close()
-            return (
-                code, FileManager.default.contents(atPath: out) ?? Data(),
-                String(decoding: FileManager.default.contents(atPath: err) ?? Data(), as: UTF8.self)
-            )
+        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CLIRun {
+            try runCLI(arguments, environment: environment, in: directory)
         }
 
         let put = try run(["--store", directory.child("A"), "--remote", cluster.url, "put", key, file])
-        #expect(put.0 == 0, "\(put.2)")
-        #expect(put.2.isEmpty, "\(put.2)")
+        #expect(put.code == 0, "\(put.stderr)")
+        #expect(put.stderr.isEmpty, "\(put.stderr)")
         let get = try run(
             ["--store", directory.child("B"), "get", key], environment: ["BLOBSTORE_REMOTE": cluster.url])
-        #expect(get.0 == 0, "\(get.2)")
-        #expect(get.1 == value)
+        #expect(get.code == 0, "\(get.stderr)")
+        #expect(get.stdout == value)
         let stats = try run(["--store", directory.child("B"), "stats", "--json"])
-        let json = try #require(try JSONSerialization.jsonObject(with: stats.1) as? [String: Any])
+        let json = try #require(try JSONSerialization.jsonObject(with: stats.stdout) as? [String: Any])
         #expect((json["remote"] as? [String: Any])?["hits"] as? Int == 1)
         let bad = try run(["--store", directory.child("C"), "--remote", "redis+cluster://h:1/0", "get", key])
-        #expect(bad.0 == 64)
+        #expect(bad.code == 64)
     }
 }

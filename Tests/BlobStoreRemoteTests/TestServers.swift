@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Glibc
 import Synchronization
@@ -69,7 +70,7 @@ enum TestServers {
         try #require(
             FileManager.default.isExecutableFile(atPath: redisBinary),
             "redis-server is not installed: run scripts/install-deps.sh")
-        let directory = try makeDirectory("redis")
+        let directory = TemporaryDirectory().path
         let port = freePort()
         var arguments = [
             "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -90,7 +91,7 @@ enum TestServers {
         try #require(
             FileManager.default.isExecutableFile(atPath: nginxBinary),
             "nginx is not installed: run scripts/install-deps.sh")
-        let directory = try makeDirectory("nginx")
+        let directory = TemporaryDirectory().path
         let port = freePort()
         try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
         var authentication = ""
@@ -168,34 +169,6 @@ enum TestServers {
         return (fd, UInt16(bigEndian: address.sin_port))
     }
 
-    private static func makeDirectory(_ name: String) throws -> String {
-        let path = NSTemporaryDirectory() + "blobstore-\(name)-" + UUID().uuidString
-        try FileManager.default.createDirectory(
-            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return path
-    }
-}
-
-/// A fresh directory for stores, removed by `cleanup()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "blobstore-remote-tests-" + UUID().uuidString
-        try! FileManager.default.createDirectory(
-            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    }
-
-    func child(_ name: String) -> String { path + "/" + name }
-
-    /// A new store at `child(name)` with durability `none` (speed; durability is not under test).
-    func store(_ name: String) throws -> BlobStore {
-        var configuration = BlobStore.Configuration()
-        configuration.durability = .none
-        return try BlobStore(at: child(name), configuration: configuration)
-    }
-
-    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// `count` puts from as many threads through one `TieredStore` with an empty store of its own,
