@@ -74,3 +74,39 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: - Fuzz harnesses
+
+// The libFuzzer harnesses (Fuzz/README.md), declared only when BLOBSTORE_FUZZ=1, which
+// Fuzz/run.sh sets; it builds them with `--sanitize fuzzer --sanitize address -c release
+// -Xswiftc -enable-testing` into .build/fuzz/, so that the whole module graph below each harness
+// is instrumented and the harness reaches internal symbols with `@testable import`. With the
+// fuzzer sanitizer SwiftPM compiles an executable as a library: libFuzzer's `main` calls the
+// harness's `LLVMFuzzerTestOneInput`.
+if Context.environment["BLOBSTORE_FUZZ"] == "1" {
+    /// Each harness `Fuzz/<name>Fuzz.swift`, with the module it tests, whose support files are in
+    /// `Fuzz/Support/<module>/` (the target `<module>FuzzSupport`).
+    let harnesses: [(name: String, module: String)] = [
+        ("JournalReader", "BlobStore"), ("JournalRecord", "BlobStore"), ("ManifestReader", "BlobStore"),
+        ("ManifestTable", "BlobStore"), ("PackReader", "BlobStore"), ("ArgumentParser", "BlobStoreCLI"),
+        ("Quantity", "BlobStoreCLI"), ("ClusterTopology", "BlobStoreRemote"),
+    ]
+    // The seed corpora's writer (Fuzz/make-seeds.sh; built without the sanitizers).
+    package.targets.append(
+        .executableTarget(
+            name: "make-seeds", dependencies: ["BlobStore", "BlobStoreFuzzSupport"], path: "Fuzz/MakeSeeds"))
+    for module in ["BlobStore", "BlobStoreCLI", "BlobStoreRemote"] {
+        package.targets.append(
+            .target(name: module + "FuzzSupport", dependencies: [.target(name: module)], path: "Fuzz/Support/" + module))
+    }
+    /// What else is in Fuzz/, left out of each harness's target (the other harnesses are too).
+    let others = ["Corpus", "Dictionaries", "FailCases", "MakeSeeds", "Support", "README.md", "run.sh", "make-seeds.sh"]
+    for harness in harnesses {
+        package.targets.append(
+            .executableTarget(
+                name: harness.name + "Fuzz",
+                dependencies: [.target(name: harness.module), .target(name: harness.module + "FuzzSupport")],
+                path: "Fuzz", exclude: others + harnesses.filter { $0.name != harness.name }.map { $0.name + "Fuzz.swift" },
+                sources: [harness.name + "Fuzz.swift"]))
+    }
+}

@@ -5,6 +5,11 @@
 // (see argumentVector). The dictionary Fuzz/Dictionaries/ArgumentParser.dict supplies the
 // subcommand and option names.
 
+import BlobStore
+
+@testable import BlobStoreCLI
+@testable import BlobStoreCLIFuzzSupport
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let arguments = argumentVector(Array(UnsafeBufferPointer(start: data, count: size)))

@@ -6,7 +6,11 @@
 // The input is read three ways: as a RESP reply (a topology, parsed both ways), as the text of an
 // error reply (after a leading `-`), and as a key.
 
+import BlobStore
 import Foundation
+
+@testable import BlobStoreRemote
+@testable import BlobStoreRemoteFuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

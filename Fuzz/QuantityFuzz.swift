@@ -5,6 +5,11 @@
 // The input is one option value, decoded as UTF-8 (invalid bytes replaced, as on a command
 // line). Its first bytes also give a number of bytes and of nanoseconds for the round trips.
 
+import BlobStore
+
+@testable import BlobStoreCLI
+@testable import BlobStoreCLIFuzzSupport
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -3,6 +3,8 @@
 
 import Glibc
 
+@testable import BlobStore
+
 // MARK: - Properties of a scan
 
 /// Checks everything ``JournalReader/scan(_:_:)`` promises about `bytes`, trapping with a

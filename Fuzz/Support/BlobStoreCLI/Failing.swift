@@ -1,7 +1,10 @@
 // Shared by the harnesses compiled into the BlobStoreCLI module (not part of the package).
 // Their input needs no transformation to replay: libFuzzer's crash-<sha1> file is the repro.
 
+import BlobStore
 import Glibc
+
+@testable import BlobStoreCLI
 
 /// Traps with `message` unless `condition` holds.
 @inline(__always)

@@ -1,8 +1,11 @@
 // Shared by the harnesses compiled into the BlobStoreRemote module (not part of the package).
 // Their input needs no transformation to replay: libFuzzer's crash-<sha1> file is the repro.
 
+import BlobStore
 import Foundation
 import Glibc
+
+@testable import BlobStoreRemote
 
 /// Traps with `message` unless `condition` holds.
 @inline(__always)
