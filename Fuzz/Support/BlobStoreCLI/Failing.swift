@@ -1,4 +1,5 @@
-// Shared by the harnesses compiled into the BlobStoreCLI module (not part of the package).
+// Shared by the harnesses of the BlobStoreCLI module (the target BlobStoreCLIFuzzSupport, declared only for
+// fuzz builds: Package.swift).
 // Their input needs no transformation to replay: libFuzzer's crash-<sha1> file is the repro.
 
 import BlobStore

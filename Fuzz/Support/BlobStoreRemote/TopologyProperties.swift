@@ -1,4 +1,5 @@
-// Shared by the harnesses compiled into the BlobStoreRemote module (not part of the package).
+// Shared by the harnesses of the BlobStoreRemote module (the target BlobStoreRemoteFuzzSupport, declared only for
+// fuzz builds: Package.swift).
 // Their input needs no transformation to replay: libFuzzer's crash-<sha1> file is the repro.
 
 import BlobStore
