@@ -80,7 +80,7 @@ extension BlobStore {
         try openBlob(digest).value
     }
 
-    /// ``fileHandle(forBlob:)``, saying whether a miss found no such blob or a damaged copy
+    /// ``fileHandle(forBlob:)-3lign``, saying whether a miss found no such blob or a damaged copy
     /// (one the index names that is missing, or a file that fails its check). The caller closes
     /// a handle it is given.
     public func openBlob(_ digest: SHA256Digest) throws -> ReadOutcome<FileHandle> {
