@@ -51,6 +51,10 @@ public enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Nothing else is inherited: a pipe another test opened, held by a child of this one, would
+        // keep that test's reader waiting for the end of its input. (A descriptor closed meanwhile
+        // is no error to posix_spawn.)
+        for fd in openDescriptors() where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
 
         let variables = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -79,6 +83,12 @@ public enum ChildProcess {
             standardOutput: FileManager.default.contents(atPath: outputPath) ?? Data(),
             standardError: FileManager.default.contents(atPath: errorPath) ?? Data(),
             peakResidentBytes: usage.ru_maxrss * 1024)
+    }
+
+    /// The descriptors open in this process now (/proc/self/fd).
+    private static func openDescriptors() -> [CInt] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap { CInt($0) }
     }
 
     /// Runs `executable` with `arguments` to its end, its output thrown away; its exit status, or
