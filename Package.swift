@@ -53,7 +53,8 @@ let package = Package(
         .executableTarget(
             name: "blobstore-test-helper", dependencies: ["BlobStore"], path: "Tests/BlobStoreTestHelper"),
         .testTarget(
-            name: "BlobStoreTests", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreTestKit", "blobstore-test-helper"],
+            name: "BlobStoreTests",
+            dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreTestKit", "blobstore-test-helper"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "BlobStoreRemoteTests",
@@ -106,7 +107,8 @@ if Context.environment["BLOBSTORE_FUZZ"] == "1" {
             .executableTarget(
                 name: harness.name + "Fuzz",
                 dependencies: [.target(name: harness.module), .target(name: harness.module + "FuzzSupport")],
-                path: "Fuzz", exclude: others + harnesses.filter { $0.name != harness.name }.map { $0.name + "Fuzz.swift" },
+                path: "Fuzz",
+                exclude: others + harnesses.filter { $0.name != harness.name }.map { $0.name + "Fuzz.swift" },
                 sources: [harness.name + "Fuzz.swift"]))
     }
 }
