@@ -247,18 +247,14 @@ import Testing
         try withTemporaryDirectory { scratch in
             let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "before"], input: Data("v".utf8), in: scratch).status == 0)
-            let writer = Process()
-            writer.executableURL = URL(fileURLWithPath: tortureExecutable)
-            writer.arguments = ["stop-after-link", store, "racing"]
-            writer.standardOutput = FileHandle.nullDevice
-            try writer.run()
+            let writer = try ChildProcess.start(tortureExecutable, ["stop-after-link", store, "racing"], in: scratch)
             defer {
-                kill(writer.processIdentifier, SIGCONT)
-                writer.waitUntilExit()
+                writer.send(SIGCONT)
+                _ = try? writer.wait()
             }
             let deadline = Date(timeIntervalSinceNow: 30)
-            while !isStopped(writer.processIdentifier) && Date() < deadline { usleep(5000) }
-            #expect(isStopped(writer.processIdentifier), "the writer stopped holding the lock")
+            while !isStopped(writer.pid) && Date() < deadline { usleep(5000) }
+            #expect(isStopped(writer.pid), "the writer stopped holding the lock")
             let started = Date()
             let run = try blobstore(["--store", store, "journal"], in: scratch)
             #expect(Date().timeIntervalSince(started) < 10)

@@ -125,15 +125,10 @@ private func sha256(_ value: Data) -> [UInt8] {
         let scratch = TemporaryDirectory()
         defer { scratch.cleanup() }
         let directory = scratch.child("store")
-        let writer = Process()
-        writer.executableURL = URL(fileURLWithPath: tortureExecutable)
-        writer.arguments = ["stop-after-link", directory, "racing"]
-        let pipe = Pipe()
-        writer.standardOutput = pipe
-        try writer.run()
+        let writer = try ChildProcess.start(tortureExecutable, ["stop-after-link", directory, "racing"], in: scratch)
         let deadline = Date(timeIntervalSinceNow: 30)
-        while !isStopped(writer.processIdentifier) && Date() < deadline { usleep(5000) }
-        #expect(isStopped(writer.processIdentifier), "the writer stopped after linking")
+        while !isStopped(writer.pid) && Date() < deadline { usleep(5000) }
+        #expect(isStopped(writer.pid), "the writer stopped after linking")
         #expect(storedCopy(of: tortureValue(7), in: directory) != nil, "linked (or packed), not journaled")
 
         let impatient = try BlobStore(at: directory, configuration: .init(lockTimeout: .milliseconds(300)))
@@ -152,10 +147,10 @@ private func sha256(_ value: Data) -> [UInt8] {
         }
         usleep(300_000)
         #expect(outcome.get() == nil, "GC waits for the writer's lock")
-        kill(writer.processIdentifier, SIGCONT)
-        writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0)
-        #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "ack\n")
+        writer.send(SIGCONT)
+        let ended = try writer.wait()
+        #expect(ended.status == 0)
+        #expect(ended.stdout == "ack\n")
         collected.wait()
         let report = try #require(try outcome.get()?.get())
         #expect(report.blobsDeleted == 0 && report.packsDeleted == 0)
@@ -169,18 +164,17 @@ private func sha256(_ value: Data) -> [UInt8] {
         try withTemporaryDirectory { scratch in
             let directory = scratch.child("store")
             let count = 20_000
-            let loop = try PutLoop(store: directory, prefix: "w", count: count, durability: "none")
+            let loop = try PutLoop(store: directory, prefix: "w", count: count, durability: "none", in: scratch)
             #expect(loop.waitForFirstAcknowledgement())
             var runs = 0
-            while loop.process.isRunning {
+            while loop.child.isRunning {
                 let command = runs % 2 == 0 ? ["compact"] : ["gc", "--grace", "0s"]
                 let run = try blobstore(["--store", directory] + command, in: scratch)
                 #expect(run.status == 0, "\(command): \(String(decoding: run.standardError, as: UTF8.self))")
                 runs += 1
             }
-            loop.process.waitUntilExit()
-            #expect(loop.process.terminationStatus == 0)
-            let acknowledged = loop.acknowledged()
+            let (acknowledged, execution) = try loop.end()
+            #expect(execution.status == 0)
             #expect(acknowledged.count == count)
             #expect(runs >= 6, "compact and gc ran again and again while the writer wrote")
             let store = try BlobStore(at: directory)
