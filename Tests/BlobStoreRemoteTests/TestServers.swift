@@ -9,12 +9,12 @@ import Testing
 
 /// A redis-server or nginx this test started on 127.0.0.1, with its own configuration, pidfile
 /// and data under a temporary directory; stopped and removed by ``stop()`` or on deinit.
-final class ServerProcess: @unchecked Sendable {
-    let process: Process
+final class ServerProcess: Sendable {
+    let process: RunningChild
     let port: UInt16
     let directory: String
 
-    init(process: Process, port: UInt16, directory: String) {
+    init(process: RunningChild, port: UInt16, directory: String) {
         self.process = process
         self.port = port
         self.directory = directory
@@ -25,8 +25,8 @@ final class ServerProcess: @unchecked Sendable {
     /// SIGKILL, as a crash or a lost machine: no goodbye to clients.
     func kill() {
         if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.send(SIGKILL)
+            _ = try? process.wait()
         }
     }
 
@@ -70,7 +70,8 @@ enum TestServers {
         try #require(
             FileManager.default.isExecutableFile(atPath: redisBinary),
             "redis-server is not installed: run scripts/install-deps.sh")
-        let directory = TemporaryDirectory().path
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
         let port = freePort()
         var arguments = [
             "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -81,7 +82,7 @@ enum TestServers {
             arguments += ["--maxmemory", maxmemory, "--maxmemory-policy", "allkeys-lru", "--maxmemory-samples", "10"]
         }
         if let password { arguments += ["--requirepass", password] }
-        return try launch(redisBinary, arguments, port: port, directory: directory)
+        return try launch(redisBinary, arguments, port: port, in: scratch)
     }
 
     /// An nginx serving `<directory>/root` with WebDAV PUT (scripts/nginx-cache.conf).
@@ -91,7 +92,8 @@ enum TestServers {
         try #require(
             FileManager.default.isExecutableFile(atPath: nginxBinary),
             "nginx is not installed: run scripts/install-deps.sh")
-        let directory = TemporaryDirectory().path
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
         let port = freePort()
         try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
         var authentication = ""
@@ -106,20 +108,18 @@ enum TestServers {
         try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         return try launch(
             nginxBinary, ["-p", directory, "-e", directory + "/error.log", "-c", directory + "/nginx.conf"], port: port,
-            directory: directory)
+            in: scratch)
     }
 
     // MARK: - Helpers
 
-    private static func launch(_ binary: String, _ arguments: [String], port: UInt16, directory: String) throws
-        -> ServerProcess
+    /// Starts `binary` with its files in `scratch` (removed when the server stops) and waits until
+    /// it listens on `port`.
+    private static func launch(_ binary: String, _ arguments: [String], port: UInt16, in scratch: TemporaryDirectory)
+        throws -> ServerProcess
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        let directory = scratch.path
+        let process = try ChildProcess.start(binary, arguments, in: scratch)
         let server = ServerProcess(process: process, port: port, directory: directory)
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
