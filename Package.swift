@@ -1,6 +1,13 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// `FaultInjection` and `TestHooks` (Sources/BlobStore) are compiled into debug builds only: a
+/// release build of the library has no fault-injection code or symbol (.ci/run checks with nm).
+/// blobstore-torture's modes that stop at a `TestHooks` point set the same condition; a release
+/// build that needs them passes `-Xswiftc -DBLOBSTORE_FAULT_INJECTION`. The tests are built in
+/// debug (their `@testable` imports need it), so they always have them.
+let faultInjection: [SwiftSetting] = [.define("BLOBSTORE_FAULT_INJECTION", .when(configuration: .debug))]
+
 let package = Package(
     name: "BlobStore",
     products: [
@@ -26,7 +33,9 @@ let package = Package(
         .target(name: "CCRC32C"),
         .target(name: "CSharedCounter"),
         .target(name: "CLinux"),
-        .target(name: "BlobStore", dependencies: ["CLibCrypto", "CCRC32C", "CSharedCounter", "CLinux"]),
+        .target(
+            name: "BlobStore", dependencies: ["CLibCrypto", "CCRC32C", "CSharedCounter", "CLinux"],
+            swiftSettings: faultInjection),
         // The memory tier and typed objects, over the store's public API only.
         .target(name: "BlobStoreCache", dependencies: ["BlobStore"]),
         .target(name: "BlobStoreHTTP", dependencies: ["BlobStore", "BlobStoreCache"]),
@@ -37,7 +46,8 @@ let package = Package(
             name: "BlobStoreCLI",
             dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "BlobStoreRemote", "BlobStoreProxy"]),
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
-        .executableTarget(name: "blobstore-torture", dependencies: ["BlobStore"]),
+        .executableTarget(
+            name: "blobstore-torture", dependencies: ["BlobStore"], swiftSettings: faultInjection),
         .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
         // Small programs that show the libraries in use (Examples/README.md); built with the rest.
         .executableTarget(
@@ -47,24 +57,72 @@ let package = Package(
             path: "Examples/HTTPClientCacheExample"),
         // The Redis Cluster load test's processes and report (scripts/cluster-load.sh).
         .executableTarget(name: "blobstore-cluster-load", dependencies: ["BlobStore", "BlobStoreRemote"]),
-        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore", "BlobStoreCache"], exclude: ["Fixtures"]),
+        // What every test target shares (Tests/BlobStoreTestKit): the temporary directory, SplitMix64,
+        // opening a store, running a child process and reading its peak memory, the tools a test needs.
+        .target(name: "BlobStoreTestKit", dependencies: ["BlobStore"], path: "Tests/BlobStoreTestKit"),
+        // The child process of the tests that measure memory (its modes: Tests/BlobStoreTestHelper/main.swift).
+        .executableTarget(
+            name: "blobstore-test-helper", dependencies: ["BlobStore"], path: "Tests/BlobStoreTestHelper"),
         .testTarget(
-            name: "BlobStoreRemoteTests", dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI", "BlobStoreHTTP"]
+            name: "BlobStoreTests",
+            dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreTestKit", "blobstore-test-helper"],
+            exclude: ["Fixtures"]),
+        .testTarget(
+            name: "BlobStoreRemoteTests",
+            dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI", "BlobStoreHTTP", "BlobStoreTestKit"]
         ),
         // The Python HTTP server the HTTP cache and CLI tests talk to, and its Swift wrapper.
         .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer", exclude: ["http_server.py"]),
         .testTarget(
-            name: "BlobStoreHTTPTests", dependencies: ["BlobStoreHTTP", "BlobStore", "BlobStoreCache", "HTTPTestServer"]),
+            name: "BlobStoreHTTPTests",
+            dependencies: ["BlobStoreHTTP", "BlobStore", "BlobStoreCache", "HTTPTestServer", "BlobStoreTestKit"]),
         .testTarget(
             name: "BlobStoreProxyTests",
-            dependencies: ["BlobStoreProxy", "BlobStore", "BlobStoreCache", "HTTPTestServer", "blobstore"]),
+            dependencies: ["BlobStoreProxy", "BlobStore", "BlobStoreCache", "HTTPTestServer", "blobstore", "BlobStoreTestKit"]),
         .testTarget(
             name: "BlobStoreCLITests",
             dependencies: [
                 "BlobStoreCLI", "blobstore", "blobstore-torture", "BlobStore", "BlobStoreCache", "HTTPTestServer",
-                "ImageCacheExample",
+                "ImageCacheExample", "BlobStoreTestKit",
             ]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: - Fuzz harnesses
+
+// The libFuzzer harnesses (Fuzz/README.md), declared only when BLOBSTORE_FUZZ=1, which
+// Fuzz/run.sh sets; it builds them with `--sanitize fuzzer --sanitize address -c release
+// -Xswiftc -enable-testing` into .build/fuzz/, so that the whole module graph below each harness
+// is instrumented and the harness reaches internal symbols with `@testable import`. With the
+// fuzzer sanitizer SwiftPM compiles an executable as a library: libFuzzer's `main` calls the
+// harness's `LLVMFuzzerTestOneInput`.
+if Context.environment["BLOBSTORE_FUZZ"] == "1" {
+    /// Each harness `Fuzz/<name>Fuzz.swift`, with the module it tests, whose support files are in
+    /// `Fuzz/Support/<module>/` (the target `<module>FuzzSupport`).
+    let harnesses: [(name: String, module: String)] = [
+        ("JournalReader", "BlobStore"), ("JournalRecord", "BlobStore"), ("ManifestReader", "BlobStore"),
+        ("ManifestTable", "BlobStore"), ("PackReader", "BlobStore"), ("ArgumentParser", "BlobStoreCLI"),
+        ("Quantity", "BlobStoreCLI"), ("ClusterTopology", "BlobStoreRemote"), ("HTTPMessage", "BlobStoreProxy"),
+    ]
+    // The seed corpora's writer (Fuzz/make-seeds.sh; built without the sanitizers).
+    package.targets.append(
+        .executableTarget(
+            name: "make-seeds", dependencies: ["BlobStore", "BlobStoreFuzzSupport"], path: "Fuzz/MakeSeeds"))
+    for module in ["BlobStore", "BlobStoreCLI", "BlobStoreRemote", "BlobStoreProxy"] {
+        package.targets.append(
+            .target(name: module + "FuzzSupport", dependencies: [.target(name: module)], path: "Fuzz/Support/" + module))
+    }
+    /// What else is in Fuzz/, left out of each harness's target (the other harnesses are too).
+    let others = ["Corpus", "Dictionaries", "FailCases", "MakeSeeds", "Support", "README.md", "run.sh", "make-seeds.sh"]
+    for harness in harnesses {
+        package.targets.append(
+            .executableTarget(
+                name: harness.name + "Fuzz",
+                dependencies: [.target(name: harness.module), .target(name: harness.module + "FuzzSupport")],
+                path: "Fuzz",
+                exclude: others + harnesses.filter { $0.name != harness.name }.map { $0.name + "Fuzz.swift" },
+                sources: [harness.name + "Fuzz.swift"]))
+    }
+}

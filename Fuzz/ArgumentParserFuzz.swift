@@ -5,6 +5,11 @@
 // (see argumentVector). The dictionary Fuzz/Dictionaries/ArgumentParser.dict supplies the
 // subcommand and option names.
 
+import BlobStore
+
+@testable import BlobStoreCLI
+@testable import BlobStoreCLIFuzzSupport
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let arguments = argumentVector(Array(UnsafeBufferPointer(start: data, count: size)))
@@ -16,7 +21,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     // (c) -h or --help (also --help=…) before the first `--` wins over anything else.
     let options = arguments.prefix { $0 != "--" }
-    if options.contains(where: { $0 == "-h" || $0 == "--help" || $0.unicodeScalars.starts(with: "--help=".unicodeScalars) }) {
+    if options.contains(where: {
+        $0 == "-h" || $0 == "--help" || $0.unicodeScalars.starts(with: "--help=".unicodeScalars)
+    }) {
         guard case .success(let invocation) = result, case .help = invocation.command else {
             fail("\(line) asks for help, but parses as \(result)")
         }
@@ -66,11 +73,12 @@ private func checkAccepted(_ invocation: Invocation, _ arguments: [String], _ li
 
     // (f) Keys, files and directories are taken exactly as given: byte for byte an argument, or
     //     the part of one after `=`.
-    let givens = Set(arguments.flatMap { argument -> [[UInt8]] in
-        let bytes = Array(argument.utf8)
-        guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return [bytes] }
-        return [bytes, Array(bytes[(equals + 1)...])]
-    })
+    let givens = Set(
+        arguments.flatMap { argument -> [[UInt8]] in
+            let bytes = Array(argument.utf8)
+            guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return [bytes] }
+            return [bytes, Array(bytes[(equals + 1)...])]
+        })
     var texts: [String?] = [invocation.options.store, invocation.options.remoteCA]
     switch invocation.command {
     case .put(let key, let file, _): texts += [key, file]

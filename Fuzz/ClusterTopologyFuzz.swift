@@ -6,7 +6,11 @@
 // The input is read three ways: as a RESP reply (a topology, parsed both ways), as the text of an
 // error reply (after a leading `-`), and as a key.
 
+import BlobStore
 import Foundation
+
+@testable import BlobStoreRemote
+@testable import BlobStoreRemoteFuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -30,7 +34,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let slot = HashSlot.slot(of: bytes)
             patched.assign(slot, to: ClusterNode(host: "moved.test", port: 1))
             check(patched.master(forSlot: slot) == ClusterNode(host: "moved.test", port: 1), "MOVED did not patch")
-            check(patched.servedSlots == topology.servedSlots + (topology.master(forSlot: slot) == nil ? 1 : 0),
+            check(
+                patched.servedSlots == topology.servedSlots + (topology.master(forSlot: slot) == nil ? 1 : 0),
                 "MOVED changed other slots")
         }
     }

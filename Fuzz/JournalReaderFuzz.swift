@@ -5,6 +5,9 @@
 // as given, and with every frame's checksum repaired, so mutations reach the payload decoder
 // instead of dying at the CRC check.
 
+@testable import BlobStore
+@testable import BlobStoreFuzzSupport
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -5,6 +5,9 @@
 // are framed into a journal. Every record must decode to itself, and the journal must scan
 // cleanly with all the JournalReader properties.
 
+@testable import BlobStore
+@testable import BlobStoreFuzzSupport
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var recipe = RecipeReader(Array(UnsafeBufferPointer(start: data, count: size)))

@@ -6,6 +6,9 @@
 // with every frame's checksum repaired, so mutations reach the entry decoder instead of dying at
 // the CRC check.
 
+@testable import BlobStore
+@testable import BlobStoreFuzzSupport
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -5,6 +5,9 @@
 // as given, and with every frame's checksums and the trailer's CRC repaired, so mutations reach
 // the index and block decoders instead of dying at a CRC check.
 
+@testable import BlobStore
+@testable import BlobStoreFuzzSupport
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

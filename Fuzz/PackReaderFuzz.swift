@@ -6,6 +6,9 @@
 
 import Foundation
 
+@testable import BlobStore
+@testable import BlobStoreFuzzSupport
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))

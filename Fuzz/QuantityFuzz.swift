@@ -5,6 +5,11 @@
 // The input is one option value, decoded as UTF-8 (invalid bytes replaced, as on a command
 // line). Its first bytes also give a number of bytes and of nanoseconds for the round trips.
 
+import BlobStore
+
+@testable import BlobStoreCLI
+@testable import BlobStoreCLIFuzzSupport
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -76,7 +81,9 @@ private func checkUnits(_ number: String, wholeNumber: Bool) {
         let first = read(spellings[0])
         for spelling in spellings.dropFirst() {
             let other = read(spelling)
-            check(other == first, "\(quoted(number + spellings[0])) reads as \(first), \(quoted(number + spelling)) as \(other)")
+            check(
+                other == first,
+                "\(quoted(number + spellings[0])) reads as \(first), \(quoted(number + spelling)) as \(other)")
         }
         return first
     }
@@ -85,7 +92,9 @@ private func checkUnits(_ number: String, wholeNumber: Bool) {
     if wholeNumber { sizes.append(("B", agree(["", "B", "b"], size))) }
     for letter in ["K", "M", "G", "T"] {
         let lower = letter.lowercased()
-        let spellings = [letter, letter + "B", letter + "iB", lower, lower + "b", lower + "ib", letter + "IB", lower + "iB"]
+        let spellings = [
+            letter, letter + "B", letter + "iB", lower, lower + "b", lower + "ib", letter + "IB", lower + "iB",
+        ]
         sizes.append((letter, agree(spellings, size)))
     }
     checkScaling(number, sizes, ratios: Array(repeating: 1024, count: sizes.count - 1))
@@ -179,8 +188,10 @@ private func checkDurationRoundTrips(_ nanoseconds: Int64) {
     let amount = UInt64(nanoseconds)
     let duration = Duration.nanoseconds(nanoseconds)
     var texts = [QuantityFormat.exactSeconds(duration)]
-    for (perUnit, unit) in [(1_000_000, "ms"), (1_000_000_000, ""), (1_000_000_000, "s"), (60_000_000_000, "m"),
-        (3_600_000_000_000, "h"), (86_400_000_000_000, "d"), (604_800_000_000_000, "w")] as [(UInt64, String)] {
+    for (perUnit, unit) in [
+        (1_000_000, "ms"), (1_000_000_000, ""), (1_000_000_000, "s"), (60_000_000_000, "m"),
+        (3_600_000_000_000, "h"), (86_400_000_000_000, "d"), (604_800_000_000_000, "w"),
+    ] as [(UInt64, String)] {
         texts.append(exactText(amount, perUnit: perUnit, unit: unit))
     }
     for text in texts {

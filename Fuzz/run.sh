@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds a libFuzzer harness (Fuzz/<Target>Fuzz.swift) with the sources it tests and runs it.
+# Builds a libFuzzer harness (Fuzz/<Target>Fuzz.swift, a target of the package when BLOBSTORE_FUZZ=1)
+# and runs it.
 # See Fuzz/README.md, or run `Fuzz/run.sh --help`.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -8,26 +9,16 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 BUILD=.build/fuzz
-SWIFTC="${SWIFTC:-swiftc}"
-CLANG="${CLANG:-$(dirname "$(readlink -f "$(command -v "$SWIFTC")")")/clang}"
-# What every harness depends on, and the C module maps every Swift compile needs.
-LIBRARY_INPUTS=(Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources/CLinux Sources/CLibCrypto Sources/CLibSSL
-    Fuzz/run.sh)
-MODULE_MAPS=(-Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap
-    -Xcc -fmodule-map-file=Sources/CLibSSL/module.modulemap
-    -Xcc "-fmodule-map-file=$BUILD/CCRC32C/module.modulemap"
-    -Xcc "-fmodule-map-file=$BUILD/CSharedCounter/module.modulemap"
-    -Xcc "-fmodule-map-file=$BUILD/CLinux/module.modulemap")
-# SwiftPM compiles every target with the package's name, which `package` declarations need.
-PACKAGE_NAME=(-package-name blobstore)
-# The libraries the CLI sources import besides BlobStore, each compiled as a module of its own
-# (build_library) for the CLI harnesses (libraries_of), in this order: each may import those
-# before it.
-CLI_LIBRARIES=(BlobStoreCache BlobStoreHTTP BlobStoreRemote BlobStoreProxy)
+# The harnesses are targets of the package, declared when BLOBSTORE_FUZZ=1 (Package.swift, "Fuzz
+# harnesses"): SwiftPM builds each with the modules it depends on, all instrumented for libFuzzer
+# and AddressSanitizer, optimized, and compiled for testing (`@testable import` reaches internal
+# symbols). The build lives in .build/fuzz/swiftpm, apart from the package's own.
+SWIFT_BUILD=(swift build --scratch-path "$BUILD/swiftpm" -c release --sanitize fuzzer --sanitize address
+    -Xswiftc -enable-testing)
 
 usage() {
     cat <<'EOF'
-OVERVIEW: Build a libFuzzer harness with the sources it tests and run it.
+OVERVIEW: Build a libFuzzer harness of the package and run it.
 
 USAGE: Fuzz/run.sh <target> <seconds> [-- <libfuzzer-option>...]
        Fuzz/run.sh all <seconds>
@@ -46,7 +37,8 @@ Builds into .build/fuzz/, fuzzes a scratch corpus .build/fuzz/corpus-<target> se
 Fuzz/Corpus/<target>, and writes findings to .build/fuzz/artifacts-<target>/<run>/.
 Exits 0 when nothing was found, 1 on a finding, 64 on a usage error.
 Copy findings worth keeping to Fuzz/FailCases/<target>/ (see Fuzz/README.md).
-Environment: SWIFTC, CLANG override the compilers.
+The harnesses are the package's `<target>Fuzz` executables, declared when BLOBSTORE_FUZZ=1
+(Package.swift); SwiftPM builds them into .build/fuzz/swiftpm.
 EOF
 }
 
@@ -63,27 +55,6 @@ list_targets() {
 
 # MARK: - Build
 
-# The module a harness is compiled into, with that module's sources, so that it reaches internal
-# symbols: BlobStore for the journal and manifest harnesses, BlobStoreCLI for the argument parser
-# and quantity harnesses, BlobStoreRemote for the cluster topology harness. The CLI and remote
-# sources `import BlobStore` (and the CLI's the other libraries): for them BlobStore (and
-# libraries_of) are compiled first as modules of their own (build_library) and linked in.
-module_of() {
-    case "$1" in
-        ArgumentParser | Quantity) echo BlobStoreCLI ;;
-        ClusterTopology) echo BlobStoreRemote ;;
-        *) echo BlobStore ;;
-    esac
-}
-
-# The libraries besides BlobStore that the sources of module $1 import, one a line.
-libraries_of() {
-    case "$1" in
-        BlobStoreCLI) printf '%s\n' "${CLI_LIBRARIES[@]}" ;;
-        *) ;;
-    esac
-}
-
 # The longest input libFuzzer makes for a harness (-max_len; longer seeds are cut to it): a
 # ManifestTable input is a whole manifest file, and its seed of 100 entries over several blocks
 # takes about 6 KB.
@@ -94,107 +65,26 @@ max_len_of() {
     esac
 }
 
-# Succeeds when the stamp file $1 exists and nothing under the other arguments is newer.
-up_to_date() {
-    local stamp="$1"
+# Builds the package's product $1 with the fuzz settings, or with `swift build` arguments given
+# after it instead (SwiftPM rebuilds only what changed), and prints the path of the executable.
+build_product() {
+    local product="$1" bin
     shift
-    [[ -f "$stamp" ]] && [[ -z "$(find "$@" -newer "$stamp" -print -quit)" ]]
+    local -a settings=("${SWIFT_BUILD[@]}")
+    [[ "$#" -eq 0 ]] || settings=(swift build "$@")
+    BLOBSTORE_FUZZ=1 "${settings[@]}" --product "$product" >&2 || return 1
+    bin="$(BLOBSTORE_FUZZ=1 "${settings[@]}" --show-bin-path)" || return 1
+    echo "$bin/$product"
 }
 
-# Snapshots Sources/BlobStore, its C targets and the directories given into $BUILD/src (the
-# sources may be edited while swiftc runs), compiles crc32c.c and writes the C module maps
-# (SwiftPM generates them; swiftc alone needs them). CSharedCounter and CLinux are header-only.
-snapshot() {
-    local module header
-    for module in CCRC32C:crc32c.h CSharedCounter:shared_counter.h CLinux:clinux.h; do
-        header="${module#*:}"
-        module="${module%%:*}"
-        mkdir -p "$BUILD/$module"
-        printf 'module %s {\n    header "%s"\n    export *\n}\n' \
-            "$module" "$ROOT/$BUILD/src/$module/include/$header" >"$BUILD/$module/module.modulemap"
-    done
-    rm -rf "$BUILD/src"
-    mkdir -p "$BUILD/src"
-    cp -R Sources/BlobStore Sources/CCRC32C Sources/CSharedCounter Sources/CLinux "$@" "$BUILD/src/"
-    "$CLANG" -c -O2 -fsanitize=fuzzer-no-link,address -I"$BUILD/src/CCRC32C/include" \
-        "$BUILD/src/CCRC32C/crc32c.c" -o "$BUILD/crc32c.o" >&2
-}
-
-# Prints the Swift sources of the snapshot's target $1, one a line.
-snapshot_sources() { find "$BUILD/src/$1" -name '*.swift' | sort; }
-
-# Compiles the snapshot's BlobStore, then each library named in the arguments against it, into the
-# modules $BUILD/lib/<name>.{swiftmodule,o}, each unless it is up to date, for the harnesses that
-# import them.
-build_library() {
-    local name stamp
-    local -a library=()
-    mkdir -p "$BUILD/lib"
-    for name in BlobStore "$@"; do
-        stamp="$BUILD/lib/$name.stamp"
-        local -a inputs=("${LIBRARY_INPUTS[@]}")
-        [[ "$name" == BlobStore ]] || inputs+=("Sources/$name")
-        if up_to_date "$stamp" "${inputs[@]}"; then continue; fi
-        rm -f "$stamp"
-        touch "$stamp.new"
-        echo "building $BUILD/lib/$name.o" >&2
-        mapfile -t library < <(snapshot_sources "$name")
-        "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -wmo -I "$BUILD/lib" "${PACKAGE_NAME[@]}" \
-            -module-name "$name" -emit-module -emit-module-path "$BUILD/lib/$name.swiftmodule" \
-            "${library[@]}" "${MODULE_MAPS[@]}" -c -o "$BUILD/lib/$name.o" >&2 || return 1
-        mv "$stamp.new" "$stamp"
-    done
-}
-
-# Prints the path of the fuzzer binary for $1, building it when any input is newer.
+# Builds the harness $1 and prints the path of its fuzzer, $BUILD/<target>-fuzzer (a link to the
+# executable SwiftPM built).
 build() {
-    local target="$1"
-    local module name binary="$BUILD/$target-fuzzer"
-    module="$(module_of "$target")"
-    local -a inputs=("${LIBRARY_INPUTS[@]}" "Fuzz/${target}Fuzz.swift") libraries=()
-    mapfile -t libraries < <(libraries_of "$module")
-    [[ -d "Fuzz/Support/$module" ]] && inputs+=("Fuzz/Support/$module")
-    if [[ "$module" != BlobStore ]]; then
-        inputs+=("Sources/$module")
-        for name in "${libraries[@]}"; do inputs+=("Sources/$name"); done
-    fi
-
-    # The stamp is taken before compiling, so a source edited during the build is rebuilt next time.
-    local stamp="$binary.stamp"
-    if [[ -x "$binary" ]] && up_to_date "$stamp" "${inputs[@]}"; then
-        echo "$binary"
-        return
-    fi
-    echo "building $binary" >&2
+    local target="$1" executable
+    executable="$(build_product "${target}Fuzz")" || return 1
     mkdir -p "$BUILD"
-    rm -f "$binary" "$stamp"
-    touch "$stamp.new"
-
-    local -a support=() compiled=() library=()
-    mapfile -t support < <(find "Fuzz/Support/$module" -name '*.swift' 2>/dev/null | sort)
-    # Failures are checked one by one: `run` is called where `set -e` does not apply.
-    if [[ "$module" == BlobStore ]]; then
-        snapshot || return 1
-    else
-        local -a dependencies=("Sources/$module")
-        library=(-I "$BUILD/lib" "$BUILD/lib/BlobStore.o")
-        for name in "${libraries[@]}"; do
-            dependencies+=("Sources/$name")
-            library+=("$BUILD/lib/$name.o")
-        done
-        snapshot "${dependencies[@]}" && build_library "${libraries[@]}" || return 1
-    fi
-    mapfile -t compiled < <(snapshot_sources "$module")
-    if ! "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 "${PACKAGE_NAME[@]}" \
-        -module-name "Fuzz$target" \
-        "Fuzz/${target}Fuzz.swift" "${support[@]}" "${compiled[@]}" "${MODULE_MAPS[@]}" \
-        "${library[@]}" "$BUILD/crc32c.o" -lssl -lcrypto -use-ld=lld \
-        -o "$binary" >&2; then
-        rm -f "$binary"
-        return 1
-    fi
-    mv "$stamp.new" "$stamp"
-    echo "$binary"
+    ln -sfn "$executable" "$BUILD/$target-fuzzer"
+    echo "$BUILD/$target-fuzzer"
 }
 
 # MARK: - Run
@@ -272,6 +162,9 @@ run() {
 case "${1:-}" in
     -h | --help | help) usage ;;
     --list) list_targets ;;
+    # For Fuzz/make-seeds.sh: builds the make-seeds program (declared with the harnesses, built
+    # without the sanitizers: a program with a main of its own), prints its path.
+    --build-seeds-writer) build_product make-seeds --scratch-path "$BUILD/make-seeds" -c release -Xswiftc -enable-testing ;;
     "") usage_error "missing target" ;;
     *)
         target="$1"

@@ -10,7 +10,9 @@
 //   blobstore-torture compact STORE [POINT]
 //
 // Compacts the store and prints `compacted`; with POINT (a `TestHooks.Point` name such as
-// `compactionCurrentSwapped`), the process SIGKILLs itself when compaction reaches it.
+// `compactionCurrentSwapped`), the process SIGKILLs itself when compaction reaches it. POINT,
+// and stop-after-link below, need a build with fault injection (a debug build, or
+// `-Xswiftc -DBLOBSTORE_FAULT_INJECTION`: Package.swift); other builds refuse them with exit 64.
 //
 //   blobstore-torture stop-after-link STORE KEY
 //
@@ -51,6 +53,15 @@ func usage() -> Never {
     exit(64)
 }
 
+/// Exits 64: `mode` stops at a `TestHooks` point, which this build does not have.
+func withoutFaultInjection(_ mode: String) -> Never {
+    FileHandle.standardError.write(
+        Data(
+            ("blobstore-torture: \(mode) needs a build with fault injection "
+                + "(a debug build, or -Xswiftc -DBLOBSTORE_FAULT_INJECTION)\n").utf8))
+    exit(64)
+}
+
 func putLoop(_ arguments: [String]) throws {
     guard arguments.count >= 3, let count = Int(arguments[2]) else { usage() }
     let durability = arguments.count > 3 ? Durability(rawValue: arguments[3]) : .always
@@ -70,10 +81,14 @@ func putLoop(_ arguments: [String]) throws {
 func compact(_ arguments: [String]) throws {
     guard arguments.count >= 1 else { usage() }
     if arguments.count > 1 {
-        guard let point = TestHooks.Point(rawValue: arguments[1]) else { usage() }
-        TestHooks.install { reached in
-            if reached == point { kill(getpid(), SIGKILL) }
-        }
+        #if BLOBSTORE_FAULT_INJECTION
+            guard let point = TestHooks.Point(rawValue: arguments[1]) else { usage() }
+            TestHooks.install { reached in
+                if reached == point { kill(getpid(), SIGKILL) }
+            }
+        #else
+            withoutFaultInjection("compact STORE POINT")
+        #endif
     }
     let store = try BlobStore(at: arguments[0], configuration: .init(durability: .always))
     try store.compact()
@@ -83,9 +98,13 @@ func compact(_ arguments: [String]) throws {
 
 func stopAfterLink(_ arguments: [String]) throws {
     guard arguments.count == 2 else { usage() }
-    TestHooks.install { reached in
-        if reached == .putBlobLinked { raise(SIGSTOP) }
-    }
+    #if BLOBSTORE_FAULT_INJECTION
+        TestHooks.install { reached in
+            if reached == .putBlobLinked { raise(SIGSTOP) }
+        }
+    #else
+        withoutFaultInjection("stop-after-link")
+    #endif
     let store = try BlobStore(at: arguments[0], configuration: .init(durability: .always))
     try store.put(TortureValue.bytes(7), for: StoreKey(arguments[1]))
     try store.close()

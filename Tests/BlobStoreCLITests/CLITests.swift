@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Testing
 
@@ -61,7 +62,7 @@ import Testing
             #expect(run.stderr.hasPrefix("Error: Missing expected argument '<key> ...'\n"))
             #expect(run.stderr.contains("Usage: blobstore get "))
             #expect(run.stderr.contains("See 'blobstore get --help' for more information."))
-            #expect(!FileManager.default.fileExists(atPath: scratch.path("default-store")))
+            #expect(!FileManager.default.fileExists(atPath: scratch.child("default-store")))
         }
     }
 
@@ -71,7 +72,7 @@ import Testing
         try withTemporaryDirectory { scratch in
             let bytes = Data("hello, blob\n".utf8)
             let file = try scratch.write("hello.txt", bytes)
-            let run = try blobstore(["--store", scratch.path("store"), "put", "greeting", file], in: scratch)
+            let run = try blobstore(["--store", scratch.child("store"), "put", "greeting", file], in: scratch)
             #expect(run.status == 0)
             #expect(run.stdout == SHA256Hasher.hash(bytes).hex + "\n")
             #expect(run.stderr.isEmpty)
@@ -83,7 +84,7 @@ import Testing
         try withTemporaryDirectory { scratch in
             let bytes = Data("hello, blob\n".utf8)
             let run = try blobstore(
-                ["--store", scratch.path("store"), "put", "--json", "greeting"], input: bytes, in: scratch)
+                ["--store", scratch.child("store"), "put", "--json", "greeting"], input: bytes, in: scratch)
             #expect(run.status == 0)
             #expect(
                 run.stdout == """
@@ -101,7 +102,7 @@ import Testing
     /// `-` names standard input for `put` and standard output for `get -o`.
     @Test func dashIsStandardInputAndOutput() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let bytes = Data("through the dash".utf8)
             let put = try blobstore(["--store", store, "put", "k", "-"], input: bytes, in: scratch)
             #expect(put.status == 0)
@@ -113,10 +114,10 @@ import Testing
 
     @Test func aDirectoryGivenAsTheFileIsRefusedClearly() throws {
         try withTemporaryDirectory { scratch in
-            let run = try blobstore(["--store", scratch.path("store"), "put", "k", scratch.url.path], in: scratch)
+            let run = try blobstore(["--store", scratch.child("store"), "put", "k", scratch.url.path], in: scratch)
             #expect(run.status == 74)
             #expect(run.stderr.contains("is a directory"))
-            #expect(!FileManager.default.fileExists(atPath: scratch.path("store")))
+            #expect(!FileManager.default.fileExists(atPath: scratch.child("store")))
         }
     }
 
@@ -130,7 +131,7 @@ import Testing
 
     @Test func putFromStandardInput() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let bytes = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
             let put = try blobstore(["--store", store, "put", "piped"], input: bytes, in: scratch)
             #expect(put.status == 0)
@@ -143,7 +144,7 @@ import Testing
 
     @Test func oneFileUnderTwoKeysIsStoredOnce() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let file = try scratch.write("value.bin", Data(repeating: 7, count: 4096))
             for key in ["first", "second"] {
                 #expect(try blobstore(["--store", store, "put", key, file], in: scratch).status == 0)
@@ -167,7 +168,7 @@ import Testing
 
     @Test func statsCountTheReadsOfEveryProcess() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch).status == 0)
             for _ in 0..<2 { #expect(try blobstore(["--store", store, "get", "k"], in: scratch).status == 0) }
             #expect(try blobstore(["--store", store, "get", "absent"], in: scratch).status == 1)
@@ -184,7 +185,7 @@ import Testing
 
     @Test func getWritesIdenticalBytesToStandardOutputAndToAFile() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 % 251) })
             let file = try scratch.write("big.bin", bytes)
             #expect(try blobstore(["--store", store, "put", "big", file], in: scratch).status == 0)
@@ -193,7 +194,7 @@ import Testing
             #expect(toStdout.status == 0)
             #expect(toStdout.standardOutput == bytes)
 
-            let copy = scratch.path("copy.bin")
+            let copy = scratch.child("copy.bin")
             let toFile = try blobstore(["--store", store, "get", "big", "-o", copy], in: scratch)
             #expect(toFile.status == 0)
             #expect(toFile.standardOutput.isEmpty)
@@ -203,11 +204,11 @@ import Testing
 
     @Test func getOfAMissingKeyExitsOne() throws {
         try withTemporaryDirectory { scratch in
-            let copy = scratch.path("copy.bin")
-            let store = scratch.path("store")
+            let copy = scratch.child("copy.bin")
+            let store = scratch.child("store")
             try scratch.write("one.txt", Data("one".utf8))
             #expect(
-                try blobstore(["--store", store, "put", "present", scratch.path("one.txt")], in: scratch).status == 0)
+                try blobstore(["--store", store, "put", "present", scratch.child("one.txt")], in: scratch).status == 0)
             let run = try blobstore(["--store", store, "get", "absent", "-o", copy], in: scratch)
             #expect(run.status == 1)
             #expect(run.standardOutput.isEmpty)
@@ -220,7 +221,7 @@ import Testing
     /// output or to one file.
     @Test func getOfSeveralKeysWritesTheValuesInOrder() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let big = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 % 241) })
             for (key, value) in [("a", Data("first,".utf8)), ("big", big), ("c", Data("third".utf8))] {
                 #expect(try blobstore(["--store", store, "put", key], input: value, in: scratch).status == 0)
@@ -229,7 +230,7 @@ import Testing
             let toStdout = try blobstore(["--store", store, "get", "a", "big", "c", "a"], in: scratch)
             #expect(toStdout.status == 0 && toStdout.stderr.isEmpty)
             #expect(toStdout.standardOutput == expected)
-            let copy = scratch.path("all.bin")
+            let copy = scratch.child("all.bin")
             let toFile = try blobstore(["--store", store, "get", "a", "big", "c", "a", "-o", copy], in: scratch)
             #expect(toFile.status == 0 && toFile.standardOutput.isEmpty)
             #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == expected)
@@ -240,9 +241,9 @@ import Testing
     /// exits 1.
     @Test func getOfSeveralKeysWithMissingOnesWritesNothing() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "here"], input: Data("x".utf8), in: scratch).status == 0)
-            let copy = scratch.path("copy.bin")
+            let copy = scratch.child("copy.bin")
             let run = try blobstore(["--store", store, "get", "here", "gone", "here", "lost", "-o", copy], in: scratch)
             #expect(run.status == 1)
             #expect(run.stderr == "Error: No value for keys 'gone', 'lost'.\n")
@@ -257,7 +258,7 @@ import Testing
     /// exits 1.
     @Test func rmOfSeveralKeysRemovesThoseStoredAndNamesTheOthers() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             for key in ["a", "b", "c"] {
                 #expect(try blobstore(["--store", store, "put", key], input: Data(key.utf8), in: scratch).status == 0)
             }
@@ -274,7 +275,7 @@ import Testing
     /// as in an empty cache, and says there is no store.
     @Test func lookupsOnAMissingStoreAreMissesAndCreateNothing() throws {
         try withTemporaryDirectory { scratch in
-            let typo = scratch.path("no/such/store")
+            let typo = scratch.child("no/such/store")
             let digest = String(repeating: "0", count: 64)
             for (arguments, miss) in [
                 (["get", "k"], "No value for key 'k'"), (["blob", digest], "No blob with digest \(digest)"),
@@ -285,7 +286,7 @@ import Testing
                 #expect(run.stderr.hasPrefix("Error: \(miss): there is no store at \(typo). "), "\(run.stderr)")
                 #expect(run.standardOutput.isEmpty)
             }
-            #expect(!FileManager.default.fileExists(atPath: scratch.path("no")))
+            #expect(!FileManager.default.fileExists(atPath: scratch.child("no")))
         }
     }
 
@@ -293,8 +294,8 @@ import Testing
     /// does not exist or an empty one, naming the path and what to do, and creates nothing.
     @Test func aMissingStoreExitsSixtySixWithThePathAndWhatToDo() throws {
         try withTemporaryDirectory { scratch in
-            let typo = scratch.path("no/such/store")
-            let empty = scratch.path("empty")
+            let typo = scratch.child("no/such/store")
+            let empty = scratch.child("empty")
             try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
             for path in [typo, empty] {
                 for arguments in [["ls"], ["stats"], ["stats", "--json"]] {
@@ -307,7 +308,7 @@ import Testing
                     #expect(run.standardOutput.isEmpty)
                 }
             }
-            #expect(!FileManager.default.fileExists(atPath: scratch.path("no")))
+            #expect(!FileManager.default.fileExists(atPath: scratch.child("no")))
             #expect(try FileManager.default.contentsOfDirectory(atPath: empty).isEmpty)
 
             // The default store: the message says where the path comes from.
@@ -315,14 +316,14 @@ import Testing
             #expect(run.status == 66)
             #expect(
                 run.stderr.hasPrefix(
-                    "Error: There is no store at \(scratch.path("default-store")) (the default store, from "
+                    "Error: There is no store at \(scratch.child("default-store")) (the default store, from "
                         + "$BLOBSTORE_DIR). Check the path"))
         }
     }
 
     @Test func hasExitsZeroForAPresentKeyAndOneForAMissingKey() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "here"], input: Data("x".utf8), in: scratch).status == 0)
             let present = try blobstore(["--store", store, "has", "here"], in: scratch)
             let absent = try blobstore(["--store", store, "has", "elsewhere"], in: scratch)
@@ -334,7 +335,7 @@ import Testing
 
     @Test func removedKeyIsGone() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "doomed"], input: Data("x".utf8), in: scratch).status == 0)
             #expect(try blobstore(["--store", store, "rm", "doomed"], in: scratch).status == 0)
             #expect(try blobstore(["--store", store, "get", "doomed"], in: scratch).status == 1)
@@ -348,7 +349,7 @@ import Testing
     /// usage error: the command line was right. Nothing is stored; the key keeps its value.
     @Test func aValueLargerThanTheCapacityExitsSeventyThree() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "config", "--capacity", "1K"], in: scratch).status == 0)
             #expect(try blobstore(["--store", store, "put", "k"], input: Data("small".utf8), in: scratch).status == 0)
             let big = Data(repeating: 1, count: 2000)
@@ -372,7 +373,7 @@ import Testing
 
     @Test func keyWithSlashesDotsSpacesAndLeadingDashRoundTrips() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let key = "-../a b/../../etc/passwd"
             let bytes = Data("odd key".utf8)
             #expect(try blobstore(["--store", store, "put", "--", key], input: bytes, in: scratch).status == 0)
@@ -386,7 +387,7 @@ import Testing
 
     @Test func damagedBlobExitsSixtyFiveThenReadsAsMissing() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "k"], input: Data("hello".utf8), in: scratch).status == 0)
             try damageStoredCopy(of: Data("hello".utf8), in: store)
 
@@ -404,14 +405,14 @@ import Testing
     /// copies it to standard output or a file; a digest the store does not hold exits 1.
     @Test func blobWritesTheContentOfADigest() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 % 253) })
             let file = try scratch.write("big.bin", bytes)
             let put = try blobstore(["--store", store, "put", "big", file], in: scratch)
             let hex = String(put.stdout.dropLast())
             let toStdout = try blobstore(["--store", store, "blob", hex], in: scratch)
             #expect(toStdout.status == 0 && toStdout.standardOutput == bytes && toStdout.stderr.isEmpty)
-            let copy = scratch.path("copy.bin")
+            let copy = scratch.child("copy.bin")
             let toFile = try blobstore(["--store", store, "blob", hex.uppercased(), "-o", copy], in: scratch)
             #expect(toFile.status == 0 && toFile.standardOutput.isEmpty)
             #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == bytes)
@@ -420,10 +421,10 @@ import Testing
                 try blobstore(["--store", store, "blob", hex], in: scratch).standardOutput == bytes, "no key needed")
 
             let absent = SHA256Hasher.hash(Data("absent".utf8)).hex
-            let missing = try blobstore(["--store", store, "blob", absent, "-o", scratch.path("none")], in: scratch)
+            let missing = try blobstore(["--store", store, "blob", absent, "-o", scratch.child("none")], in: scratch)
             #expect(missing.status == 1 && missing.standardOutput.isEmpty)
             #expect(missing.stderr == "Error: No blob with digest \(absent).\n")
-            #expect(!FileManager.default.fileExists(atPath: scratch.path("none")))
+            #expect(!FileManager.default.fileExists(atPath: scratch.child("none")))
         }
     }
 
@@ -431,7 +432,7 @@ import Testing
     /// store is opened or created.
     @Test func blobOfAMalformedDigestIsAUsageError() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let sixtyThree = String(repeating: "0", count: 63)
             for (argument, reason) in [
                 ("", "it is empty"), (sixtyThree, "it has 63 digits, not 64"),
@@ -452,7 +453,7 @@ import Testing
 
     @Test func blobOfADamagedBlobExitsSixtyFiveThenOne() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let put = try blobstore(["--store", store, "put", "k"], input: Data("hello".utf8), in: scratch)
             let hex = String(put.stdout.dropLast())
             try damageStoredCopy(of: Data("hello".utf8), in: store)
@@ -468,7 +469,7 @@ import Testing
 
     @Test func listShowsEveryKeyAsTextAndJSON() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let bytes = Data("same".utf8)
             for key in ["alpha", "beta/gamma"] {
                 #expect(try blobstore(["--store", store, "put", key], input: bytes, in: scratch).status == 0)
@@ -493,7 +494,7 @@ import Testing
 
     @Test func defaultStoreComesFromBLOBSTORE_DIR() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("from-environment")
+            let store = scratch.child("from-environment")
             let environment = ["BLOBSTORE_DIR": store]
             #expect(
                 try blobstore(["put", "k"], input: Data("v".utf8), environment: environment, in: scratch).status == 0)
@@ -505,7 +506,7 @@ import Testing
 
     @Test func directoryThatIsNotAStoreIsRefused() throws {
         try withTemporaryDirectory { scratch in
-            let notAStore = scratch.path("documents")
+            let notAStore = scratch.child("documents")
             try scratch.write("documents/letter.txt", Data("dear".utf8))
             let run = try blobstore(["--store", notAStore, "ls"], in: scratch)
             #expect(run.status == 74)
@@ -518,7 +519,7 @@ import Testing
 
     @Test func aStoreWritableByItsGroupIsRefusedWithTheFix() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch).status == 0)
             #expect(chmod(store, 0o770) == 0)
             let run = try blobstore(["--store", store, "get", "k"], in: scratch)
@@ -532,10 +533,11 @@ import Testing
     }
 
     /// Root (the tests' user) reads a store that belongs to another user, and does not write it.
-    @Test(.enabled(if: geteuid() == 0))
+    // Needs root, to give the store to another user (chown); skipped, saying so, without.
+    @Test(.enabled(if: SystemTools.isRoot, "needs root: chown to another user"))
     func aStoreOfAnotherUserIsOnlyRead() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch).status == 0)
             #expect(chown(store, 65534, 65534) == 0)
             #expect(try blobstore(["--store", store, "get", "k"], in: scratch).stdout == "v")
@@ -552,7 +554,7 @@ import Testing
     /// line; results, warnings and errors stay.
     @Test func quietLeavesOutNotesAndKeepsResultsAndErrors() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let put = try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch)
             #expect(put.status == 0)
             func tearTheJournal() throws {
@@ -575,7 +577,7 @@ import Testing
             #expect(missing.stderr == "Error: No value for key 'absent'.\n")
 
             try scratch.write("source/a.txt", Data("apple".utf8))
-            let demo = try blobstore(["demo", "--quiet", "--store", store, scratch.path("source")], in: scratch)
+            let demo = try blobstore(["demo", "--quiet", "--store", store, scratch.child("source")], in: scratch)
             #expect(demo.status == 0)
             #expect(demo.stdout.hasPrefix("files:          1\n"), "\(demo.stdout)")
         }
@@ -588,8 +590,8 @@ import Testing
             try scratch.write("source/a.txt", Data("apple".utf8))
             try scratch.write("source/nested/b.txt", Data("banana bread".utf8))
             try scratch.write("source/.hidden", Data("skipped".utf8))
-            let store = scratch.path("store")
-            let run = try blobstore(["demo", "--store", store, scratch.path("source")], in: scratch)
+            let store = scratch.child("store")
+            let run = try blobstore(["demo", "--store", store, scratch.child("source")], in: scratch)
             #expect(run.status == 0)
             #expect(run.stderr.isEmpty)
             #expect(run.stdout.contains("files:          2\n"))
@@ -611,7 +613,7 @@ import Testing
             try scratch.write("source/a.txt", Data("apple".utf8))
             try scratch.write("source/nested/b.txt", Data("banana bread".utf8))
             let run = try blobstore(
-                ["demo", "--json", "--store", scratch.path("store"), scratch.path("source")], in: scratch)
+                ["demo", "--json", "--store", scratch.child("store"), scratch.child("source")], in: scratch)
             #expect(run.status == 0)
             #expect(run.stderr.isEmpty)
             let object = try #require(try JSONSerialization.jsonObject(with: run.standardOutput) as? [String: Any])
@@ -621,7 +623,7 @@ import Testing
             #expect(object["bytesAdded"] as? Int == 17)
             #expect(object["bytesSaved"] as? Int == 17)
             #expect(object["mismatches"] as? Int == 0)
-            #expect(object["source"] as? String == scratch.path("source"))
+            #expect(object["source"] as? String == scratch.child("source"))
             let stats = try #require(object["stats"] as? [String: Any])
             #expect(stats["entries"] as? Int == 4)
             #expect(stats["distinctBlobs"] as? Int == 2)

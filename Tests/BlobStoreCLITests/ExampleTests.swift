@@ -1,3 +1,4 @@
+import BlobStoreTestKit
 import Foundation
 import Testing
 
@@ -23,7 +24,7 @@ struct ExampleTests {
     @Test("ImageCacheExample given a directory keeps its store there: a second run renders nothing")
     func imageCacheExampleKeepsItsStore() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("thumbnails")
+            let store = scratch.child("thumbnails")
             #expect(try runBuiltExecutable("ImageCacheExample", [store], in: scratch).status == 0)
             let again = try runBuiltExecutable("ImageCacheExample", [store], in: scratch)
             #expect(again.status == 0, "stderr: \(again.stderr)")
@@ -32,34 +33,9 @@ struct ExampleTests {
     }
 }
 
-/// Runs the executable `name` of the package's build products (next to the test bundle, else
-/// under `.build/debug`) with `arguments`; its output goes through files in `scratch`.
+/// Runs the executable `name` of the package's build products with `arguments`.
 private func runBuiltExecutable(_ name: String, _ arguments: [String], in scratch: TemporaryDirectory) throws
     -> Execution
 {
-    let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var executable = testBinary.deletingLastPathComponent().appendingPathComponent(name)
-    if !FileManager.default.isExecutableFile(atPath: executable.path) {
-        executable = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/" + name)
-    }
-    let id = UUID().uuidString
-    let outputPath = try scratch.write("\(name)-\(id).out", Data())
-    let errorPath = try scratch.write("\(name)-\(id).err", Data())
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.standardInput = FileHandle.nullDevice
-    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-    let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    process.waitUntilExit()
-    try output.close()
-    try errors.close()
-    return Execution(
-        status: process.terminationStatus,
-        standardOutput: try Data(contentsOf: URL(fileURLWithPath: outputPath)),
-        standardError: try Data(contentsOf: URL(fileURLWithPath: errorPath)))
+    try ChildProcess.run(BuiltProducts.executable(name), arguments, in: scratch)
 }

@@ -1,4 +1,5 @@
 import BlobStoreCLI
+import BlobStoreTestKit
 import Foundation
 import HTTPTestServer
 import Testing
@@ -15,7 +16,7 @@ struct FetchCLITests {
         defer { server.stop() }
         try await withTemporaryDirectoryAsync { scratch in
             let target = "/x?cc=max-age%3D600&body=cached"
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let first = try blobstore(["fetch", "--store", store, server.url(target).absoluteString], in: scratch)
             let second = try blobstore(["fetch", "--store", store, server.url(target).absoluteString], in: scratch)
             #expect(first.status == 0)
@@ -34,8 +35,8 @@ struct FetchCLITests {
         defer { server.stop() }
         try await withTemporaryDirectoryAsync { scratch in
             let target = "/n?cc=no-store"
-            let store = scratch.path("store")
-            let output = scratch.path("body")
+            let store = scratch.child("store")
+            let output = scratch.child("body")
             for _ in 0..<2 {
                 let run = try blobstore(
                     ["fetch", "--store", store, server.url(target).absoluteString, "-o", output], in: scratch)
@@ -56,7 +57,7 @@ struct FetchCLITests {
         try await withTemporaryDirectoryAsync { scratch in
             let target = "/e?cc=no-cache&etag=%22e1%22&body=same"
             let arguments = [
-                "fetch", "--store", scratch.path("store"), "--min-disk-lifetime", "0s",
+                "fetch", "--store", scratch.child("store"), "--min-disk-lifetime", "0s",
                 server.url(target).absoluteString,
             ]
             let first = try blobstore(arguments, in: scratch)
@@ -74,7 +75,7 @@ struct FetchCLITests {
         defer { server.stop() }
         try await withTemporaryDirectoryAsync { scratch in
             let target = "/v?cc=max-age%3D600&vary=Accept-Language&body=v"
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             func fetch(_ language: String) throws -> Execution {
                 try blobstore(
                     [
@@ -98,7 +99,7 @@ struct FetchCLITests {
         defer { server.stop() }
         try await withTemporaryDirectoryAsync { scratch in
             let url = server.url("/q?cc=max-age%3D600&body=quiet").absoluteString
-            let run = try blobstore(["fetch", "-q", "--store", scratch.path("store"), url], in: scratch)
+            let run = try blobstore(["fetch", "-q", "--store", scratch.child("store"), url], in: scratch)
             #expect(run.status == 0)
             #expect(run.stdout == "quiet")
             #expect(run.stderr.isEmpty)
@@ -111,8 +112,8 @@ struct FetchCLITests {
         defer { server.stop() }
         try await withTemporaryDirectoryAsync { scratch in
             let url = server.url("/s?status=\(status)&body=oops").absoluteString
-            let store = scratch.path("store")
-            let output = scratch.path("body")
+            let store = scratch.child("store")
+            let output = scratch.child("body")
             let failed = try blobstore(["fetch", "--store", store, url, "-o", output], in: scratch)
             #expect(failed.status == 69)
             #expect(
@@ -133,7 +134,7 @@ struct FetchCLITests {
     @Test("A request that fails exits 74 with an error")
     func failedRequest() throws {
         try withTemporaryDirectory { scratch in
-            let run = try blobstore(["fetch", "--store", scratch.path("store"), "http://127.0.0.1:1/"], in: scratch)
+            let run = try blobstore(["fetch", "--store", scratch.child("store"), "http://127.0.0.1:1/"], in: scratch)
             #expect(run.status == 74)
             #expect(run.stderr.hasPrefix("Error: The request to http://127.0.0.1:1/ failed"))
         }
@@ -179,7 +180,7 @@ struct FetchCLITests {
 
 /// Runs `body` with a fresh temporary directory and removes it afterwards.
 private func withTemporaryDirectoryAsync(_ body: (TemporaryDirectory) async throws -> Void) async throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
+    let directory = TemporaryDirectory()
+    defer { directory.cleanup() }
     try await body(directory)
 }

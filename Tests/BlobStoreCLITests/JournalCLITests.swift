@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Glibc
 import Testing
@@ -32,7 +33,7 @@ import Testing
 
     @Test func everyRecordOfTheJournalAndEveryEntryOfTheManifestAsText() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             try FileManager.default.copyItem(atPath: Self.fixture.path, toPath: store)
             let before = try snapshot(store)
             let run = try blobstore(["--store", store, "journal"], in: scratch)
@@ -70,7 +71,7 @@ import Testing
 
     @Test func jsonLinesOfEveryKind() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             try FileManager.default.copyItem(atPath: Self.fixture.path, toPath: store)
             let run = try blobstore(["--store", store, "journal", "--json"], in: scratch)
             #expect(run.status == 0)
@@ -100,7 +101,7 @@ import Testing
     /// A new store's journal, and after a compaction a format-2 manifest, with a packed value.
     @Test func aFormatTwoManifestAndPackedValues() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             for key in ["a", "b"] {
                 #expect(
                     try blobstore(["--store", store, "put", key], input: Data("same".utf8), in: scratch).status == 0)
@@ -132,7 +133,7 @@ import Testing
     /// never repairs (opening the store would truncate it).
     @Test func truncatedTrailingRecordIsReportedNotRepaired() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch).status == 0)
             let journal = store + "/journal-1"
             let size = fileSize(journal)
@@ -155,7 +156,7 @@ import Testing
     /// printed, the damage is named with its offset and reason, and the command exits 65.
     @Test func checksumMismatchIsDamageAtItsOffset() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             for key in ["first", "second", "third"] {
                 #expect(try blobstore(["--store", store, "put", key], input: Data(key.utf8), in: scratch).status == 0)
             }
@@ -187,7 +188,7 @@ import Testing
     /// A damaged manifest block: the entries of the other blocks, then the damage, exit 65.
     @Test func damagedManifestBlockIsReported() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch).status == 0)
             #expect(try blobstore(["--store", store, "compact"], in: scratch).status == 0)
             let manifest = store + "/manifest-2"
@@ -205,7 +206,7 @@ import Testing
     /// A journal whose header is not BlobStore's: no record is read, exit 65.
     @Test func badHeaderIsUnreadable() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "k"], input: Data("v".utf8), in: scratch).status == 0)
             let journal = store + "/journal-1"
             var bytes = try Data(contentsOf: URL(fileURLWithPath: journal))
@@ -221,22 +222,22 @@ import Testing
     /// No store, or an empty directory: exit 66, as for every command that needs a store.
     @Test func aMissingStoreExitsSixtySix() throws {
         try withTemporaryDirectory { scratch in
-            let typo = scratch.path("no/such/store")
+            let typo = scratch.child("no/such/store")
             let run = try blobstore(["--store", typo, "journal"], in: scratch)
             #expect(run.status == 66)
             #expect(run.stderr.hasPrefix("Error: There is no store at \(typo). Check the path"))
             #expect(run.standardOutput.isEmpty)
-            #expect(!FileManager.default.fileExists(atPath: scratch.path("no")))
-            try FileManager.default.createDirectory(atPath: scratch.path("empty"), withIntermediateDirectories: false)
-            #expect(try blobstore(["--store", scratch.path("empty"), "journal"], in: scratch).status == 66)
+            #expect(!FileManager.default.fileExists(atPath: scratch.child("no")))
+            try FileManager.default.createDirectory(atPath: scratch.child("empty"), withIntermediateDirectories: false)
+            #expect(try blobstore(["--store", scratch.child("empty"), "journal"], in: scratch).status == 66)
 
             // A directory of other files is not a store, as for every command (exit 74).
             try scratch.write("documents/letter.txt", Data("dear".utf8))
-            let documents = try blobstore(["--store", scratch.path("documents"), "journal"], in: scratch)
+            let documents = try blobstore(["--store", scratch.child("documents"), "journal"], in: scratch)
             #expect(documents.status == 74)
             #expect(
                 documents.stderr
-                    == "Error: \(scratch.path("documents")) is not a BlobStore store (it holds \"letter.txt\").\n")
+                    == "Error: \(scratch.child("documents")) is not a BlobStore store (it holds \"letter.txt\").\n")
         }
     }
 
@@ -244,20 +245,16 @@ import Testing
     /// it takes no lock (a locking command would wait up to 30 s, then exit 75).
     @Test func aWriterHoldingTheLockDoesNotBlockTheDump() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             #expect(try blobstore(["--store", store, "put", "before"], input: Data("v".utf8), in: scratch).status == 0)
-            let writer = Process()
-            writer.executableURL = tortureExecutable
-            writer.arguments = ["stop-after-link", store, "racing"]
-            writer.standardOutput = FileHandle.nullDevice
-            try writer.run()
+            let writer = try ChildProcess.start(tortureExecutable, ["stop-after-link", store, "racing"], in: scratch)
             defer {
-                kill(writer.processIdentifier, SIGCONT)
-                writer.waitUntilExit()
+                writer.send(SIGCONT)
+                _ = try? writer.wait()
             }
             let deadline = Date(timeIntervalSinceNow: 30)
-            while !isStopped(writer.processIdentifier) && Date() < deadline { usleep(5000) }
-            #expect(isStopped(writer.processIdentifier), "the writer stopped holding the lock")
+            while !isStopped(writer.pid) && Date() < deadline { usleep(5000) }
+            #expect(isStopped(writer.pid), "the writer stopped holding the lock")
             let started = Date()
             let run = try blobstore(["--store", store, "journal"], in: scratch)
             #expect(Date().timeIntervalSince(started) < 10)

@@ -1,5 +1,6 @@
 import BlobStore
 import BlobStoreCache
+import BlobStoreTestKit
 import Foundation
 import Testing
 
@@ -60,13 +61,13 @@ import Testing
                 #expect(run.status == 0)
                 #expect(run.stdout.contains("USAGE: blobstore \(name) "))
             }
-            #expect(!FileManager.default.fileExists(atPath: scratch.path("default-store")))
+            #expect(!FileManager.default.fileExists(atPath: scratch.child("default-store")))
         }
     }
 
     @Test func badValuesAreUsageErrorsThatNameTheOption() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let capacity = try blobstore(["--store", store, "gc", "--capacity", "5Q"], in: scratch)
             #expect(capacity.status == 64)
             #expect(capacity.standardOutput.isEmpty)
@@ -88,7 +89,7 @@ import Testing
     /// exits 66 (EX_NOINPUT).
     @Test func maintenanceOnAMissingStoreCreatesNothing() throws {
         try withTemporaryDirectory { scratch in
-            let typo = scratch.path("no/such/store")
+            let typo = scratch.child("no/such/store")
             for arguments in [
                 ["compact"], ["gc"], ["gc", "--dry-run"], ["verify"], ["verify", "--repair"], ["config"], ["clear"],
             ] {
@@ -97,7 +98,7 @@ import Testing
                 #expect(run.stderr.hasPrefix("Error: There is no store at \(typo). "), "\(arguments)")
                 #expect(run.standardOutput.isEmpty, "\(arguments)")
             }
-            #expect(!FileManager.default.fileExists(atPath: scratch.path("no")))
+            #expect(!FileManager.default.fileExists(atPath: scratch.child("no")))
         }
     }
 
@@ -107,7 +108,7 @@ import Testing
     /// this process's memory tier; one it removed is a miss.
     @Test func aMemoryHitIsCheckedAgainstWhatAnotherProcessWrote() throws {
         try withTemporaryDirectory { scratch in
-            let path = scratch.path("store")
+            let path = scratch.child("store")
             let disk = try BlobStore(at: path, configuration: .init(durability: .none))
             defer { try? disk.close() }
             let cache = CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20))
@@ -129,7 +130,7 @@ import Testing
 
     @Test func clearRemovesEveryEntryAndItsBlobs() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             try fill(store, count: 30, size: 100 << 10)
             let run = try blobstore(["--store", store, "clear"], in: scratch)
             #expect(run.status == 0, "\(run.stderr)")
@@ -146,7 +147,7 @@ import Testing
 
     @Test func compactAfterAThousandOverwritesLeavesOneBlobAndASmallJournal() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let handle = try BlobStore(at: store, configuration: .init(durability: .none))
             for index in 0..<1000 { try handle.put(Data("value \(index)".utf8), for: "key") }
             try handle.close()
@@ -170,7 +171,7 @@ import Testing
 
     @Test func compactJSONIsTheReport() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             try fill(store, count: 3, size: 10)
             let run = try blobstore(["--store", store, "compact", "--json"], in: scratch)
             #expect(run.status == 0)
@@ -195,7 +196,7 @@ import Testing
     /// low-water mark, 0.9 MiB: 9 values are left.
     @Test func gcCapacityEvictsTheLeastRecentlyUsed() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             try fill(store, count: 40, size: 100 * 1024)
             let run = try blobstore(["--store", store, "gc", "--capacity", "1M"], in: scratch)
             #expect(run.status == 0, "\(run.stderr)")
@@ -214,7 +215,7 @@ import Testing
 
     @Test func gcWithoutGraceDeletesTheEvictedBlobFiles() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             try fill(store, count: 40, size: 100 * 1024)
             let run = try blobstore(
                 ["--store", store, "gc", "--capacity", "1M", "--grace", "0s", "--json"], in: scratch)
@@ -234,7 +235,7 @@ import Testing
 
     @Test func gcDryRunChangesNothing() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             try fill(store, count: 40, size: 100 * 1024)
             let before = try snapshot(store)
             let json = try blobstore(["--store", store, "gc", "--capacity", "1M", "--dry-run", "--json"], in: scratch)
@@ -253,7 +254,7 @@ import Testing
     /// With no option gc applies the recorded limits; an option overrides one for that run only.
     @Test func gcOptionsOverrideTheRecordedLimitsForOneRun() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             try fill(store, count: 5, size: 10)
             #expect(try blobstore(["--store", store, "config", "--max-age", "1h"], in: scratch).status == 0)
             let recorded = try object(try blobstore(["--store", store, "gc", "--json"], in: scratch))
@@ -273,7 +274,7 @@ import Testing
 
     @Test func verifyOfASoundStoreExitsZero() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             try fill(store, count: 2, size: 1000)
             let text = try blobstore(["--store", store, "verify"], in: scratch)
             #expect(text.status == 0, "\(text.stderr)")
@@ -296,7 +297,7 @@ import Testing
     /// --repair drops the entry, so `get` misses; then verify is clean.
     @Test func verifyFindsAFlippedByteAndRepairDropsTheEntry() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             for (key, value) in [("k", "hello"), ("ok", "fine")] {
                 #expect(
                     try blobstore(["--store", store, "put", key], input: Data(value.utf8), in: scratch).status == 0)
@@ -342,7 +343,7 @@ import Testing
 
     @Test func configRecordsLimitsAndKeepsTheOthers() throws {
         try withTemporaryDirectory { scratch in
-            let store = scratch.path("store")
+            let store = scratch.child("store")
             let set = try blobstore(["--store", store, "config", "--capacity", "5M"], in: scratch)
             #expect(set.status == 0, "\(set.stderr)")
             #expect(set.stdout.contains("capacity:       5.0 MiB (5242880 bytes)\n"))

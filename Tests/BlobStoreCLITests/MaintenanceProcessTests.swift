@@ -1,20 +1,12 @@
 @_spi(Testing) import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Glibc
 import Testing
 
 /// Runs `blobstore-torture arguments…` to its end; returns how it ended and what it printed.
-private func torture(_ arguments: [String]) throws -> (process: Process, output: String) {
-    let process = Process()
-    process.executableURL = tortureExecutable
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process, String(decoding: output, as: UTF8.self))
+private func torture(_ arguments: [String]) throws -> Execution {
+    try withTemporaryDirectory { scratch in try ChildProcess.run(tortureExecutable, arguments, in: scratch) }
 }
 
 private func blobPath(_ store: String, _ value: Data) -> String {
@@ -24,11 +16,7 @@ private func blobPath(_ store: String, _ value: Data) -> String {
 
 /// SHA-256 through the store itself: the digest `put` returns for `value` in a scratch store.
 private func sha256(_ value: Data) -> [UInt8] {
-    let directory = NSTemporaryDirectory() + "blobstore-digest-" + UUID().uuidString
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = try! BlobStore(at: directory, configuration: .init(durability: .none))
-    defer { try? store.close() }
-    return try! store.put(value, for: "x").bytes
+    withTemporaryDirectory { scratch in try! withStore(scratch.child("store")) { try $0.put(value, for: "x").bytes } }
 }
 
 @Suite(.serialized) struct MaintenanceProcessTests {
@@ -71,11 +59,12 @@ private func sha256(_ value: Data) -> [UInt8] {
         .compactionOldGenerationRemoved,
     ])
     func compactionKilledAtAStepLosesNothing(point: TestHooks.Point) throws {
-        let directory = NSTemporaryDirectory() + "blobstore-compact-kill-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let directory = scratch.child("store")
         let expected = try populate(directory)
         let run = try torture(["compact", directory, point.rawValue])
-        #expect(run.process.terminationReason == .uncaughtSignal && run.process.terminationStatus == SIGKILL)
+        #expect(run.signal == SIGKILL)
         let swapped = point == .compactionCurrentSwapped || point == .compactionOldGenerationRemoved
         let current = try String(contentsOfFile: directory + "/CURRENT", encoding: .utf8)
         #expect(current.contains("generation 2") == swapped)
@@ -88,8 +77,9 @@ private func sha256(_ value: Data) -> [UInt8] {
     /// short): CURRENT still names generation 1, which opens whole.
     @Test(arguments: [true, false])
     func aDamagedUnusedManifestIsIgnored(truncate: Bool) throws {
-        let directory = NSTemporaryDirectory() + "blobstore-compact-damaged-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let directory = scratch.child("store")
         let expected = try populate(directory)
         _ = try torture(["compact", directory, TestHooks.Point.compactionJournalCreated.rawValue])
         let manifest = directory + "/manifest-2"
@@ -104,16 +94,17 @@ private func sha256(_ value: Data) -> [UInt8] {
     /// comes back (simulated with a hard link), as a file system may hand it out again. This
     /// process must still notice the new generation: its next put must not go to journal-1.
     @Test func anOpenStoreFollowsGenerationsEvenWhenCURRENTsInodeNumberComesBack() throws {
-        let directory = NSTemporaryDirectory() + "blobstore-inode-reuse-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let directory = scratch.child("store")
         let expected = try populate(directory)
         let store = try BlobStore(at: directory, configuration: .init(durability: .always))
         #expect(try store.value(for: "k1") == expected["k1"])
         let current = directory + "/CURRENT"
         #expect(link(current, current + ".keep") == 0)
         let killed = try torture(["compact", directory, TestHooks.Point.compactionCurrentSwapped.rawValue])
-        #expect(killed.process.terminationReason == .uncaughtSignal)
-        #expect(try torture(["compact", directory]).output == "compacted\n")
+        #expect(killed.signal != nil)
+        #expect(try torture(["compact", directory]).stdout == "compacted\n")
         #expect(
             !FileManager.default.fileExists(atPath: directory + "/journal-1"), "compaction removes every old generation"
         )
@@ -131,17 +122,13 @@ private func sha256(_ value: Data) -> [UInt8] {
     /// A writer stopped (SIGSTOP) between linking its blob and journaling it holds the store's
     /// lock: GC waits for it (or gives up with `busy`), and the blob survives.
     @Test func garbageCollectionNeverDeletesABlobAWriterHasLinkedButNotJournaled() throws {
-        let directory = NSTemporaryDirectory() + "blobstore-gc-race-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let writer = Process()
-        writer.executableURL = tortureExecutable
-        writer.arguments = ["stop-after-link", directory, "racing"]
-        let pipe = Pipe()
-        writer.standardOutput = pipe
-        try writer.run()
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let directory = scratch.child("store")
+        let writer = try ChildProcess.start(tortureExecutable, ["stop-after-link", directory, "racing"], in: scratch)
         let deadline = Date(timeIntervalSinceNow: 30)
-        while !isStopped(writer.processIdentifier) && Date() < deadline { usleep(5000) }
-        #expect(isStopped(writer.processIdentifier), "the writer stopped after linking")
+        while !isStopped(writer.pid) && Date() < deadline { usleep(5000) }
+        #expect(isStopped(writer.pid), "the writer stopped after linking")
         #expect(storedCopy(of: tortureValue(7), in: directory) != nil, "linked (or packed), not journaled")
 
         let impatient = try BlobStore(at: directory, configuration: .init(lockTimeout: .milliseconds(300)))
@@ -160,10 +147,10 @@ private func sha256(_ value: Data) -> [UInt8] {
         }
         usleep(300_000)
         #expect(outcome.get() == nil, "GC waits for the writer's lock")
-        kill(writer.processIdentifier, SIGCONT)
-        writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0)
-        #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "ack\n")
+        writer.send(SIGCONT)
+        let ended = try writer.wait()
+        #expect(ended.status == 0)
+        #expect(ended.stdout == "ack\n")
         collected.wait()
         let report = try #require(try outcome.get()?.get())
         #expect(report.blobsDeleted == 0 && report.packsDeleted == 0)
@@ -175,20 +162,19 @@ private func sha256(_ value: Data) -> [UInt8] {
     /// from other processes, again and again: every acknowledged put reads back right.
     @Test func aWriterLosesNothingWhileCompactAndGCRunRepeatedly() throws {
         try withTemporaryDirectory { scratch in
-            let directory = scratch.path("store")
+            let directory = scratch.child("store")
             let count = 20_000
-            let loop = try PutLoop(store: directory, prefix: "w", count: count, durability: "none")
+            let loop = try PutLoop(store: directory, prefix: "w", count: count, durability: "none", in: scratch)
             #expect(loop.waitForFirstAcknowledgement())
             var runs = 0
-            while loop.process.isRunning {
+            while loop.child.isRunning {
                 let command = runs % 2 == 0 ? ["compact"] : ["gc", "--grace", "0s"]
                 let run = try blobstore(["--store", directory] + command, in: scratch)
                 #expect(run.status == 0, "\(command): \(String(decoding: run.standardError, as: UTF8.self))")
                 runs += 1
             }
-            loop.process.waitUntilExit()
-            #expect(loop.process.terminationStatus == 0)
-            let acknowledged = loop.acknowledged()
+            let (acknowledged, execution) = try loop.end()
+            #expect(execution.status == 0)
             #expect(acknowledged.count == count)
             #expect(runs >= 6, "compact and gc ran again and again while the writer wrote")
             let store = try BlobStore(at: directory)

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Glibc
 import Synchronization
@@ -17,7 +18,7 @@ import Testing
     /// returns wrong bytes, and afterwards every value reads back and verify finds nothing.
     @Test func aRepackInAnotherProcessNeverCostsAReaderItsValues() throws {
         try withTemporaryDirectory { scratch in
-            let path = scratch.path("store")
+            let path = scratch.child("store")
             var configuration = BlobStore.Configuration(durability: .none)
             configuration.packSize = 64 << 10
             let store = try BlobStore(at: path, configuration: configuration)

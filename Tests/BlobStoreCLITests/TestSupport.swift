@@ -1,68 +1,12 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Testing
 
-/// The result of running the built `blobstore` binary.
-struct Execution {
-    var status: Int32
-    var standardOutput: Data
-    var standardError: Data
+/// The `blobstore` executable of the build products.
+let blobstoreExecutable = BuiltProducts.executable("blobstore")
 
-    var stdout: String { String(decoding: standardOutput, as: UTF8.self) }
-    var stderr: String { String(decoding: standardError, as: UTF8.self) }
-}
-
-/// A fresh directory under the system's temporary directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let url: URL
-    var path: String { url.path }
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("blobstore-cli-tests-" + UUID().uuidString)
-        // 0700 whatever the umask: a store directory others may write is refused.
-        try FileManager.default.createDirectory(
-            at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    }
-
-    /// A path inside the directory (not created).
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    /// Writes `bytes` to `name` inside the directory and returns its path.
-    @discardableResult
-    func write(_ name: String, _ bytes: Data) throws -> String {
-        let file = url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(
-            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try bytes.write(to: file)
-        return file.path
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
-
-/// Runs `body` with a fresh temporary directory and removes it afterwards.
-func withTemporaryDirectory<R>(_ body: (TemporaryDirectory) throws -> R) throws -> R {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    return try body(directory)
-}
-
-/// The `blobstore` executable next to the test bundle in the build products directory, or
-/// under `.build/debug` of the package.
-let blobstoreExecutable: URL = {
-    let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    let sibling = testBinary.deletingLastPathComponent().appendingPathComponent("blobstore")
-    if FileManager.default.isExecutableFile(atPath: sibling.path) { return sibling }
-    let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    return packageRoot.appendingPathComponent(".build/debug/blobstore")
-}()
-
-/// Runs `blobstore arguments…` with `input` on standard input. Output goes through files, so a
-/// large output cannot fill a pipe and deadlock.
+/// Runs `blobstore arguments…` with `input` on standard input (``ChildProcess/run(_:_:input:environment:in:)``).
 ///
 /// The child's `BLOBSTORE_DIR` points into `scratch` unless `environment` sets it, so a test
 /// that forgets `--store` never touches the user's store.
@@ -70,46 +14,10 @@ func blobstore(
     _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
     in scratch: TemporaryDirectory
 ) throws -> Execution {
-    let id = UUID().uuidString
-    let inputPath = try scratch.write("io-\(id).in", input)
-    let outputPath = try scratch.write("io-\(id).out", Data())
-    let errorPath = try scratch.write("io-\(id).err", Data())
-    defer {
-        for path in [inputPath, outputPath, errorPath] { try? FileManager.default.removeItem(atPath: path) }
-    }
-    let process = Process()
-    process.executableURL = blobstoreExecutable
-    process.arguments = arguments
-    var childEnvironment = ProcessInfo.processInfo.environment
-    childEnvironment["BLOBSTORE_DIR"] = scratch.path("default-store")
+    var childEnvironment = ["BLOBSTORE_DIR": scratch.child("default-store")]
     childEnvironment.merge(environment) { _, new in new }
-    process.environment = childEnvironment
-    let inputHandle = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputPath))
-    let outputHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-    let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-    process.standardInput = inputHandle
-    process.standardOutput = outputHandle
-    process.standardError = errorHandle
-    try process.run()
-    process.waitUntilExit()
-    try inputHandle.close()
-    try outputHandle.close()
-    try errorHandle.close()
-    return Execution(
-        status: process.terminationStatus,
-        standardOutput: try Data(contentsOf: URL(fileURLWithPath: outputPath)),
-        standardError: try Data(contentsOf: URL(fileURLWithPath: errorPath)))
-}
-
-/// The regular files under `directory`, recursively.
-func regularFiles(under directory: String) -> [String] {
-    guard let walk = FileManager.default.enumerator(atPath: directory) else { return [] }
-    var files: [String] = []
-    while let path = walk.nextObject() as? String {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: directory + "/" + path)
-        if attributes?[.type] as? FileAttributeType == .typeRegular { files.append(path) }
-    }
-    return files
+    return try ChildProcess.run(
+        blobstoreExecutable, arguments, input: input, environment: childEnvironment, in: scratch)
 }
 
 /// Where the bytes of `value` are in the store at `store`: its loose file, or the needle that

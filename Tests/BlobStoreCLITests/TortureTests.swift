@@ -1,3 +1,4 @@
+import BlobStoreTestKit
 import Foundation
 import Testing
 
@@ -16,21 +17,15 @@ import Testing
     /// random moments round after round, with durabilities mixed: after every round the store
     /// opens clean and holds everything acknowledged, and no read was ever wrong.
     @Test func crashTortureLosesNothingAcknowledged() throws {
-        let directory = NSTemporaryDirectory() + "blobstore-torture-" + UUID().uuidString
-        defer {
-            try? FileManager.default.removeItem(atPath: directory)
-            try? FileManager.default.removeItem(atPath: directory + ".logs")
-        }
-        let process = Process()
-        process.executableURL = tortureExecutable
-        process.arguments = ["torture", "--store", directory, "--rounds", String(crashRounds), "--workers", "3"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        // The driver keeps its workers' logs in `<store>.logs`, inside the scratch directory too.
+        let directory = scratch.child("store")
+        let run = try ChildProcess.run(
+            tortureExecutable,
+            ["torture", "--store", directory, "--rounds", String(crashRounds), "--workers", "3"], in: scratch)
+        let output = run.stdout
+        #expect(run.status == 0, "\(output)")
         let lines = output.split(separator: "\n")
         #expect(lines.count == 1, "\(output)")
         let summary = fields(lines.last ?? "")

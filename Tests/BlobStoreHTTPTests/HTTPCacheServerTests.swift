@@ -1,6 +1,7 @@
 import BlobStore
 import BlobStoreCache
 import BlobStoreHTTP
+import BlobStoreTestKit
 import Foundation
 import HTTPTestServer
 import Testing
@@ -32,8 +33,8 @@ private func withServerAndCache(
     memoryBytes: Int = 1 << 20, policy: HTTPCachePolicy = HTTPCachePolicy(),
     _ body: (TestServer, HTTPCache) async throws -> Void
 ) async throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
+    let directory = TemporaryDirectory()
+    defer { directory.cleanup() }
     let cache = try makeCache(in: directory, memoryBytes: memoryBytes, policy: policy)
     defer { try? cache.cachedStore.disk.close() }
     try await withServer { server in try await body(server, cache) }
@@ -350,8 +351,8 @@ struct HTTPCacheServerTests {
 
     @Test("A body larger than the store's capacity is served and not stored")
     func bodyLargerThanCapacity() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
         var configuration = BlobStore.Configuration(durability: .none)
         configuration.limits = EvictionLimits(capacity: 4096)
         let disk = try BlobStore(at: directory.child("store"), configuration: configuration)
@@ -415,8 +416,8 @@ struct HTTPCacheServerTests {
 
     @Test("A variant too large for the store leaves the other variants")
     func tooLargeVariantKeepsOthers() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
         var configuration = BlobStore.Configuration(durability: .none)
         configuration.limits = EvictionLimits(capacity: 4096)
         let disk = try BlobStore(at: directory.child("store"), configuration: configuration)

@@ -1,6 +1,7 @@
 import BlobStore
 import BlobStoreCache
 import BlobStoreHTTP
+import BlobStoreTestKit
 import Foundation
 import HTTPTestServer
 import Testing
@@ -12,8 +13,8 @@ import Testing
 /// Opens a store in a new directory, registers a cache on it (with a 1 MiB memory tier when
 /// `memory`) with ``BlobStoreURLProtocol``, and runs `body` with the store.
 private func withRegisteredStore(memory: Bool, _ body: (BlobStore) async throws -> Void) async throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
+    let directory = TemporaryDirectory()
+    defer { directory.cleanup() }
     let disk = try BlobStore(at: directory.child("store"))
     defer { try? disk.close() }
     let tier = memory ? try MemoryTier(maxBytes: 1 << 20) : nil
@@ -105,8 +106,8 @@ struct URLProtocolTests {
 
     @Test("HTTPCache leaves the caller's session configuration unchanged")
     func sessionConfigurationIsCopied() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
         let disk = try BlobStore(at: directory.child("store"))
         defer { try? disk.close() }
         let configuration = URLSessionConfiguration.ephemeral
@@ -136,8 +137,8 @@ struct URLProtocolTests {
 
     @Test("The protocol handles GET and HEAD of http(s) URLs, and nothing without a registered cache")
     func unregisteredHandlesNothing() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
         BlobStoreURLProtocol.register(nil)
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/")))
         var head = request

@@ -1,6 +1,7 @@
 import BlobStore
 import BlobStoreCache
 import BlobStoreProxy
+import BlobStoreTestKit
 import Foundation
 import HTTPTestServer
 
@@ -9,20 +10,18 @@ import HTTPTestServer
 final class ProxyHarness: @unchecked Sendable {
     let origin: TestServer
     let server: ProxyServer
-    let directory: String
+    let directory: TemporaryDirectory
     private let stopped = DispatchSemaphore(value: 0)
 
     /// A proxy for the test server with `configure`'s changes to the default configuration.
     init(_ configure: (inout ProxyConfiguration) -> Void = { _ in }) throws {
         origin = try TestServer()
-        directory = NSTemporaryDirectory() + "blobstore-proxy-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        directory = TemporaryDirectory()
         var configuration = ProxyConfiguration(origin: URL(string: "http://127.0.0.1:\(origin.port)")!)
         configuration.port = 0
         configuration.metricsHost = "127.0.0.1"
         configure(&configuration)
-        let disk = try BlobStore(at: directory + "/store")
+        let disk = try directory.store("store")
         server = try ProxyServer(
             configuration: configuration,
             store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 16 << 20), recheckInterval: .seconds(1)),
@@ -59,7 +58,7 @@ final class ProxyHarness: @unchecked Sendable {
         server.shutdown()
         stopped.wait()
         origin.stop()
-        try? FileManager.default.removeItem(atPath: directory)
+        directory.cleanup()
     }
 }
 

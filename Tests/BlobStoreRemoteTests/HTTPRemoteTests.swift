@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -143,7 +144,7 @@ struct HTTPRemoteTests {
 
     @Test func serverThatNeverAnswersTimesOut() throws {
         // A listening socket that accepts connections (the kernel does) but never replies.
-        let (fd, port) = TestServers.listeningSocket()
+        let (fd, port) = LocalPorts.listening()
         defer { close(fd) }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
@@ -160,7 +161,7 @@ struct HTTPRemoteTests {
     }
 
     @Test func concurrentFailuresCountOneErrorAndArmOneCoolDown() throws {
-        let (fd, port) = TestServers.listeningSocket()  // accepts, never answers
+        let (fd, port) = LocalPorts.listening()  // accepts, never answers
         defer { close(fd) }
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Glibc
 import Synchronization
@@ -76,7 +77,7 @@ struct NameResolutionTests {
     }
 
     @Test func lookupThatAnswersInTimeGivesItsAddresses() throws {
-        let (listener, port) = TestServers.listeningSocket()
+        let (listener, port) = LocalPorts.listening()
         defer { close(listener) }
         let loopback = try SocketSyscalls.addresses("127.0.0.1", port, numericOnly: true).get()
         let answering = StalledResolver(answer: .success(loopback))
@@ -94,7 +95,7 @@ struct NameResolutionTests {
         #expect(try stalled.resolver.resolve(host: "::1", port: 1, timeout: .zero, server: "test").count == 1)
         #expect(stalled.lookups == 0)
         // "localhost" goes through the lookup thread (it is a name) and /etc/hosts answers it.
-        let (listener, port) = TestServers.listeningSocket()
+        let (listener, port) = LocalPorts.listening()
         defer { close(listener) }
         let fd = try SocketSyscalls.connect(host: "localhost", port: port, timeout: .seconds(1), server: "test")
         SocketSyscalls.close(fd)

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Glibc
 import Synchronization
@@ -39,7 +40,7 @@ final class CannedServer: Sendable {
     /// Answers the requests of each connection with the replies `makeReplies` gives for the
     /// server's port (a cluster's topology names it), one each, in order.
     init(keepOpen: Bool = false, replies makeReplies: (UInt16) -> [Data]) {
-        let (listener, port) = TestServers.listeningSocket()
+        let (listener, port) = LocalPorts.listening()
         self.listener = listener
         self.port = port
         let replies = makeReplies(port)

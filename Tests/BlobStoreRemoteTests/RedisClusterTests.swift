@@ -1,5 +1,6 @@
 import BlobStore
 import BlobStoreCLI
+import BlobStoreTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -284,41 +285,27 @@ struct RedisClusterTests {
         try value.write(to: URL(fileURLWithPath: file))
         let key = "k-" + UUID().uuidString
 
-        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, Data, String) {
-            let out = directory.child("out-\(UUID().uuidString)")
-            let err = directory.child("err-\(UUID().uuidString)")
-            _ = FileManager.default.createFile(atPath: out, contents: nil)
-            _ = FileManager.default.createFile(atPath: err, contents: nil)
-            let outHandle = try #require(FileHandle(forWritingAtPath: out))
-            let errHandle = try #require(FileHandle(forWritingAtPath: err))
-            let code = BlobStoreCLI.run(
-                arguments: arguments, environment: environment, standardInput: FileHandle.nullDevice,
-                standardOutput: outHandle, standardError: errHandle)
-            try outHandle.close()
-            try errHandle.close()
-            return (
-                code, FileManager.default.contents(atPath: out) ?? Data(),
-                String(decoding: FileManager.default.contents(atPath: err) ?? Data(), as: UTF8.self)
-            )
+        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CLIRun {
+            try runCLI(arguments, environment: environment, in: directory)
         }
 
         let put = try run(["--store", directory.child("A"), "--remote", cluster.url, "put", key, file])
-        #expect(put.0 == 0, "\(put.2)")
-        #expect(put.2.isEmpty, "\(put.2)")
+        #expect(put.code == 0, "\(put.stderr)")
+        #expect(put.stderr.isEmpty, "\(put.stderr)")
         let get = try run(
             ["--store", directory.child("B"), "get", key], environment: ["BLOBSTORE_REMOTE": cluster.url])
-        #expect(get.0 == 0, "\(get.2)")
-        #expect(get.1 == value)
+        #expect(get.code == 0, "\(get.stderr)")
+        #expect(get.stdout == value)
         let stats = try run(["--store", directory.child("B"), "stats", "--json"])
-        let json = try #require(try JSONSerialization.jsonObject(with: stats.1) as? [String: Any])
+        let json = try #require(try JSONSerialization.jsonObject(with: stats.stdout) as? [String: Any])
         #expect((json["remote"] as? [String: Any])?["hits"] as? Int == 1)
         let bad = try run(["--store", directory.child("C"), "--remote", "redis+cluster://h:1/0", "get", key])
-        #expect(bad.0 == 64)
+        #expect(bad.code == 64)
 
         // remote ping reaches every master and replica of the topology, from one seed.
         let ping = try run(["remote", "ping", "--json"], environment: ["BLOBSTORE_REMOTE": cluster.url])
-        #expect(ping.0 == 0, "\(ping.2)")
-        let report = try #require(try JSONSerialization.jsonObject(with: ping.1) as? [String: Any])
+        #expect(ping.code == 0, "\(ping.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: ping.stdout) as? [String: Any])
         let nodes = try #require(report["nodes"] as? [[String: Any]])
         let roles = nodes.compactMap { $0["role"] as? String }
         #expect(roles.filter { $0 == "master" }.count == 3)
@@ -326,9 +313,10 @@ struct RedisClusterTests {
         #expect(Set(nodes.compactMap { $0["node"] as? String }) == Set(cluster.ports.map { "redis://127.0.0.1:\($0)" }))
         #expect(nodes.allSatisfy { ($0["latencyMilliseconds"] as? Double ?? -1) >= 0 && $0["error"] is NSNull })
         let text = try run(["--remote", cluster.url, "remote", "ping"])
-        #expect(text.0 == 0, "\(text.2)")
+        #expect(text.code == 0, "\(text.stderr)")
         #expect(
-            String(decoding: text.1, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("replica ") }.count
+            String(decoding: text.stdout, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("replica ") }
+                .count
                 == 3)
     }
 

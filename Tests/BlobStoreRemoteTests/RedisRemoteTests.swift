@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -178,7 +179,7 @@ struct RedisRemoteTests {
     @Test func coolDownEndsAndTheRemoteIsUsedAgain() throws {
         try withRedis { _, directory, remote in
             let unreachable = try RedisBackend(
-                server: RedisServer(host: "127.0.0.1", port: TestServers.freePort()), timeouts: testTimeouts)
+                server: RedisServer(host: "127.0.0.1", port: LocalPorts.free()), timeouts: testTimeouts)
             let configuration = RemoteConfiguration(coolDown: .milliseconds(200))
             let store = TieredStore(local: try directory.store("a"), remote: unreachable, configuration: configuration)
             #expect(try store.value(for: "k") == nil)

@@ -1,5 +1,6 @@
 import BlobStore
 import BlobStoreCLI
+import BlobStoreTestKit
 import Foundation
 import Testing
 
@@ -11,29 +12,10 @@ import Testing
 /// else private ones.
 @Suite("Remote CLI")
 struct RemoteCLITests {
-    struct Run {
-        var code: Int32
-        var stdout: Data
-        var stderr: String
-    }
-
     private func run(_ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory)
-        throws -> Run
+        throws -> CLIRun
     {
-        let outPath = directory.child("stdout-\(UUID().uuidString)")
-        let errPath = directory.child("stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try #require(FileHandle(forWritingAtPath: outPath))
-        let err = try #require(FileHandle(forWritingAtPath: errPath))
-        let code = BlobStoreCLI.run(
-            arguments: arguments, environment: environment, standardInput: FileHandle.nullDevice, standardOutput: out,
-            standardError: err)
-        try out.close()
-        try err.close()
-        return Run(
-            code: code, stdout: FileManager.default.contents(atPath: outPath) ?? Data(),
-            stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
+        try runCLI(arguments, environment: environment, in: directory)
     }
 
     /// A shared server's URL from the environment, or a private server started now.
@@ -106,7 +88,7 @@ struct RemoteCLITests {
     @Test func remoteDownCommandsSucceedLocallyWithAWarning() throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
-        let url = "redis://127.0.0.1:\(TestServers.freePort())"
+        let url = "redis://127.0.0.1:\(LocalPorts.free())"
         let file = directory.child("f")
         try Data("v".utf8).write(to: URL(fileURLWithPath: file))
         let put = try run(["--store", directory.child("A"), "--remote", url, "put", "k", file], in: directory)

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Dispatch
 import Foundation
 import Glibc

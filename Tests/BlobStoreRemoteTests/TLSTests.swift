@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Glibc
 import Testing
@@ -109,7 +110,7 @@ struct TLSTests {
     }
 
     @Test func handshakeWithAServerThatNeverAnswersTimesOut() throws {
-        let (fd, port) = TestServers.listeningSocket()  // accepts, never answers
+        let (fd, port) = LocalPorts.listening()  // accepts, never answers
         defer { close(fd) }
         let remote = try HTTPCacheBackend(
             baseURL: URL(string: "https://127.0.0.1:\(port)")!,

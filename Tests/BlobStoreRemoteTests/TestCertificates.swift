@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Testing
 
@@ -18,20 +19,17 @@ struct TestCertificates {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../scripts/test-certificates.sh").standardizedFileURL.path
 
+    /// Where the certificates are (kept for the life of the process: servers read them).
     let directory: String
 
     /// Runs the script; a failure (no openssl) fails the test.
     init() throws {
-        directory = try TestServers.makeDirectory("certificates")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.script, directory]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        let scratch = TemporaryDirectory()
+        directory = scratch.path
+        let run = try ChildProcess.run("/bin/bash", [Self.script, directory], in: scratch)
         try #require(
-            process.terminationStatus == 0,
-            "scripts/test-certificates.sh failed (is openssl installed? run scripts/install-deps.sh)")
+            run.status == 0,
+            "scripts/test-certificates.sh failed (is openssl installed? run scripts/install-deps.sh): \(run.stderr)")
     }
 
     /// The test CA, which signed every certificate of ``Name``.

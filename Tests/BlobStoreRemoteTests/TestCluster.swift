@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Glibc
 import Testing
@@ -190,24 +191,15 @@ final class TestCluster: Sendable {
         }
     }
 
-    /// Runs a program to its end: its status and what it wrote.
+    /// Runs a program to its end: its status and what it wrote (standard output, then error).
     @discardableResult
     static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:]) throws
         -> (Int32, String)
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let run = try withTemporaryDirectory { scratch in
+            try ChildProcess.run(program, arguments, environment: environment, in: scratch)
         }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (run.status, run.stdout + run.stderr)
     }
 }
 

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Glibc
 import Synchronization
@@ -8,12 +9,12 @@ import Testing
 
 /// A redis-server or nginx this test started on 127.0.0.1, with its own configuration, pidfile
 /// and data under a temporary directory; stopped and removed by ``stop()`` or on deinit.
-final class ServerProcess: @unchecked Sendable {
-    let process: Process
+final class ServerProcess: Sendable {
+    let process: RunningChild
     let port: UInt16
     let directory: String
 
-    init(process: Process, port: UInt16, directory: String) {
+    init(process: RunningChild, port: UInt16, directory: String) {
         self.process = process
         self.port = port
         self.directory = directory
@@ -24,8 +25,8 @@ final class ServerProcess: @unchecked Sendable {
     /// SIGKILL, as a crash or a lost machine: no goodbye to clients.
     func kill() {
         if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.send(SIGKILL)
+            _ = try? process.wait()
         }
     }
 
@@ -69,8 +70,9 @@ enum TestServers {
         try #require(
             FileManager.default.isExecutableFile(atPath: redisBinary),
             "redis-server is not installed: run scripts/install-deps.sh")
-        let directory = try makeDirectory("redis")
-        let port = freePort()
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
+        let port = LocalPorts.free()
         var arguments = [
             "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
             "--daemonize", "no", "--dir", directory, "--pidfile", directory + "/redis.pid",
@@ -80,7 +82,7 @@ enum TestServers {
             arguments += ["--maxmemory", maxmemory, "--maxmemory-policy", "allkeys-lru", "--maxmemory-samples", "10"]
         }
         if let password { arguments += ["--requirepass", password] }
-        return try launch(redisBinary, arguments, port: port, directory: directory)
+        return try launch(redisBinary, arguments, port: port, in: scratch)
     }
 
     /// An nginx serving `<directory>/root` with WebDAV PUT (scripts/nginx-cache.conf).
@@ -90,8 +92,9 @@ enum TestServers {
         try #require(
             FileManager.default.isExecutableFile(atPath: nginxBinary),
             "nginx is not installed: run scripts/install-deps.sh")
-        let directory = try makeDirectory("nginx")
-        let port = freePort()
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
+        let port = LocalPorts.free()
         try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
         var authentication = ""
         if let htpasswd {
@@ -105,7 +108,7 @@ enum TestServers {
         try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         return try launch(
             nginxBinary, ["-p", directory, "-e", directory + "/error.log", "-c", directory + "/nginx.conf"], port: port,
-            directory: directory)
+            in: scratch)
     }
 
     /// The TLS variant of that configuration (scripts/nginx-cache-tls.conf).
@@ -122,8 +125,9 @@ enum TestServers {
         try #require(
             FileManager.default.isExecutableFile(atPath: nginxBinary),
             "nginx is not installed: run scripts/install-deps.sh")
-        let directory = try makeDirectory("nginx-tls")
-        let port = freePort()
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
+        let port = LocalPorts.free()
         try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
         let template = try String(contentsOfFile: nginxTLSTemplate, encoding: .utf8)
         let configuration = template.replacingOccurrences(of: "@DIR@", with: directory)
@@ -133,7 +137,7 @@ enum TestServers {
         try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         return try launch(
             nginxBinary, ["-p", directory, "-e", directory + "/error.log", "-c", directory + "/nginx.conf"], port: port,
-            directory: directory)
+            in: scratch)
     }
 
     /// A redis-server that speaks TLS only (`--port 0 --tls-port`), presenting `certificate` of
@@ -144,8 +148,9 @@ enum TestServers {
         try #require(
             FileManager.default.isExecutableFile(atPath: redisBinary),
             "redis-server is not installed: run scripts/install-deps.sh")
-        let directory = try makeDirectory("redis-tls")
-        let port = freePort()
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
+        let port = LocalPorts.free()
         let arguments = [
             "--port", "0", "--tls-port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
             "--daemonize", "no", "--dir", directory, "--pidfile", directory + "/redis.pid",
@@ -154,20 +159,18 @@ enum TestServers {
             "--tls-key-file", certificates.base(certificate) + ".key",
             "--tls-ca-cert-file", certificates.caFile, "--tls-auth-clients", "no",
         ]
-        return try launch(redisBinary, arguments, port: port, directory: directory)
+        return try launch(redisBinary, arguments, port: port, in: scratch)
     }
 
     // MARK: - Helpers
 
-    private static func launch(_ binary: String, _ arguments: [String], port: UInt16, directory: String) throws
-        -> ServerProcess
+    /// Starts `binary` with its files in `scratch` (removed when the server stops) and waits until
+    /// it listens on `port`.
+    private static func launch(_ binary: String, _ arguments: [String], port: UInt16, in scratch: TemporaryDirectory)
+        throws -> ServerProcess
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        let directory = scratch.path
+        let process = try ChildProcess.start(binary, arguments, in: scratch)
         let server = ServerProcess(process: process, port: port, directory: directory)
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
@@ -184,67 +187,6 @@ enum TestServers {
         throw BlobStoreError(.io, "server did not start")
     }
 
-    /// A port the kernel just handed out and released: free unless someone takes it at once.
-    static func freePort() -> UInt16 {
-        let (fd, port) = boundSocket()
-        close(fd)
-        return port
-    }
-
-    /// A socket listening on 127.0.0.1 at a port the kernel chose; the caller closes it. The
-    /// kernel accepts connections on it whether or not anyone calls `accept`.
-    static func listeningSocket() -> (fd: CInt, port: UInt16) {
-        let (fd, port) = boundSocket()
-        precondition(listen(fd, 16) == 0, "listen failed")
-        return (fd, port)
-    }
-
-    /// A TCP socket bound to 127.0.0.1 at a port the kernel chose.
-    private static func boundSocket() -> (fd: CInt, port: UInt16) {
-        let fd = socket(AF_INET, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
-        precondition(fd >= 0, "socket failed")
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
-            }
-        }
-        precondition(bound, "bind failed")
-        return (fd, UInt16(bigEndian: address.sin_port))
-    }
-
-    static func makeDirectory(_ name: String) throws -> String {
-        let path = NSTemporaryDirectory() + "blobstore-\(name)-" + UUID().uuidString
-        try FileManager.default.createDirectory(
-            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return path
-    }
-}
-
-/// A fresh directory for stores, removed by `cleanup()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "blobstore-remote-tests-" + UUID().uuidString
-        try! FileManager.default.createDirectory(
-            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    }
-
-    func child(_ name: String) -> String { path + "/" + name }
-
-    /// A new store at `child(name)` with durability `none` (speed; durability is not under test).
-    func store(_ name: String) throws -> BlobStore {
-        var configuration = BlobStore.Configuration()
-        configuration.durability = .none
-        return try BlobStore(at: child(name), configuration: configuration)
-    }
-
-    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// `count` puts from as many threads through one `TieredStore` with an empty store of its own,

@@ -1,5 +1,6 @@
 import BlobStore
 import BlobStoreHTTP
+import BlobStoreTestKit
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import BlobStoreTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -119,7 +120,7 @@ private func waitForWaiters(_ store: BlobStore, _ count: Int) {
     }
 
     @Test func errorsCarryTheirMessageCodeAndUnderlyingError() throws {
-        let system = BlobStoreError.system("open", path: "/nowhere/x", errno: ENOENT)
+        let system = BlobStoreError.system(.open, path: "/nowhere/x", errno: ENOENT)
         #expect(system.localizedDescription == system.description)
         #expect(system.localizedDescription.contains("/nowhere/x"))
         #expect(system.failureReason == String(cString: strerror(ENOENT)))

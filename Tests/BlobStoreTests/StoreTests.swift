@@ -1,3 +1,4 @@
+import BlobStoreTestKit
 import Foundation
 import Testing
 

@@ -16,7 +16,7 @@ Any path except /_count and /_release answers with headers chosen by the query:
   cc304=<Cache-Control> etag304=<ETag>  (sent instead of `cc`, `etag` on a 304)
   gate=1               (hold a 304, counted, until GET /_release)
   delay=<seconds>      (wait this long before answering)
-  hold=1               (hold the response, counted, until GET /_release)
+  hold=1               (hold the response, counted, until GET /_release, at most 300 s)
   interim=<code>       (send an interim response, e.g. 103 with a Link field, before the final one)
   failafter=<n>        (answer 503 once this exact target has had n requests)
   stream=<n>           (a body of n deterministic bytes, generated as it is sent: any size)
@@ -137,7 +137,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         self.count(False)
         if "hold" in query:
-            released.wait(30)
+            released.wait(300)
         if "header" in query:
             name, _, value = query["header"].partition(":")
             headers.append((name.strip(), value.strip()))

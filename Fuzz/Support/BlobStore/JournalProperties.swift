@@ -1,7 +1,9 @@
-// Shared by the fuzz harnesses (compiled into each fuzzer binary with the library sources; not
-// part of the package). Fuzz/README.md lists what each harness checks.
+// Shared by the fuzz harnesses of the BlobStore module (the target BlobStoreFuzzSupport, declared
+// only for fuzz builds: Package.swift). Fuzz/README.md lists what each harness checks.
 
 import Glibc
+
+@testable import BlobStore
 
 // MARK: - Properties of a scan
 

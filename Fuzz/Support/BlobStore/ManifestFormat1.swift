@@ -8,6 +8,8 @@
 //                has_expiry:u8 [expires:varint] metadata:bytes        (no location)
 //     end     := frame(type 6, total_entries:varint)
 
+@testable import BlobStore
+
 enum ManifestFormat1 {
     /// One format-1 entry: the format-2 entry without its location (which is dropped).
     static func encode(_ item: ManifestEntry, into writer: inout ByteWriter) {

@@ -3,6 +3,8 @@
 
 /// Reads `bytes` (a format-1 manifest without its header) and returns the entries handed over
 /// and the result.
+@testable import BlobStore
+
 func readManifest(_ bytes: [UInt8]) -> ([ManifestEntry], ManifestReader.Result) {
     var entries: [ManifestEntry] = []
     let result = bytes.withUnsafeBytes { ManifestReader.read($0) { entries.append($0) } }

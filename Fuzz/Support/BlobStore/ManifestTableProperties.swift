@@ -3,6 +3,8 @@
 
 /// Opens `bytes` (a whole manifest file, header included) as a table, or `nil` when opening
 /// throws.
+@testable import BlobStore
+
 func openManifestTable(_ bytes: [UInt8]) -> ManifestTable? {
     try? ManifestTable(FileMapping(copying: bytes))
 }

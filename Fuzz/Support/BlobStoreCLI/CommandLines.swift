@@ -4,6 +4,10 @@
 /// The command line a harness input stands for: the bytes split at every NUL and newline (empty
 /// arguments included), each decoded as UTF-8 with invalid bytes replaced by U+FFFD, as
 /// `CommandLine.arguments` decodes them. No bytes is no arguments.
+import BlobStore
+
+@testable import BlobStoreCLI
+
 func argumentVector(_ bytes: [UInt8]) -> [String] {
     guard !bytes.isEmpty else { return [] }
     return bytes.split(omittingEmptySubsequences: false) { $0 == 0 || $0 == 10 }

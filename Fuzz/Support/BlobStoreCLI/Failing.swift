@@ -1,7 +1,11 @@
-// Shared by the harnesses compiled into the BlobStoreCLI module (not part of the package).
+// Shared by the harnesses of the BlobStoreCLI module (the target BlobStoreCLIFuzzSupport, declared only for
+// fuzz builds: Package.swift).
 // Their input needs no transformation to replay: libFuzzer's crash-<sha1> file is the repro.
 
+import BlobStore
 import Glibc
+
+@testable import BlobStoreCLI
 
 /// Traps with `message` unless `condition` holds.
 @inline(__always)

@@ -4,6 +4,10 @@
 // the amount as exact decimal digits (no UInt64 arithmetic that could overflow).
 
 /// A value as the grammar `number = digits ["." digits]`, then a unit, reads it.
+import BlobStore
+
+@testable import BlobStoreCLI
+
 enum ReferenceScan {
     case empty
     /// `-` and then a number.

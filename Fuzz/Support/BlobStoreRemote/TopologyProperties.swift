@@ -1,8 +1,12 @@
-// Shared by the harnesses compiled into the BlobStoreRemote module (not part of the package).
+// Shared by the harnesses of the BlobStoreRemote module (the target BlobStoreRemoteFuzzSupport, declared only for
+// fuzz builds: Package.swift).
 // Their input needs no transformation to replay: libFuzzer's crash-<sha1> file is the repro.
 
+import BlobStore
 import Foundation
 import Glibc
+
+@testable import BlobStoreRemote
 
 /// Traps with `message` unless `condition` holds.
 @inline(__always)

@@ -50,8 +50,9 @@ public struct BlobStoreError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var path: String?
     public var errno: Int32?
-    /// The system call that failed (`"fsync"`, `"write"`, …), for errors that come from one.
-    public var call: String?
+    /// The system call that failed (``SystemCall/fsync``, ``SystemCall/write``, …), for errors
+    /// that come from one.
+    public var call: SystemCall?
     public var location: String
     /// The error this one wraps, when it comes from another library (a `Codable` coder's, a
     /// network transport's); `nil` otherwise.
@@ -82,11 +83,11 @@ extension BlobStoreError {
     /// Maps a failed system call to an error whose message says what to do.
     ///
     /// - Parameters:
-    ///   - call: The system call's name, as in its man page.
+    ///   - call: The system call.
     ///   - path: The file it acted on.
     ///   - errno: The `errno` it set.
     static func system(
-        _ call: String, path: String, errno: Int32,
+        _ call: SystemCall, path: String, errno: Int32,
         file: StaticString = #fileID, line: UInt = #line
     ) -> BlobStoreError {
         var error = mapped(call, path: path, errno: errno, file: file, line: line)
@@ -95,11 +96,11 @@ extension BlobStoreError {
     }
 
     /// Whether this is a failed `fsync`/`fdatasync`: after one, nothing more may be acknowledged
-    /// (DESIGN.md, invariant 7).
-    var isSyncFailure: Bool { call == "fsync" || call == "fdatasync" }
+    /// (docs/design.md, "The poison rule").
+    var isSyncFailure: Bool { call?.isSync ?? false }
 
     private static func mapped(
-        _ call: String, path: String, errno: Int32, file: StaticString, line: UInt
+        _ call: SystemCall, path: String, errno: Int32, file: StaticString, line: UInt
     ) -> BlobStoreError {
         switch errno {
         case ENOSPC, EDQUOT:

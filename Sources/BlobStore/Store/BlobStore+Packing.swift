@@ -30,7 +30,9 @@ extension BlobStore {
                 if let packToSync { try syncOrPoison { try Syscalls.fdatasync(packToSync) } }
                 appended = true
             }
-            if appended { TestHooks.reach(.putBlobLinked) }
+            #if BLOBSTORE_FAULT_INJECTION
+                if appended { TestHooks.reach(.putBlobLinked) }
+            #endif
             try state.withLock { state in
                 try checkWritable(state)
                 try state.append([.put(located)])

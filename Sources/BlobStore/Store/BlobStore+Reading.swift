@@ -11,13 +11,19 @@ extension BlobStore {
     /// Records an access for eviction. Verifies the digest unless
     /// ``Configuration/verifyReads`` is off.
     public func entry(for key: StoreKey) throws -> StoredEntry? {
-        guard let (entry, packed) = try lookup(key) else { return nil }
+        try readEntry(for: key).value
+    }
+
+    /// ``entry(for:)``, saying whether a miss found no entry or a damaged copy.
+    public func readEntry(for key: StoreKey) throws -> ReadOutcome<StoredEntry> {
+        guard let (entry, packed) = try lookup(key) else { return .absent }
         let result =
             try packed.map { Self.checked($0, digest: entry.digest, verify: configuration.verifyReads) }
             ?? content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads)
-        guard let data = try settle(result, digest: entry.digest) else { return nil }
-        recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-        return StoredEntry(info: EntryInfo(key: key, entry: entry), value: data, tier: .disk)
+        return try settle(result, digest: entry.digest).map { data in
+            recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
+            return StoredEntry(info: EntryInfo(key: key, entry: entry), value: data, tier: .disk)
+        }
     }
 
     /// A read-only handle on the blob holding `key`'s value, positioned at its start, for large
@@ -27,7 +33,13 @@ extension BlobStore {
     /// ``Configuration/verifyReads`` is off, so what the handle reads is what was checked, even
     /// if the key is removed and garbage collected meanwhile. The caller closes the handle.
     public func fileHandle(for key: StoreKey) throws -> FileHandle? {
-        try openVerified(key)?.handle
+        try openValue(for: key).value
+    }
+
+    /// ``fileHandle(for:)-4ol5e``, saying whether a miss found no entry or a damaged copy. The
+    /// caller closes a handle it is given.
+    public func openValue(for key: StoreKey) throws -> ReadOutcome<FileHandle> {
+        try openVerified(key).map(\.handle)
     }
 
     /// A file URL of the read-only blob holding `key`'s value, verified like
@@ -41,7 +53,7 @@ extension BlobStore {
     /// grace period. In a store open for reading only, such a value throws
     /// ``BlobStoreError/Code/permissionDenied``; use ``fileHandle(for:)-4ol5e`` there.
     public func fileURL(for key: StoreKey) throws -> URL? {
-        guard let (digest, handle, packed) = try openVerified(key) else { return nil }
+        guard let (digest, handle, packed) = try openVerified(key).value else { return nil }
         defer { try? handle.close() }
         if let packed { try materialize(packed, digest: digest) }
         return URL(fileURLWithPath: layout.blobPath(digest))
@@ -53,7 +65,7 @@ extension BlobStore {
         let result =
             try packed.map { Self.checked($0, digest: digest, verify: true) }
             ?? content.read(digest, expectedSize: size, verify: true)
-        guard let data = try settle(result, digest: digest, repairingMissing: size != nil) else { return nil }
+        guard let data = try settle(result, digest: digest, repairingMissing: size != nil).value else { return nil }
         state.withLock { $0.index.markVerified(digest) }
         return data
     }
@@ -65,23 +77,30 @@ extension BlobStore {
     /// The blob is always verified, through this very descriptor (streamed through SHA-256), so
     /// what the handle reads is what was checked. The caller closes the handle.
     public func fileHandle(forBlob digest: SHA256Digest) throws -> FileHandle? {
+        try openBlob(digest).value
+    }
+
+    /// ``fileHandle(forBlob:)-3lign``, saying whether a miss found no such blob or a damaged copy
+    /// (one the index names that is missing, or a file that fails its check). The caller closes
+    /// a handle it is given.
+    public func openBlob(_ digest: SHA256Digest) throws -> ReadOutcome<FileHandle> {
         let (size, packed) = try indexedBlob(digest)
         if let packed {
-            guard let data = try settle(Self.checked(packed, digest: digest, verify: true), digest: digest) else {
-                return nil
+            return try settle(Self.checked(packed, digest: digest, verify: true), digest: digest).map { data in
+                state.withLock { $0.index.markVerified(digest) }
+                return try content.unnamedFile(containing: data)
             }
-            state.withLock { $0.index.markVerified(digest) }
-            return try content.unnamedFile(containing: data)
         }
         let fd: FileDescriptor
         let info: stat
         switch try content.open(digest) {
         case .missing:
-            if size != nil { try repair(digest, quarantine: false) }
-            return nil
+            guard size != nil else { return .absent }
+            try repair(digest, quarantine: false)
+            return .damaged
         case .notAFile:
             try repair(digest, quarantine: true)
-            return nil
+            return .damaged
         case .file(let opened, let status):
             (fd, info) = (opened, status)
         }
@@ -90,10 +109,10 @@ extension BlobStore {
         if case .corrupt = try content.verify(fd, digest: digest, expectedSize: expectedSize) {
             try? handle.close()
             try repair(digest, quarantine: true)
-            return nil
+            return .damaged
         }
         state.withLock { $0.index.markVerified(digest) }
-        return handle
+        return .found(handle)
     }
 
     /// Whether `key` has an unexpired entry. Reads no blob and records no access.
@@ -184,39 +203,42 @@ extension BlobStore {
         case file(FileDescriptor)
     }
 
-    /// Finds `key`'s live entry and opens its value; repairs and returns `nil` when the blob is
-    /// missing, not a file, or (packed) damaged. Records no hit: the caller does, once it has
-    /// what it returns.
-    func openEntry(_ key: StoreKey) throws -> (entry: IndexEntry, value: OpenedValue)? {
-        guard let (entry, packed) = try lookup(key) else { return nil }
+    /// Finds `key`'s live entry and opens its value; repairs and returns ``ReadOutcome/damaged``
+    /// when the blob is missing, not a file, or (packed) damaged. Records no hit: the caller
+    /// does, once it has what it returns.
+    func openEntry(_ key: StoreKey) throws -> ReadOutcome<(entry: IndexEntry, value: OpenedValue)> {
+        guard let (entry, packed) = try lookup(key) else { return .absent }
         if let packed {
             let checked = Self.checked(packed, digest: entry.digest, verify: configuration.verifyReads)
-            guard let data = try settle(checked, digest: entry.digest) else { return nil }
-            return (entry, .packed(data))
+            return try settle(checked, digest: entry.digest).map { (entry, .packed($0)) }
         }
         switch try content.open(entry.digest) {
         case .missing:
             try repair(entry.digest, quarantine: false)
-            return nil
+            return .damaged
         case .notAFile:
             try repair(entry.digest, quarantine: true)
-            return nil
+            return .damaged
         case .file(let fd, _):
-            return (entry, .file(fd))
+            return .found((entry, .file(fd)))
         }
     }
 
-    /// Opens `key`'s blob and verifies it through the same descriptor; repairs and returns `nil`
-    /// when it is missing or damaged.
-    private func openVerified(_ key: StoreKey) throws -> (digest: SHA256Digest, handle: FileHandle, packed: Data?)? {
-        guard let (entry, value) = try openEntry(key) else { return nil }
+    /// Opens `key`'s blob and verifies it through the same descriptor; repairs and returns
+    /// ``ReadOutcome/damaged`` when it is missing or damaged.
+    private func openVerified(_ key: StoreKey) throws -> ReadOutcome<
+        (digest: SHA256Digest, handle: FileHandle, packed: Data?)
+    > {
+        let entry: IndexEntry
         let fd: FileDescriptor
-        switch value {
-        case .packed(let data):
-            recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-            return (entry.digest, try content.unnamedFile(containing: data), data)
-        case .file(let opened):
-            fd = opened
+        switch try openEntry(key) {
+        case .absent: return .absent
+        case .damaged: return .damaged
+        case .found((let found, .packed(let data))):
+            recordHit(key, verified: configuration.verifyReads ? found.digest : nil)
+            return .found((found.digest, try content.unnamedFile(containing: data), data))
+        case .found((let found, .file(let opened))):
+            (entry, fd) = (found, opened)
         }
         let handle = FileHandle(fileDescriptor: fd.rawValue, closeOnDealloc: true)
         if configuration.verifyReads,
@@ -224,26 +246,27 @@ extension BlobStore {
         {
             try? handle.close()
             try repair(entry.digest, quarantine: true)
-            return nil
+            return .damaged
         }
         recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-        return (entry.digest, handle, nil)
+        return .found((entry.digest, handle, nil))
     }
 
-    /// The bytes a read found; for a blob found missing (when `repairingMissing`) or damaged,
-    /// the repair runs and the result is `nil`.
+    /// The bytes a read found; for a blob found missing (when `repairingMissing`: the index
+    /// names it) or damaged, the repair runs and the outcome is ``ReadOutcome/damaged``.
     private func settle(_ result: ContentStore.ReadResult, digest: SHA256Digest, repairingMissing: Bool = true)
-        throws -> Data?
+        throws -> ReadOutcome<Data>
     {
         switch result {
         case .found(let data):
-            return data
+            return .found(data)
         case .missing:
-            if repairingMissing { try repair(digest, quarantine: false) }
-            return nil
+            guard repairingMissing else { return .absent }
+            try repair(digest, quarantine: false)
+            return .damaged
         case .corrupt:
             try repair(digest, quarantine: true)
-            return nil
+            return .damaged
         }
     }
 

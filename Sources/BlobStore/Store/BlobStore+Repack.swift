@@ -79,7 +79,9 @@ extension BlobStore {
                         digest: blob.digest, size: blob.size, from: blob.location, to: appended.location)))
             outcome.needlesMoved += 1
         }
-        TestHooks.reach(.repackNeedlesCopied)
+        #if BLOBSTORE_FAULT_INJECTION
+            TestHooks.reach(.repackNeedlesCopied)
+        #endif
         let journal = state.journal.descriptor
         let writer = state.packs.writer?.descriptor
         try syncOrPoison(&state) {
@@ -90,7 +92,9 @@ extension BlobStore {
         try state.append(records)
         try syncOrPoison(&state) { try Syscalls.fdatasync(journal) }
         state.unsynced.journal = false
-        TestHooks.reach(.repackJournaled)
+        #if BLOBSTORE_FAULT_INJECTION
+            TestHooks.reach(.repackJournaled)
+        #endif
         outcome.packsRewritten += numbers.count
     }
 }

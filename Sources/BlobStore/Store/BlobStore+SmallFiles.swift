@@ -1,8 +1,9 @@
 import Glibc
 
-/// Small files at the top of the store that other modules of the package keep there
-/// (`remote-stats`): read and written with the store's own rules — no link followed, no FIFO
-/// waited on, a bounded read, an atomic replace with the configured file mode.
+/// Companion files: small files at the top of the store that other modules of the package keep
+/// there, each named `<module>-stats` by the module that owns it (`StoreLayout.isCompanionFileName`);
+/// read and written with the store's own rules — no link followed, no FIFO waited on, a bounded
+/// read, an atomic replace with the configured file mode.
 extension BlobStore {
     /// The bytes of the regular file `name` at the top of the store.
     ///
@@ -10,12 +11,14 @@ extension BlobStore {
     /// and at most `maximumSize` bytes are read.
     ///
     /// - Parameters:
-    ///   - name: A file name at the top of the store (`remote-stats`), no `/`.
+    ///   - name: A companion file's name (`<module>-stats`).
     ///   - maximumSize: The most bytes accepted.
     /// - Returns: The bytes, or `nil` when there is no such file.
-    /// - Throws: ``BlobStoreError/Code/corrupt`` for a link, a FIFO or another kind of file, or
+    /// - Throws: ``BlobStoreError/Code/invalidArgument`` for a name that is not a companion
+    ///   file's; ``BlobStoreError/Code/corrupt`` for a link, a FIFO or another kind of file, or
     ///   one larger than `maximumSize`; ``BlobStoreError`` when it cannot be read.
     package func readSmallFile(_ name: String, maximumSize: Int) throws -> [UInt8]? {
+        try Self.checkCompanionFileName(name)
         let path = layout.root + "/" + name
         let fd: FileDescriptor
         do {
@@ -45,9 +48,20 @@ extension BlobStore {
     /// Replaces the file `name` at the top of the store with `bytes`, atomically (temporary
     /// name `<name>.<hex>`, fsync, rename, directory fsync), with the configured file mode.
     ///
-    /// - Throws: ``BlobStoreError`` when it cannot be written (a read-only store).
+    /// - Throws: ``BlobStoreError/Code/invalidArgument`` for a name that is not a companion
+    ///   file's (the store would count it as a stranger); ``BlobStoreError`` when it cannot be
+    ///   written (a read-only store).
     package func writeSmallFile(_ name: String, _ bytes: [UInt8]) throws {
+        try Self.checkCompanionFileName(name)
         try BlobStore.writeFileAtomically(
             layout.root + "/" + name, bytes, directory: layout.root, mode: configuration.fileMode)
+    }
+
+    /// Throws unless `name` is a companion file's name.
+    private static func checkCompanionFileName(_ name: String) throws {
+        guard StoreLayout.isCompanionFileName(name) else {
+            throw BlobStoreError(
+                .invalidArgument, "\(name) is not a companion file's name: use <module>-stats, lowercase letters.")
+        }
     }
 }

@@ -85,7 +85,7 @@ extension BlobStore {
     ///   ``BlobStoreError``.
     public func chunks(for key: StoreKey, chunkSize: Int = 1 << 20) async throws -> BlobChunks? {
         try await offload(.stopWaiting) { () -> BlobChunks? in
-            guard let (entry, value) = try self.openEntry(key) else { return nil }
+            guard let (entry, value) = try self.openEntry(key).value else { return nil }
             let source: BlobChunks.Source
             switch value {
             case .packed(let data): source = .bytes(data)

@@ -371,7 +371,9 @@ extension BlobStore {
                 }
                 if let changed {
                     (linked, unlinked) = (blob.descriptor, nil)
-                    TestHooks.reach(.putBlobLinked)
+                    #if BLOBSTORE_FAULT_INJECTION
+                        TestHooks.reach(.putBlobLinked)
+                    #endif
                     try syncDirectories(changed)
                 }
             }

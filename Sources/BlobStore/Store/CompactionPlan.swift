@@ -52,7 +52,9 @@ struct CompactionPlan {
         let fresh: FileDescriptor
         do {
             try Self.writeSynced(manifestPath, manifest, mode: configuration.fileMode)
-            TestHooks.reach(.compactionManifestWritten)
+            #if BLOBSTORE_FAULT_INJECTION
+                TestHooks.reach(.compactionManifestWritten)
+            #endif
             fresh = try Syscalls.open(journalPath, O_RDWR | O_APPEND | O_CREAT | O_TRUNC, mode: configuration.fileMode)
         } catch {
             _ = try? Syscalls.unlink(manifestPath)
@@ -61,7 +63,9 @@ struct CompactionPlan {
         do {
             try JournalHeader(generation: next).encoded.withUnsafeBytes { try Syscalls.writeFully(fresh, $0) }
             try Syscalls.fsync(fresh)
-            TestHooks.reach(.compactionJournalCreated)
+            #if BLOBSTORE_FAULT_INJECTION
+                TestHooks.reach(.compactionJournalCreated)
+            #endif
             try Syscalls.fsyncDirectory(layout.root)
         } catch {
             Syscalls.close(fresh)

@@ -33,24 +33,36 @@ struct StoreLayout: Sendable {
         return nil
     }
 
-    /// The names that may appear at the top of a store; anything else makes a non-empty
-    /// directory "not a store".
-    /// `remote-stats` holds the remote tier's counters (BlobStoreRemote, docs/remote.md).
+    /// The store's own names at its top; these, generations, companion files and leftovers of
+    /// an atomic write are all that may appear there: anything else makes a non-empty directory
+    /// "not a store".
     static let knownNames: Set<String> = [
-        "LOCK", "CURRENT", "CACHEDIR.TAG", "limits", "blobs", "packs", "tmp", "quarantine", "remote-stats",
+        "LOCK", "CURRENT", "CACHEDIR.TAG", "limits", "blobs", "packs", "tmp", "quarantine",
     ]
 
     static func isStoreFileName(_ name: String) -> Bool {
         knownNames.contains(name) || name.hasPrefix("journal-") || name.hasPrefix("manifest-")
-            || isAtomicWriteLeftover(name)
+            || isCompanionFileName(name) || isAtomicWriteLeftover(name)
+    }
+
+    /// Whether `name` is a companion file's: `<module>-stats` (lowercase ASCII letters, then
+    /// `-stats`), a small file another module of the package keeps at the top of the store
+    /// (`BlobStore.writeSmallFile(_:_:)`; docs/format.md, "Layout"). The module owns
+    /// its name and content; the store never reads one, and counts it as part of the store.
+    static func isCompanionFileName(_ name: String) -> Bool {
+        let suffix = "-stats"
+        guard name.hasSuffix(suffix) else { return false }
+        let module = name.utf8.dropLast(suffix.utf8.count)
+        return !module.isEmpty && module.allSatisfy { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
     }
 
     /// A temporary name of ``BlobStore/writeFileAtomically(_:_:directory:mode:)`` (`CURRENT.<hex>`,
     /// `CACHEDIR.TAG.<hex>`): left behind when a creator was killed, or still in use by a
     /// concurrent one.
     static func isAtomicWriteLeftover(_ name: String) -> Bool {
-        name.hasPrefix("CURRENT.") || name.hasPrefix("CACHEDIR.TAG.") || name.hasPrefix("limits.")
-            || name.hasPrefix("remote-stats.")
+        if name.hasPrefix("CURRENT.") || name.hasPrefix("CACHEDIR.TAG.") || name.hasPrefix("limits.") { return true }
+        guard let dot = name.firstIndex(of: ".") else { return false }
+        return isCompanionFileName(String(name[..<dot]))
     }
 
     /// `blobs/sha256/ab`: the shard directory of a digest (its first two hex digits; docs/format.md

@@ -69,14 +69,18 @@ extension StoreState {
         _ written: CompactionPlan.Written, of plan: CompactionPlan, layout: StoreLayout,
         configuration: BlobStore.Configuration
     ) throws -> CompactionReport {
-        TestHooks.reach(.compactionCurrentSwapped)
+        #if BLOBSTORE_FAULT_INJECTION
+            TestHooks.reach(.compactionCurrentSwapped)
+        #endif
         var report = CompactionReport(
             generationBefore: plan.generation, generationAfter: written.generation, entries: written.entries.count,
             manifestBytes: UInt64(written.manifestBytes), oldManifestBytes: plan.oldManifestBytes,
             oldJournalBytes: plan.oldJournalBytes, blobsDeleted: 0, blobBytesDeleted: 0, seconds: 0)
         removeGenerations(
             except: written.generation, replaced: plan.generation, layout: layout, configuration: configuration)
-        TestHooks.reach(.compactionOldGenerationRemoved)
+        #if BLOBSTORE_FAULT_INJECTION
+            TestHooks.reach(.compactionOldGenerationRemoved)
+        #endif
         Syscalls.close(journal.descriptor)
         journal = Journal(written.journal, version: JournalFormat.version)
         generation = written.generation

@@ -51,7 +51,7 @@ struct StoreState: Sendable {
     /// A write appended in ``Durability/always`` mode and left the journal's sync to be run once
     /// the state mutex is let go (``BlobStore/write(_:)``).
     var journalSyncDeferred = false
-    /// Set when an `fsync` failed: nothing more is acknowledged (DESIGN.md, invariant 7).
+    /// Set when an `fsync` failed: nothing more is acknowledged (docs/design.md, "The poison rule").
     var poison: BlobStoreError?
     /// Set when the store must not be written (it belongs to another user) or the journal could
     /// only be opened for reading: reads work, writes throw this.
@@ -75,7 +75,7 @@ struct StoreState: Sendable {
     /// Whether the journal's tail or the manifest must be repaired before the next append.
     var needsRepair: Bool { journal.needsRepair || manifestDamaged || index.manifestDamage != nil }
 
-    /// The poison rule (DESIGN.md, invariant 7), in one place: after a failed sync, or a repair
+    /// The poison rule (docs/design.md, "The poison rule"), in one place: after a failed sync, or a repair
     /// that stopped half-way, this handle acknowledges nothing more. Keeps the first such
     /// failure (its message is the one users see) and returns `error`, to be thrown.
     @discardableResult

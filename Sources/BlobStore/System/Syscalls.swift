@@ -4,19 +4,22 @@ import Glibc
 /// Every system call the store makes, each wrapped once: `EINTR` is retried in one helper and
 /// failures become ``BlobStoreError`` values that name the call and the path.
 ///
-/// Calls that change files go through ``FaultInjection``'s hooks when a test has installed a
-/// plan (one relaxed atomic load otherwise).
+/// In builds with `BLOBSTORE_FAULT_INJECTION` (debug builds: Package.swift), calls that change
+/// files go through `FaultInjection`'s hooks when a test has installed a plan (one relaxed atomic
+/// load otherwise); other builds contain no hook.
 enum Syscalls {
-    /// Whether a fault-injection plan is installed.
-    @inline(__always)
-    private static var injecting: Bool { FaultInjection.isActive.load(ordering: .relaxed) }
+    #if BLOBSTORE_FAULT_INJECTION
+        /// Whether a fault-injection plan is installed.
+        @inline(__always)
+        private static var injecting: Bool { FaultInjection.isActive.load(ordering: .relaxed) }
+    #endif
 
     // MARK: - Helpers
 
     /// Runs `body` until it does not fail with `EINTR`; returns its result or throws.
     @inline(__always)
     private static func retrying<T: BinaryInteger>(
-        _ call: String, _ path: String, _ body: () -> T
+        _ call: SystemCall, _ path: String, _ body: () -> T
     ) throws -> T {
         while true {
             let result = body()
@@ -31,8 +34,10 @@ enum Syscalls {
 
     /// `open(2)` with `O_CLOEXEC | O_NOFOLLOW` always added: the store never follows a link.
     static func open(_ path: String, _ flags: CInt, mode: mode_t = 0o600) throws -> FileDescriptor {
-        if injecting && flags & O_CREAT != 0 { FaultInjection.willCreate(path, directory: false) }
-        let fd = try retrying("open", path) {
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting && flags & O_CREAT != 0 { FaultInjection.willCreate(path, directory: false) }
+        #endif
+        let fd = try retrying(.open, path) {
             Glibc.open(path, flags | O_CLOEXEC | O_NOFOLLOW, mode)
         }
         return FileDescriptor(rawValue: fd, path: path)
@@ -41,7 +46,7 @@ enum Syscalls {
     /// Opens a caller's source file for reading. Unlike the store's own files, a link here is
     /// the caller's choice and is followed.
     static func openSource(_ path: String, _ flags: CInt = 0) throws -> FileDescriptor {
-        let fd = try retrying("open", path) { Glibc.open(path, O_RDONLY | O_CLOEXEC | flags) }
+        let fd = try retrying(.open, path) { Glibc.open(path, O_RDONLY | O_CLOEXEC | flags) }
         return FileDescriptor(rawValue: fd, path: path)
     }
 
@@ -57,7 +62,7 @@ enum Syscalls {
     /// A second descriptor on the same open file (`fcntl(F_DUPFD_CLOEXEC)`), for syncing it after
     /// the original may have been closed.
     static func duplicate(_ fd: FileDescriptor) throws -> FileDescriptor {
-        let copy = try retrying("fcntl", fd.path) { fcntl(fd.rawValue, F_DUPFD_CLOEXEC, 0) }
+        let copy = try retrying(.fcntl, fd.path) { fcntl(fd.rawValue, F_DUPFD_CLOEXEC, 0) }
         return FileDescriptor(rawValue: copy, path: fd.path)
     }
 
@@ -77,7 +82,7 @@ enum Syscalls {
     static func readFully(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         var done = 0
         while done < buffer.count {
-            let n = try retrying("read", fd.path) {
+            let n = try retrying(.read, fd.path) {
                 Glibc.read(fd.rawValue, buffer.baseAddress! + done, buffer.count - done)
             }
             if n == 0 { break }
@@ -102,7 +107,7 @@ enum Syscalls {
     ) throws -> Int {
         var done = 0
         while done < buffer.count {
-            let n = try retrying("pread", fd.path) {
+            let n = try retrying(.pread, fd.path) {
                 Glibc.pread(fd.rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + Int64(done)))
             }
             if n == 0 { break }
@@ -114,14 +119,16 @@ enum Syscalls {
     /// `write(2)` until every byte is written, or with `offset`, `pwrite(2)` there (a needle
     /// appended to a pack).
     static func writeFully(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, at offset: UInt64? = nil) throws {
-        if injecting {
-            try FaultInjection.check(.write, fd.path)
-            FaultInjection.willModify(fd)
-        }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting {
+                try FaultInjection.check(.write, fd.path)
+                FaultInjection.willModify(fd)
+            }
+        #endif
         var done = 0
         while done < buffer.count {
             let start = buffer.baseAddress! + done
-            let n = try retrying(offset == nil ? "write" : "pwrite", fd.path) {
+            let n = try retrying(offset == nil ? .write : .pwrite, fd.path) {
                 if let offset {
                     return Glibc.pwrite(fd.rawValue, start, buffer.count - done, off_t(offset) + off_t(done))
                 }
@@ -136,11 +143,13 @@ enum Syscalls {
     /// A short write (the disk filled mid-record) throws: the caller treats the bytes written as
     /// a torn tail, which readers ignore and the next exclusive holder truncates.
     static func writeOnce(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer) throws {
-        if injecting {
-            try FaultInjection.check(.write, fd.path)
-            FaultInjection.willModify(fd)
-        }
-        let n = try retrying("write", fd.path) {
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting {
+                try FaultInjection.check(.write, fd.path)
+                FaultInjection.willModify(fd)
+            }
+        #endif
+        let n = try retrying(.write, fd.path) {
             Glibc.write(fd.rawValue, buffer.baseAddress, buffer.count)
         }
         if n != buffer.count {
@@ -153,18 +162,26 @@ enum Syscalls {
 
     // MARK: - Durability
 
-    /// `fsync(2)`. Errors are returned to the caller, which poisons its handle (DESIGN.md, invariant 7).
+    /// `fsync(2)`. Errors are returned to the caller, which poisons its handle (docs/design.md, "The poison rule").
     static func fsync(_ fd: FileDescriptor) throws {
-        if injecting { try FaultInjection.check(.sync, fd.path, call: "fsync") }
-        _ = try retrying("fsync", fd.path) { Glibc.fsync(fd.rawValue) }
-        if injecting { FaultInjection.didSync(fd) }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { try FaultInjection.check(.sync, fd.path, call: .fsync) }
+        #endif
+        _ = try retrying(.fsync, fd.path) { Glibc.fsync(fd.rawValue) }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { FaultInjection.didSync(fd) }
+        #endif
     }
 
     /// `fdatasync(2)`: data and the size, not the timestamps.
     static func fdatasync(_ fd: FileDescriptor) throws {
-        if injecting { try FaultInjection.check(.sync, fd.path, call: "fdatasync") }
-        _ = try retrying("fdatasync", fd.path) { Glibc.fdatasync(fd.rawValue) }
-        if injecting { FaultInjection.didSync(fd) }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { try FaultInjection.check(.sync, fd.path, call: .fdatasync) }
+        #endif
+        _ = try retrying(.fdatasync, fd.path) { Glibc.fdatasync(fd.rawValue) }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { FaultInjection.didSync(fd) }
+        #endif
     }
 
     /// `sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE)`: starts writing `fd`'s dirty pages back
@@ -188,7 +205,7 @@ enum Syscalls {
     /// `fstat(2)`.
     static func fstat(_ fd: FileDescriptor) throws -> stat {
         var info = stat()
-        _ = try retrying("fstat", fd.path) { Glibc.fstat(fd.rawValue, &info) }
+        _ = try retrying(.fstat, fd.path) { Glibc.fstat(fd.rawValue, &info) }
         return info
     }
 
@@ -198,28 +215,30 @@ enum Syscalls {
         if Glibc.lstat(path, &info) == 0 { return info }
         let code = errno
         if code == ENOENT { return nil }
-        throw BlobStoreError.system("lstat", path: path, errno: code)
+        throw BlobStoreError.system(.lstat, path: path, errno: code)
     }
 
     /// `ftruncate(2)`.
     static func ftruncate(_ fd: FileDescriptor, to length: Int64) throws {
-        if injecting { FaultInjection.willModify(fd) }
-        _ = try retrying("ftruncate", fd.path) { Glibc.ftruncate(fd.rawValue, off_t(length)) }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { FaultInjection.willModify(fd) }
+        #endif
+        _ = try retrying(.ftruncate, fd.path) { Glibc.ftruncate(fd.rawValue, off_t(length)) }
     }
 
     /// The access mode `fd` was opened with (`O_RDONLY`, `O_WRONLY` or `O_RDWR`).
     static func accessMode(_ fd: FileDescriptor) throws -> CInt {
-        try retrying("fcntl", fd.path) { Glibc.fcntl(fd.rawValue, F_GETFL) } & O_ACCMODE
+        try retrying(.fcntl, fd.path) { Glibc.fcntl(fd.rawValue, F_GETFL) } & O_ACCMODE
     }
 
     /// `fchmod(2)`.
     static func fchmod(_ fd: FileDescriptor, _ mode: mode_t) throws {
-        _ = try retrying("fchmod", fd.path) { Glibc.fchmod(fd.rawValue, mode) }
+        _ = try retrying(.fchmod, fd.path) { Glibc.fchmod(fd.rawValue, mode) }
     }
 
     /// `futimens(fd, NULL)`: sets both timestamps to now.
     static func touch(_ fd: FileDescriptor) throws {
-        _ = try retrying("futimens", fd.path) { Glibc.futimens(fd.rawValue, nil) }
+        _ = try retrying(.futimens, fd.path) { Glibc.futimens(fd.rawValue, nil) }
     }
 
     // MARK: - Names
@@ -227,52 +246,60 @@ enum Syscalls {
     /// `mkdir(2)`; returns `false` when something already exists at `path`.
     @discardableResult
     static func mkdir(_ path: String, mode: mode_t = 0o700) throws -> Bool {
-        if injecting {
-            try FaultInjection.check(.mkdir, path)
-            FaultInjection.willCreate(path, directory: true)
-        }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting {
+                try FaultInjection.check(.mkdir, path)
+                FaultInjection.willCreate(path, directory: true)
+            }
+        #endif
         if Glibc.mkdir(path, mode) == 0 { return true }
         let code = errno
         if code == EEXIST { return false }
-        throw BlobStoreError.system("mkdir", path: path, errno: code)
+        throw BlobStoreError.system(.mkdir, path: path, errno: code)
     }
 
     /// `link(2)`; returns `false` when `newPath` already exists (it is never replaced).
     static func link(_ oldPath: String, _ newPath: String) throws -> Bool {
-        if injecting {
-            try FaultInjection.check(.link, newPath)
-            FaultInjection.willLink(to: newPath)
-        }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting {
+                try FaultInjection.check(.link, newPath)
+                FaultInjection.willLink(to: newPath)
+            }
+        #endif
         if Glibc.link(oldPath, newPath) == 0 { return true }
         let code = errno
         if code == EEXIST { return false }
-        throw BlobStoreError.system("link", path: newPath, errno: code)
+        throw BlobStoreError.system(.link, path: newPath, errno: code)
     }
 
     /// `rename(2)`.
     static func rename(_ oldPath: String, _ newPath: String) throws {
-        if injecting {
-            try FaultInjection.check(.rename, newPath)
-            FaultInjection.willRename(oldPath, newPath)
-        }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting {
+                try FaultInjection.check(.rename, newPath)
+                FaultInjection.willRename(oldPath, newPath)
+            }
+        #endif
         if Glibc.rename(oldPath, newPath) == 0 { return }
-        throw BlobStoreError.system("rename", path: newPath, errno: errno)
+        throw BlobStoreError.system(.rename, path: newPath, errno: errno)
     }
 
     /// `unlink(2)`; returns `false` when nothing was there.
     @discardableResult
     static func unlink(_ path: String) throws -> Bool {
-        if injecting { FaultInjection.willUnlink(path) }
+        #if BLOBSTORE_FAULT_INJECTION
+            if injecting { FaultInjection.willUnlink(path) }
+        #endif
         if Glibc.unlink(path) == 0 { return true }
         let code = errno
         if code == ENOENT { return false }
-        throw BlobStoreError.system("unlink", path: path, errno: code)
+        throw BlobStoreError.system(.unlink, path: path, errno: code)
     }
 
     /// The names in a directory, without `.` and `..`.
     static func listDirectory(_ path: String) throws -> [String] {
         guard let dir = opendir(path) else {
-            throw BlobStoreError.system("opendir", path: path, errno: errno)
+            throw BlobStoreError.system(.opendir, path: path, errno: errno)
         }
         defer { closedir(dir) }
         var names: [String] = []
@@ -294,7 +321,7 @@ enum Syscalls {
             let code = errno
             if code == EINTR { continue }
             if code == EWOULDBLOCK { return false }
-            throw BlobStoreError.system("flock", path: fd.path, errno: code)
+            throw BlobStoreError.system(.flock, path: fd.path, errno: code)
         }
     }
 
@@ -334,7 +361,7 @@ enum Syscalls {
     /// (touching a page past its end raises `SIGBUS`, so callers read only what `fstat` showed).
     static func mapReadOnly(_ fd: FileDescriptor, length: Int) throws -> UnsafeRawPointer {
         guard let address = mmap(nil, length, PROT_READ, MAP_SHARED, fd.rawValue, 0), address != MAP_FAILED else {
-            throw BlobStoreError.system("mmap", path: fd.path, errno: errno)
+            throw BlobStoreError.system(.mmap, path: fd.path, errno: errno)
         }
         return UnsafeRawPointer(address)
     }
@@ -348,13 +375,13 @@ enum Syscalls {
     /// freed when the last descriptor on it closes. Needs no writable directory, so it works in a
     /// store open for reading only.
     static func memoryFile(named name: String) throws -> FileDescriptor {
-        let fd = try retrying("memfd_create", name) { blobstore_memfd_create(name, blobstore_mfd_cloexec()) }
+        let fd = try retrying(.memfdCreate, name) { blobstore_memfd_create(name, blobstore_mfd_cloexec()) }
         return FileDescriptor(rawValue: fd, path: "memfd:" + name)
     }
 
     /// `lseek(fd, 0, SEEK_SET)`.
     static func rewind(_ fd: FileDescriptor) throws {
-        _ = try retrying("lseek", fd.path) { Glibc.lseek(fd.rawValue, 0, SEEK_SET) }
+        _ = try retrying(.lseek, fd.path) { Glibc.lseek(fd.rawValue, 0, SEEK_SET) }
     }
 
     // MARK: - Process

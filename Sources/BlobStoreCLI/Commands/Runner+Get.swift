@@ -42,20 +42,22 @@ extension Runner {
     private func write(
         _ key: String, from store: BlobStore, _ tiered: TieredStore?, into destination: FileHandle
     ) throws {
-        if !(tiered?.configuration.remoteOnly ?? false), let source = try store.fileHandle(for: StoreKey(key)) {
+        let remoteOnly = tiered?.configuration.remoteOnly ?? false
+        let local: ReadOutcome<FileHandle> = remoteOnly ? .absent : try store.openValue(for: StoreKey(key))
+        if case .found(let source) = local {
             defer { try? source.close() }
             return try copy(source, into: destination)
         }
         if let tiered, let fetched = try tiered.value(for: StoreKey(key)) {
-            // Stored locally by now, unless larger than the local capacity: then from memory.
-            guard let source = try store.fileHandle(for: StoreKey(key)) else {
+            // Stored locally by now, unless larger than the local capacity (or remote-only): then
+            // from memory.
+            guard !remoteOnly, let source = try store.fileHandle(for: StoreKey(key)) else {
                 return try destination.write(contentsOf: fetched)
             }
             defer { try? source.close() }
             return try copy(source, into: destination)
         }
-        // The library answers nil for a damaged or vanished blob too, and counts it.
-        if try store.stats().damagedReads > 0 {
+        if case .damaged = local {
             throw CommandFailure(
                 ExitCode.dataError,
                 "The value for key '\(key)' is damaged or missing on disk; it was not returned, and the "

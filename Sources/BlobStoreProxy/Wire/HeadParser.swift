@@ -126,8 +126,9 @@ enum HeadParser {
             if let first = line.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
                 // obs-fold (RFC 9112 §5.2): refused from clients, joined with a space from origins.
                 if strict { throw Rejection(400, "a header field is folded onto a second line") }
+                let continuation = trimmed(line)
                 if var last = fields.popLast() {
-                    last.value += " " + trimmed(line)
+                    if !continuation.isEmpty { last.value += last.value.isEmpty ? continuation : " " + continuation }
                     fields.append(last)
                 }
                 continue

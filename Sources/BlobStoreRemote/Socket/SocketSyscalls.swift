@@ -15,7 +15,7 @@ struct SocketAddress: Sendable, Equatable {
     let bytes: [UInt8]
 }
 
-/// Every socket system call the remote tier makes, each wrapped once (STYLE.md, 4): `EINTR` is
+/// Every socket system call the remote tier makes, each wrapped once (docs/design.md, "Architecture"): `EINTR` is
 /// retried in one helper, descriptors are typed and non-blocking, and callers wait with
 /// ``poll(_:events:milliseconds:)`` so that no call blocks past a deadline.
 enum SocketSyscalls {

@@ -1,0 +1,43 @@
+import BlobStoreHTTP
+import Testing
+
+@testable import BlobStoreProxy
+
+/// The head parser on its own: what it accepts from origins, and what it writes back.
+@Suite("Caching proxy: head parsing")
+struct HeadParserTests {
+    @Test("An origin's folded field is joined with one space; an empty fold adds nothing (a fuzz finding)")
+    func foldsFromOrigins() throws {
+        let head = Array("HTTP/1.0 304 Not Modified\r\nETag: \"v1\"\r\n \r\nX-A: a\r\n  b \r\n".utf8)
+        let response = try HeadParser.response(head[...])
+        #expect(response.headers["ETag"] == "\"v1\"")
+        #expect(response.headers["X-A"] == "a b")
+        let again = try HeadParser.response(response.serialized.dropLast(2))
+        #expect(again.headers == response.headers)
+    }
+
+    @Test("A request written back parses to the same request")
+    func requestRoundTrip() throws {
+        let head = Array("GET /a?b HTTP/1.1\r\nHost: h\r\nX-Empty:\r\nX-Spaces:   v  \r\n".utf8)
+        let request = try HeadParser.request(head[...], maxFields: 10)
+        #expect(request.headers["X-Empty"] == "")
+        #expect(request.headers["X-Spaces"] == "v")
+        #expect(try HeadParser.framing(of: request) == .none)
+        let length = try HeadParser.request(
+            Array("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 5".utf8)[...], maxFields: 10)
+        #expect(try HeadParser.framing(of: length) == .length(5))
+    }
+
+    @Test("Byte ranges stay inside the body")
+    func byteRanges() {
+        #expect(ByteRange.of("bytes=0-1", length: 10) == .part(0..<2))
+        #expect(ByteRange.of("bytes=5-100", length: 10) == .part(5..<10))
+        #expect(ByteRange.of("bytes=-100", length: 10) == .part(0..<10))
+        #expect(ByteRange.of("bytes=-0", length: 10) == .unsatisfiable)
+        #expect(ByteRange.of("bytes=10-", length: 10) == .unsatisfiable)
+        #expect(ByteRange.of("bytes=3-1", length: 10) == .whole)
+        #expect(ByteRange.of("items=0-1", length: 10) == .whole)
+        #expect(ByteRange.of("bytes=0-1,4-5", length: 10) == .whole)
+        #expect(ByteRange.of("bytes=0-", length: 0) == .unsatisfiable)
+    }
+}
