@@ -27,8 +27,8 @@ extension StoreState {
         let written: CompactionPlan.Written
         do {
             written = try plan.write(layout: layout, configuration: configuration)
-        } catch let failure as CompactionPlan.Failure {
-            throw settle(failure)
+        } catch {
+            throw settle(error)  // a CompactionPlan.Failure: `write` throws nothing else
         }
         return try install(written, of: plan, layout: layout, configuration: configuration)
     }

@@ -73,6 +73,8 @@ public final class HTTPCache: Sendable {
 
     /// The key of the entry for `url`: `http:` and the URL without its fragment.
     public static func key(for url: URL) -> StoreKey {
+        // Most URLs have no fragment and no base: their text is the key (no re-parse).
+        if url.baseURL == nil, url.fragment == nil { return StoreKey("http:" + url.absoluteString) }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         components?.fragment = nil
         return StoreKey("http:" + (components?.string ?? url.absoluteString))

@@ -213,9 +213,24 @@ public struct CacheControl: Sendable, Equatable {
     /// anything else is `nil` (the directive is ignored).
     static func seconds(_ argument: String?) -> Int? {
         guard let argument else { return nil }
-        let parts = argument.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let isDigits = { (text: Substring) in !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber } }
-        guard let whole = parts.first, isDigits(whole), parts.count == 1 || isDigits(parts[1]) else { return nil }
-        return min(Int(whole) ?? .max, maximumSeconds)
+        // Over the UTF-8 bytes, saturating: this runs several times on every cache lookup.
+        var value = 0
+        var digits = 0
+        var fraction: Int?  // digits after a '.', once one is seen
+        for byte in argument.utf8 {
+            if byte == UInt8(ascii: "."), fraction == nil {
+                fraction = 0
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            if fraction != nil {
+                fraction! += 1
+            } else {
+                digits += 1
+                value = value > maximumSeconds ? value : value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+        }
+        guard digits > 0, fraction.map({ $0 > 0 }) ?? true else { return nil }
+        return min(value, maximumSeconds)
     }
 }

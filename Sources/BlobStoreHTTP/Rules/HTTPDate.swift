@@ -1,7 +1,7 @@
 import Foundation
 
 /// HTTP dates (RFC 9110 §5.6.7): the preferred IMF-fixdate and the two obsolete forms a
-/// recipient must still accept, read and written by hand (``CivilTime``), fast and thread-safe.
+/// recipient must still accept, read and written by hand (`CivilTime`), fast and thread-safe.
 public enum HTTPDate {
     /// `Sun, 06 Nov 1994 08:49:37 GMT`, `Sunday, 06-Nov-94 08:49:37 GMT` or
     /// `Sun Nov  6 08:49:37 1994`, as a date; `nil` for anything else.

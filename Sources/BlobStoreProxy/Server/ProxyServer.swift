@@ -52,6 +52,7 @@ public final class ProxyServer: Sendable {
     /// A proxy with `configuration`, keeping responses in `store`.
     ///
     /// - Parameters:
+    ///   - configuration: Where to listen and forward, and the limits.
     ///   - store: Where responses are kept; a `CachedStore` with a memory tier keeps responses
     ///     fresh for less than `minimumDiskLifetime` too.
     ///   - minimumDiskLifetime: Responses fresh for less are kept in memory only
