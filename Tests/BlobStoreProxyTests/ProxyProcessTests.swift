@@ -42,9 +42,11 @@ struct ProxyProcessTests {
         defer { origin.stop() }
         let scratch = TemporaryDirectory()
         defer { scratch.cleanup() }
+        // The origin may take as long as the test needs to release it: no origin timeout here.
         let serve = try ServeProcess(
-            store: scratch.child("store"), origin: URL(string: "http://127.0.0.1:\(origin.port)")!, in: scratch)
-        let client = try RawClient(port: serve.port, timeout: 60)
+            store: scratch.child("store"), origin: URL(string: "http://127.0.0.1:\(origin.port)")!,
+            extra: ["--origin-timeout", "300s"], in: scratch)
+        let client = try RawClient(port: serve.port, timeout: 300)
         // The origin holds the response until released: the request is in flight for as long as
         // the test needs, however loaded the machine.
         let target = "/slow?hold=1&size=1000&cc=max-age%3D600"

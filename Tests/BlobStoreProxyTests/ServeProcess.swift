@@ -9,16 +9,16 @@ final class ServeProcess {
     /// The port it listens on.
     let port: UInt16
 
-    /// Starts `blobstore serve --store <store> --origin <origin> --listen 127.0.0.1:<port>`, its
-    /// files in `scratch`, and waits until it accepts connections.
-    init(store: String, origin: URL, in scratch: TemporaryDirectory) throws {
+    /// Starts `blobstore serve --store <store> --origin <origin> --listen 127.0.0.1:<port> <extra>`,
+    /// its files in `scratch`, and waits until it accepts connections.
+    init(store: String, origin: URL, extra: [String] = [], in scratch: TemporaryDirectory) throws {
         port = LocalPorts.free()
         child = try ChildProcess.start(
             BuiltProducts.executable("blobstore"),
             [
                 "serve", "--store", store, "--origin", origin.absoluteString, "--listen", "127.0.0.1:\(port)",
                 "--access-log", "/dev/null",
-            ], in: scratch)
+            ] + extra, in: scratch)
         let deadline = ContinuousClock.now + .seconds(30)
         while (try? RawClient(port: port)) == nil {
             guard child.isRunning, ContinuousClock.now < deadline else { throw ServeProcessError.notListening }

@@ -1,6 +1,5 @@
 import BlobStore
 import BlobStoreHTTP
-import Dispatch
 import Foundation
 import Glibc
 import Synchronization
@@ -139,23 +138,11 @@ public final class ProxyServer: Sendable {
         }
     }
 
-    /// Calls ``shutdown()`` on SIGTERM or SIGINT.
+    /// Calls ``shutdown()`` on SIGTERM or SIGINT, from a thread of its own that the signal
+    /// handler wakes through a pipe (no dispatch queue in the way: a loaded machine delayed
+    /// a queue's signal source by over a minute).
     public func shutdownOnTermination() {
-        for signalNumber in [SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [self] in shutdown() }
-            source.resume()
-            Self.signalSources.withLock { $0.append(RetainedSource(source: source)) }
-        }
-    }
-
-    /// The signal sources, kept alive for the life of the process. A source is only retained
-    /// here, never used again, hence `@unchecked Sendable`.
-    private static let signalSources = Mutex<[RetainedSource]>([])
-
-    private struct RetainedSource: @unchecked Sendable {
-        let source: any DispatchSourceSignal
+        ProxySyscalls.onTermination { [self] in shutdown() }
     }
 
     // MARK: - Connections

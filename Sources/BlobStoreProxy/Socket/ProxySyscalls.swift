@@ -1,5 +1,6 @@
 import BlobStore
 import BlobStoreHTTP
+import Foundation
 import Glibc
 
 /// Every socket system call the proxy makes, each wrapped once: `EINTR` is retried, failures
@@ -182,6 +183,41 @@ enum ProxySyscalls {
         }
     }
 
+    /// Runs `body` on a thread of its own each time the process receives SIGTERM or SIGINT: the
+    /// handler (async-signal-safe) writes a byte to a pipe the thread reads. Call once.
+    static func onTermination(_ body: @escaping @Sendable () -> Void) {
+        var ends: [CInt] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }  // man 2 pipe
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        proxyTerminationPipe = ends[1]
+        for signalNumber in [SIGTERM, SIGINT] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { _ in
+                var byte: UInt8 = 1
+                _ = write(proxyTerminationPipe, &byte, 1)  // async-signal-safe
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(signalNumber, &action, nil)  // man 2 sigaction
+        }
+        // A process may start with these signals blocked (a parent's mask is inherited): unblock
+        // them in this thread, whose later threads inherit its mask, so that one can take them.
+        var termination = sigset_t()
+        sigemptyset(&termination)
+        sigaddset(&termination, SIGTERM)
+        sigaddset(&termination, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &termination, nil)  // man 3 pthread_sigmask
+        let reader = ends[0]
+        Thread.detachNewThread {
+            var byte: UInt8 = 0
+            while true {
+                let count = read(reader, &byte, 1)  // man 2 read
+                if count == 1 { body() } else if count == 0 || errno != EINTR { return }
+            }
+        }
+    }
+
     static func close(_ fd: CInt) {
         _ = Glibc.close(fd)  // man 2 close: the descriptor is released even when it fails
     }
@@ -239,3 +275,8 @@ enum ProxySyscalls {
         BlobStoreError(.network, "The proxy's \(call) failed: \(what).", errno: errno)
     }
 }
+
+/// The write end of the pipe the termination handler writes to (``ProxySyscalls/onTermination(_:)``);
+/// a global, since a signal handler is a C function and captures nothing. Set once, before the
+/// handler is installed.
+nonisolated(unsafe) private var proxyTerminationPipe: CInt = -1
