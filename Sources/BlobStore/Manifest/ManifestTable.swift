@@ -237,13 +237,17 @@ final class ManifestTable: Sendable {
         }
         var looseBytes: UInt64 = 0
         var live: [UInt32: UInt64] = [:]
+        var needleEnds: [UInt32: UInt64] = [:]
         forEachBlob { blob in
             guard let known = referring.removeValue(forKey: blob.digest), known.count == blob.references,
                 known.size == blob.size, known.location == blob.location
             else { return note("blob \(blob.digest) disagrees with the entries that refer to it") }
             switch blob.location {
             case .loose: looseBytes &+= StoreIndex.allocatedBytes(size: blob.size, location: .loose)
-            case .packed(let location): live[location.pack, default: 0] &+= PackFormat.needleSize(blob.size)
+            case .packed(let location):
+                let needle = PackFormat.needleSize(blob.size)
+                live[location.pack, default: 0] &+= needle
+                needleEnds[location.pack] = max(needleEnds[location.pack] ?? 0, location.offset &+ needle)
             }
         }
         if !referring.isEmpty { note("\(referring.count) blobs that entries refer to are not in the blob blocks") }
@@ -256,6 +260,9 @@ final class ManifestTable: Sendable {
             let counted = live.removeValue(forKey: number) ?? 0
             if counted != usage.live {
                 note("pack \(number): the index counts \(usage.live) live bytes, the blobs \(counted)")
+            }
+            if let needleEnd = needleEnds[number], needleEnd > usage.end {
+                note("pack \(number): a needle ends at \(needleEnd), past the pack's end \(usage.end)")
             }
         }
         if !live.isEmpty { note("blobs in packs the index does not list") }
