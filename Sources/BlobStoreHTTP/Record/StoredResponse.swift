@@ -28,11 +28,14 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         self.responseTime = responseTime
     }
 
-    /// `headers` without the hop-by-hop fields (RFC 9110 §7.6.1) and those `Connection` names.
+    /// `headers` without the hop-by-hop fields (RFC 9110 §7.6.1), those `Connection` names, and the
+    /// proxy authentication fields, which belong to one hop too: what is stored, and what the
+    /// caching proxy passes on in either direction.
     package static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
         let named = Set(headers.list("Connection").map { $0.lowercased() })
         let hopByHop: Set<String> = [
             "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+            "proxy-authorization", "proxy-authenticate",
         ]
         return HTTPHeaders(
             headers.fields.filter { !hopByHop.contains($0.name.lowercased()) && !named.contains($0.name.lowercased()) })

@@ -1,21 +1,9 @@
 import BlobStoreHTTP
 
 /// The header fields the proxy sends on: end-to-end fields pass unchanged in both directions,
-/// in order, including ones it does not know; hop-by-hop ones (RFC 9110 §7.6.1) are its own.
+/// in order, including ones it does not know; hop-by-hop ones (RFC 9110 §7.6.1) are its own
+/// (`StoredResponse.endToEnd`, the one list the HTTP cache stores by).
 enum MessageHeaders {
-    /// Fields that describe one connection, besides those `Connection` names.
-    static let hopByHop: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-        "proxy-authorization", "proxy-authenticate",
-    ]
-
-    /// `headers` without hop-by-hop fields.
-    static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
-        let named = Set(headers.list("Connection").map { $0.lowercased() })
-        return HTTPHeaders(
-            headers.fields.filter { !hopByHop.contains($0.name.lowercased()) && !named.contains($0.name.lowercased()) })
-    }
-
     /// `headers` with `member` appended to its list field `name` (`Via`, `Cache-Status`).
     static func appending(_ member: String, to name: String, in headers: HTTPHeaders) -> HTTPHeaders {
         var headers = headers
@@ -29,7 +17,7 @@ enum MessageHeaders {
     static func originRequest(
         method: String, target: ForwardTarget, clientHeaders: HTTPHeaders, framing: BodyFraming, via: String
     ) -> [UInt8] {
-        var headers = endToEnd(clientHeaders)
+        var headers = StoredResponse.endToEnd(clientHeaders)
         headers.set("Host", target.authority)
         headers.set("Expect", nil)
         headers = appending("1.1 \(via)", to: "Via", in: headers)

@@ -143,7 +143,7 @@ extension ProxyExchange {
                     if relayingInterim, request.minorVersion >= 1 {
                         let interim = ResponseHead(
                             minorVersion: 1, status: response.status, reason: response.reason,
-                            headers: MessageHeaders.endToEnd(response.headers))
+                            headers: StoredResponse.endToEnd(response.headers))
                         try? client.write(interim.serialized)
                     }
                 }
@@ -188,7 +188,7 @@ extension ProxyExchange {
         case .chunked, .untilClose: outgoing = request.minorVersion >= 1 ? .chunked : .untilClose
         }
         if outgoing == .untilClose { keepAlive = false }
-        var headers = MessageHeaders.endToEnd(response.headers)
+        var headers = StoredResponse.endToEnd(response.headers)
         if outgoing == .chunked { headers.set("Transfer-Encoding", "chunked") }
         if outgoing == .chunked || outgoing == .untilClose { headers.set("Content-Length", nil) }
         cacheStatus.stored = record != nil

@@ -33,7 +33,6 @@ public final class ProxyServer: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var stopping = false
         /// The client connections open, by descriptor.
         var clients: [CInt: ClientSlot] = [:]
         var active = 0
@@ -103,7 +102,9 @@ public final class ProxyServer: Sendable {
         }
         while let (fd, peer) = ProxySyscalls.accept(listener) {
             let admitted = state.withLock { state -> Bool in
-                guard !state.stopping, state.active < context.configuration.maxConnections else { return false }
+                guard !context.stopping.load(ordering: .sequentiallyConsistent),
+                    state.active < context.configuration.maxConnections
+                else { return false }
                 state.active += 1
                 return true
             }
@@ -127,10 +128,7 @@ public final class ProxyServer: Sendable {
     /// responses in flight have finished. Safe to call from any thread, more than once.
     public func shutdown() {
         context.stopping.store(true, ordering: .sequentiallyConsistent)
-        let clients = state.withLock { state -> [ClientSlot] in
-            state.stopping = true
-            return Array(state.clients.values)
-        }
+        let clients = state.withLock { Array($0.clients.values) }
         ProxySyscalls.shutdown(listener)
         if let metricsListener { ProxySyscalls.shutdown(metricsListener) }
         for client in clients where client.isIdle.load(ordering: .sequentiallyConsistent) {

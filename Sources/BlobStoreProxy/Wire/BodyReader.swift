@@ -72,16 +72,6 @@ struct BodyReader {
         }
     }
 
-    /// Reads the rest of the body and drops it.
-    ///
-    /// - Returns: The number of bytes dropped.
-    @discardableResult
-    mutating func drain() throws -> Int64 {
-        var count: Int64 = 0
-        while let bytes = try next() { count += Int64(bytes.count) }
-        return count
-    }
-
     private mutating func truncated() -> ArraySlice<UInt8>? {
         isTruncated = true
         isFinished = true
