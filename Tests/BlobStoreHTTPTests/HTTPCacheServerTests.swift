@@ -11,7 +11,7 @@ import Testing
 #endif
 
 /// A cache over a fresh store in `directory`, with a memory tier of `memoryBytes` (none for 0).
-private func makeCache(
+func makeCache(
     in directory: TemporaryDirectory, memoryBytes: Int = 1 << 20, policy: HTTPCachePolicy = HTTPCachePolicy()
 ) throws -> HTTPCache {
     let disk = try BlobStore(at: directory.child("store"))
@@ -21,7 +21,7 @@ private func makeCache(
 
 extension HTTPCache {
     /// The memory and disk store the caches of these tests are made with.
-    fileprivate var cachedStore: CachedStore {
+    var cachedStore: CachedStore {
         guard let cached = store as? CachedStore else { preconditionFailure("the tests make caches on a CachedStore") }
         return cached
     }
@@ -29,7 +29,7 @@ extension HTTPCache {
 
 /// Runs `body` with a started server and a cache in a temporary directory; closes the store and
 /// removes the directory afterwards.
-private func withServerAndCache(
+func withServerAndCache(
     memoryBytes: Int = 1 << 20, policy: HTTPCachePolicy = HTTPCachePolicy(),
     _ body: (TestServer, HTTPCache) async throws -> Void
 ) async throws {
@@ -41,7 +41,7 @@ private func withServerAndCache(
 }
 
 /// `GET url` with `headers`.
-private func get(_ url: URL, _ headers: [String: String] = [:]) -> URLRequest {
+func get(_ url: URL, _ headers: [String: String] = [:]) -> URLRequest {
     var request = URLRequest(url: url)
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     return request

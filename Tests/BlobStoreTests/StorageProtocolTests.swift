@@ -37,6 +37,48 @@ private func checkContract(_ storage: any BlobStorage, keepsMemoryOnly: Bool) th
     try storage.put(Data("y"), for: "y")
     #expect(try storage.removeAll() >= 1)
     #expect(try storage.value(for: "y") == nil && !storage.contains("y"))
+
+    try checkFiles(storage, keepsMemoryOnly: keepsMemoryOnly)
+}
+
+/// Values stored from files and written to files (what the HTTP cache's downloads use): a small
+/// value and one larger than the pack threshold, after bytes already in the destination; then a
+/// memory-only put from a file, unless `keepsMemoryOnly` is `nil` (a storage that ignores
+/// placements).
+private func checkFiles(_ storage: any BlobStorage, keepsMemoryOnly: Bool?) throws {
+    let scratch = TemporaryDirectory()
+    defer { scratch.cleanup() }
+    let source = URL(fileURLWithPath: scratch.child("source"))
+    let target = URL(fileURLWithPath: scratch.child("target"))
+    func writeValue(_ key: StoreKey) throws -> (EntryInfo?, Data) {
+        try Data("prefix").write(to: target)
+        let handle = try FileHandle(forWritingTo: target)
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        let info = try storage.writeValue(for: key, to: handle)
+        return (info, try Data(contentsOf: target))
+    }
+    let large = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
+    for value in [Data("small"), large] {
+        try value.write(to: source)
+        let digest = try storage.put(
+            contentsOf: source, for: "f", metadata: Data("fm"), expires: nil, placement: .memoryAndDisk)
+        #expect(digest == SHA256Hasher.hash(value))
+        let (info, written) = try writeValue("f")
+        #expect(info?.digest == digest && info?.metadata == Data("fm") && info?.size == UInt64(value.count))
+        #expect(written == Data("prefix") + value)
+        #expect(try storage.value(for: "f") == value)
+    }
+    let (absent, untouched) = try writeValue("absent")
+    #expect(absent == nil && untouched == Data("prefix"), "nothing written for a missing key")
+    guard let keepsMemoryOnly else { return }
+
+    try Data("mem").write(to: source)
+    let digest = try storage.put(contentsOf: source, for: "f", metadata: Data(), expires: nil, placement: .memoryOnly)
+    #expect(digest == SHA256Hasher.hash(Data("mem")))
+    #expect(try storage.info(for: "f") == nil, "no lasting entry outlives a memory-only put")
+    #expect(try storage.value(for: "f") == (keepsMemoryOnly ? Data("mem") : nil))
+    try storage.remove("f")
 }
 
 /// A coder a user might write: JSON in Base64, and an error of its own for what is not Base64.
@@ -83,6 +125,31 @@ struct StorageProtocolTests {
                 try checkContract(
                     CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 1 << 20)), keepsMemoryOnly: true)
                 try checkContract(CachedStore(disk: disk), keepsMemoryOnly: false)
+            }
+        }
+    }
+
+    @Test("A storage with only the requirements stores from and writes to files through its defaults")
+    func defaultsWriteAndReadFiles() throws {
+        try checkFiles(DictionaryStorage(), keepsMemoryOnly: nil)
+    }
+
+    @Test("A damaged value is not written: nothing reaches the destination, and the blob is quarantined")
+    func damagedValueIsNotWritten() throws {
+        try withTemporaryDirectory { directory in
+            try withStore(directory.child("store"), looseOnly) { store in
+                let value = Data(repeating: 7, count: 100_000)
+                let digest = try store.put(value, for: "k")
+                flipBit(
+                    directory.child("store") + "/blobs/sha256/" + digest.hex.prefix(2) + "/" + digest.hex, at: 500,
+                    bit: 3)
+                let target = directory.child("target")
+                FileManager.default.createFile(atPath: target, contents: nil)
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: target))
+                defer { try? handle.close() }
+                #expect(try store.writeValue(for: "k", to: handle) == nil)
+                #expect(try Data(contentsOf: URL(fileURLWithPath: target)).isEmpty)
+                #expect(try store.stats().damagedReads == 1)
             }
         }
     }

@@ -97,6 +97,15 @@ struct ContentStore: Sendable {
         _ = try? Syscalls.unlink(path)
     }
 
+    /// Creates an empty `tmp/<pid>-<random>` and returns its path, for a file written outside
+    /// the store's own puts (a download spooled before it is stored). Garbage collection deletes
+    /// it once its process is gone, like any temporary file.
+    func createSpoolFile() throws -> String {
+        let (path, fd) = try createTemporaryFile()
+        Syscalls.close(fd)
+        return path
+    }
+
     /// Creates `tmp/<pid>-<random>`. `tmp/` is checked first (one `lstat`): a link put there
     /// while the store is open would make the new file, and the blob linked from it, land
     /// outside the store.
@@ -314,6 +323,20 @@ struct ContentStore: Sendable {
         guard size == expectedSize else { return .corrupt(reason: "size \(size), expected \(expectedSize)") }
         guard hasher.finalize() == digest else { return .corrupt(reason: "content does not hash to its name") }
         return .found(Data())
+    }
+
+    /// Copies an open blob to `destination` in ``chunkSize`` pieces (with `pread`, so the blob's
+    /// offset stays where it is), appending at `destination`'s offset.
+    func copy(_ fd: FileDescriptor, to destination: FileDescriptor) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while true {
+            let count = try Syscalls.preadFully(fd, into: buffer, at: offset)
+            if count == 0 { return }
+            try Syscalls.writeFully(destination, UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            offset += Int64(count)
+        }
     }
 
     /// A handle on an anonymous in-memory file holding `data`, at offset 0: what

@@ -62,6 +62,22 @@ public final class SHA256Hasher {
     public static func hash(_ bytes: some ContiguousBytes) -> SHA256Digest {
         bytes.withUnsafeBytes { hash($0) }
     }
+
+    /// The SHA-256 of the file at `url`, read 1 MiB at a time.
+    ///
+    /// - Throws: ``BlobStoreError`` when the file cannot be opened or read.
+    public static func hash(contentsOf url: URL) throws -> SHA256Digest {
+        let fd = try Syscalls.openSource(url.path)
+        defer { Syscalls.close(fd) }
+        let hasher = SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try Syscalls.readFully(fd, into: buffer)
+            if count == 0 { return hasher.finalize() }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
 }
 
 /// Digest contexts kept for one-shot hashes, and SHA-256 fetched once. `@unchecked Sendable`: the

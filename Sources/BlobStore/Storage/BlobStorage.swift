@@ -42,6 +42,29 @@ public protocol BlobStorage: AnyObject, Sendable {
     func put(_ data: Data, for key: StoreKey, metadata: Data, expires: Date?, placement: StoragePlacement) throws
         -> SHA256Digest
 
+    /// Writes the value of the unexpired entry under `key` to `destination`, from its current
+    /// offset, and returns the entry's information; `nil`, with nothing written, when there is
+    /// none or its value is damaged. The value is verified as ``entry(for:)`` verifies it, before
+    /// its first byte is written, and the access is recorded as it records it. The default reads
+    /// the value whole (``entry(for:)``); the disk store copies it a piece at a time, so a large
+    /// value costs no more memory than a small one.
+    func writeValue(for key: StoreKey, to destination: FileHandle) throws -> EntryInfo?
+
+    /// Stores the contents of the file at `url` under `key`, as
+    /// ``put(_:for:metadata:expires:placement:)`` stores a value in memory. The default reads the
+    /// file whole; the disk store streams it, so a large file costs no more memory than a small one.
+    ///
+    /// - Parameters:
+    ///   - url: A file URL; the file is only read, and may be removed once this returns.
+    ///   - key: The key.
+    ///   - metadata: Opaque bytes kept with the entry.
+    ///   - expires: After this date the entry reads as missing; `nil` for never.
+    ///   - placement: As for ``put(_:for:metadata:expires:placement:)``.
+    /// - Returns: The SHA-256 of the file's contents.
+    @discardableResult
+    func put(contentsOf url: URL, for key: StoreKey, metadata: Data, expires: Date?, placement: StoragePlacement)
+        throws -> SHA256Digest
+
     /// Replaces the metadata and expiry of the entry under `key`, keeping its value; returns
     /// whether there was an entry. Writes no value where the storage can avoid it.
     @discardableResult
@@ -60,6 +83,22 @@ extension BlobStorage {
     /// The value under `key`, or `nil` as for ``entry(for:)``.
     public func value(for key: StoreKey) throws -> Data? {
         try entry(for: key)?.value
+    }
+
+    /// Writes the value under `key` to `destination`, read whole by ``entry(for:)``.
+    public func writeValue(for key: StoreKey, to destination: FileHandle) throws -> EntryInfo? {
+        guard let found = try entry(for: key) else { return nil }
+        try destination.write(contentsOf: found.value)
+        return found.info
+    }
+
+    /// Stores the contents of the file at `url`, read whole, with
+    /// ``put(_:for:metadata:expires:placement:)``.
+    @discardableResult
+    public func put(
+        contentsOf url: URL, for key: StoreKey, metadata: Data, expires: Date?, placement: StoragePlacement
+    ) throws -> SHA256Digest {
+        try put(Data(contentsOf: url), for: key, metadata: metadata, expires: expires, placement: placement)
     }
 
     /// Stores `data` under `key` in every tier (``StoragePlacement/memoryAndDisk``).

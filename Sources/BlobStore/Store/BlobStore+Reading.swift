@@ -36,6 +36,23 @@ extension BlobStore {
         try openValue(for: key).value
     }
 
+    /// Writes `key`'s value to `destination` from its current offset, verified as
+    /// ``fileHandle(for:)-4ol5e`` verifies it before the first byte is written, and returns the
+    /// entry's information; `nil`, with nothing written, as for ``BlobStorage/value(for:)-4hc2q``.
+    /// A loose value is copied 1 MiB at a time: memory stays flat whatever its size.
+    public func writeValue(for key: StoreKey, to destination: FileHandle) throws -> EntryInfo? {
+        guard let (entry, handle, packed) = try openVerified(key).value else { return nil }
+        defer { try? handle.close() }
+        if let packed {
+            try destination.write(contentsOf: packed)
+        } else {
+            try content.copy(
+                FileDescriptor(rawValue: handle.fileDescriptor, path: layout.blobPath(entry.digest)),
+                to: FileDescriptor(rawValue: destination.fileDescriptor, path: "the destination"))
+        }
+        return EntryInfo(key: key, entry: entry)
+    }
+
     /// ``fileHandle(for:)-4ol5e``, saying whether a miss found no entry or a damaged copy. The
     /// caller closes a handle it is given.
     public func openValue(for key: StoreKey) throws -> ReadOutcome<FileHandle> {
@@ -53,7 +70,8 @@ extension BlobStore {
     /// grace period. In a store open for reading only, such a value throws
     /// ``BlobStoreError/Code/permissionDenied``; use ``fileHandle(for:)-4ol5e`` there.
     public func fileURL(for key: StoreKey) throws -> URL? {
-        guard let (digest, handle, packed) = try openVerified(key).value else { return nil }
+        guard let (entry, handle, packed) = try openVerified(key).value else { return nil }
+        let digest = entry.digest
         defer { try? handle.close() }
         if let packed { try materialize(packed, digest: digest) }
         return URL(fileURLWithPath: layout.blobPath(digest))
@@ -227,7 +245,7 @@ extension BlobStore {
     /// Opens `key`'s blob and verifies it through the same descriptor; repairs and returns
     /// ``ReadOutcome/damaged`` when it is missing or damaged.
     private func openVerified(_ key: StoreKey) throws -> ReadOutcome<
-        (digest: SHA256Digest, handle: FileHandle, packed: Data?)
+        (entry: IndexEntry, handle: FileHandle, packed: Data?)
     > {
         let entry: IndexEntry
         let fd: FileDescriptor
@@ -236,7 +254,7 @@ extension BlobStore {
         case .damaged: return .damaged
         case .found((let found, .packed(let data))):
             recordHit(key, verified: configuration.verifyReads ? found.digest : nil)
-            return .found((found.digest, try content.unnamedFile(containing: data), data))
+            return .found((found, try content.unnamedFile(containing: data), data))
         case .found((let found, .file(let opened))):
             (entry, fd) = (found, opened)
         }
@@ -249,7 +267,7 @@ extension BlobStore {
             return .damaged
         }
         recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-        return .found((entry.digest, handle, nil))
+        return .found((entry, handle, nil))
     }
 
     /// The bytes a read found; for a blob found missing (when `repairingMissing`: the index

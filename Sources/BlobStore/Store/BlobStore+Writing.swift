@@ -92,6 +92,13 @@ extension BlobStore {
         return try putStream(source, key: { _ in key }, metadata: metadata, expires: expires)
     }
 
+    /// Creates an empty file in the store's `tmp/` for the package's other modules to write a
+    /// value to before it is stored (a download spooled on the store's file system); the caller
+    /// removes it. Garbage collection deletes one left behind once its process is gone.
+    package func makeSpoolFile() throws -> URL {
+        URL(fileURLWithPath: try content.createSpoolFile())
+    }
+
     /// Stores everything readable from `handle` (a pipe, a socket, standard input) under `key`,
     /// streaming it; returns its digest.
     @discardableResult

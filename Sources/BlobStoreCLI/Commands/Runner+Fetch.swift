@@ -11,7 +11,8 @@ import Synchronization
 
 extension Runner {
     /// `fetch <url> [-o <file>] [--header 'Name: value']... [--allow-http-errors]`: answers through
-    /// the store's HTTP cache, writes the body, and prints `fresh hit`, `revalidated hit` or `miss`
+    /// the store's HTTP cache (`HTTPCache.download(for:to:)`: memory stays flat whatever the
+    /// body's size), writes the body, and prints `fresh hit`, `revalidated hit` or `miss`
     /// on standard error. A stale response is always revalidated before it answers: this process
     /// does not live to revalidate in the background. A 4xx or 5xx status writes nothing and exits
     /// 69, unless `options.allowsHTTPErrors`.
@@ -31,7 +32,11 @@ extension Runner {
         let prepared = request
         return try withStore { store in
             let cache = HTTPCache(store: CachedStore(disk: store), policy: policy)
-            let result = try Self.waitFor { try await cache.data(for: prepared) }
+            // Received into the store's tmp/ (flat memory whatever the size), then copied out once
+            // the status says it may be: an error status leaves the destination untouched.
+            let spool = try store.makeSpoolFile()
+            defer { try? FileManager.default.removeItem(at: spool) }
+            let result = try Self.waitFor { try await cache.download(for: prepared, to: spool) }
             note("\(result.outcome)\n")
             if (400...599).contains(result.status), !options.allowsHTTPErrors {
                 throw CommandFailure(
@@ -39,10 +44,9 @@ extension Runner {
                     "\(url) answered with status \(result.status); the body was not written. Pass "
                         + "--allow-http-errors to write it and exit 0.")
             }
-            let destination = file == "-" ? nil : file
-            let handle = try destination.map(openForWriting) ?? self.output.handle
-            try handle.write(contentsOf: result.body)
-            if destination != nil { try handle.close() }
+            let body = try FileHandle(forReadingFrom: spool)
+            defer { try? body.close() }
+            try copy(body, to: file)
             return ExitCode.success
         }
     }

@@ -82,6 +82,35 @@ public final class CachedStore: BlobStorage {
         }
     }
 
+    /// Stores the file at `url` under `key`: on disk streamed (`BlobStore.put(contentsOf:for:metadata:expires:)`),
+    /// without a copy in memory (a value stored from a file is typically too large to be worth
+    /// it; the first read of it puts it there when it fits); for
+    /// `StoragePlacement.memoryOnly`, read whole into the memory tier when it fits there, else
+    /// kept nowhere (and the entry under `key` removed).
+    ///
+    /// - Returns: The SHA-256 of the file's contents.
+    /// - Throws: `BlobStoreError` from the disk store, or the error reading the file.
+    @discardableResult
+    public func put(
+        contentsOf url: URL, for key: StoreKey, metadata: Data, expires: Date?, placement: StoragePlacement
+    ) throws -> SHA256Digest {
+        switch placement {
+        case .memoryAndDisk:
+            memory?.remove(key)
+            return try disk.put(contentsOf: url, for: key, metadata: metadata, expires: expires)
+        case .memoryOnly:
+            let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? Int.max
+            if let memory, size <= memory.limits.maxBytes {
+                return try put(
+                    Data(contentsOf: url), for: key, metadata: metadata, expires: expires, placement: placement)
+            }
+            // Larger than the memory tier: kept nowhere, and no older value outlives it.
+            memory?.remove(key)
+            if try disk.contains(key) { try disk.remove(key) }
+            return try SHA256Hasher.hash(contentsOf: url)
+        }
+    }
+
     /// Removes `key` from both tiers; returns whether either held it.
     @discardableResult
     public func remove(_ key: StoreKey) throws -> Bool {
@@ -126,16 +155,8 @@ public final class CachedStore: BlobStorage {
     ///
     /// - Throws: `BlobStoreError` from the disk store.
     public func entry(for key: StoreKey) throws -> StoredEntry? {
-        if let memory, let hit = memory.entry(for: key) {
-            let now = ContinuousClock.now
-            if !hit.isOnDisk || hit.checked.map({ now - $0 < recheckInterval }) == true {
-                return StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory)
-            }
-            if try isCurrent(hit, key) {
-                if recheckInterval > .zero { memory.noteChecked(key, digest: hit.digest, at: now) }
-                return StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory)
-            }
-            memory.remove(key)
+        if let hit = try memoryHit(for: key) {
+            return StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory)
         }
         guard let stored = try disk.entry(for: key) else { return nil }
         let info = stored.info
@@ -145,6 +166,33 @@ public final class CachedStore: BlobStorage {
                 digest: info.digest, created: info.created),
             for: key)
         return stored
+    }
+
+    /// Writes the value under `key` to `destination` from memory when it is there (checked as
+    /// ``entry(for:)`` checks a memory hit), else from disk a piece at a time
+    /// (`BlobStore.writeValue(for:to:)`), without keeping it in memory: a value read this way is
+    /// typically too large to be worth it.
+    public func writeValue(for key: StoreKey, to destination: FileHandle) throws -> EntryInfo? {
+        if let hit = try memoryHit(for: key) {
+            try destination.write(contentsOf: hit.value)
+            return hit.info(for: key)
+        }
+        return try disk.writeValue(for: key, to: destination)
+    }
+
+    /// The memory tier's entry under `key` if it may be served: a memory-only one, or one the
+    /// disk still holds unchanged (asked at most once per ``recheckInterval``). A hit the disk
+    /// no longer holds is dropped.
+    private func memoryHit(for key: StoreKey) throws -> MemoryEntry? {
+        guard let memory, let hit = memory.entry(for: key) else { return nil }
+        let now = ContinuousClock.now
+        if !hit.isOnDisk || hit.checked.map({ now - $0 < recheckInterval }) == true { return hit }
+        if try isCurrent(hit, key) {
+            if recheckInterval > .zero { memory.noteChecked(key, digest: hit.digest, at: now) }
+            return hit
+        }
+        memory.remove(key)
+        return nil
     }
 
     /// What the disk store knows of `key` (`BlobStore.info(for:)`); `nil` for a value kept

@@ -27,6 +27,58 @@ extension HTTPCache {
     /// - Throws: `BlobStoreError` with code `network` when the request fails, or from
     ///   the store.
     public func data(for request: URLRequest) async throws -> HTTPCacheResult {
+        let answer = try await answer(request, bodies: MemoryBodies())
+        return HTTPCacheResult(
+            url: answer.url, status: answer.response.status, headers: answer.headers, body: answer.body,
+            outcome: answer.outcome)
+    }
+
+    /// The response to `request`, as ``data(for:)`` answers it, with its body written to `file`
+    /// instead of returned: a body of any size, from the cache or from the server, costs about a
+    /// megabyte of memory. A miss is received into a file and stored from it.
+    ///
+    /// A miss is received by a download task into the system's temporary directory (`$TMPDIR`), in
+    /// step with the connection, stored from there and moved beside `file`; a stored body is
+    /// copied out of the store a piece at a time. `file` is created or replaced once the answer
+    /// is known; the files beside it (`<file>.1`, `<file>.2`, …) are gone when this returns or
+    /// throws, so `file` never holds part of a body. A stale response within its
+    /// `stale-while-revalidate` window is revalidated before it answers: a download does not
+    /// leave work behind.
+    ///
+    /// - Parameters:
+    ///   - request: The request, as for ``data(for:)``.
+    ///   - file: A file URL in a writable directory: the body's destination.
+    /// - Returns: The status, headers and outcome, and the body's size.
+    /// - Throws: As ``data(for:)`` throws, and `BlobStoreError` when the files cannot be written.
+    public func download(for request: URLRequest, to file: URL) async throws -> HTTPCacheDownload {
+        let bodies = FileBodies(destination: file)
+        do {
+            let answer = try await answer(request, bodies: bodies)
+            try bodies.finish(with: answer.body)
+            return HTTPCacheDownload(
+                url: answer.url, status: answer.response.status, headers: answer.headers,
+                byteCount: answer.body.count, outcome: answer.outcome)
+        } catch {
+            bodies.discardAll()
+            throw error
+        }
+    }
+
+    // MARK: - Internals
+
+    /// An answer: the response, the headers to deliver it with, its body and the outcome.
+    private struct Answer<Body> {
+        var url: URL
+        var response: StoredResponse
+        var headers: HTTPHeaders
+        var body: Body
+        var outcome: HTTPCacheOutcome
+    }
+
+    /// The flow of ``data(for:)`` and ``download(for:to:)``, with the bodies held by `bodies`.
+    private func answer<Bodies: ResponseBodies>(_ request: URLRequest, bodies: Bodies) async throws -> Answer<
+        Bodies.Body
+    > {
         guard let url = request.url else {
             throw BlobStoreError(.invalidArgument, "The request has no URL. Give it the URL to fetch.")
         }
@@ -34,58 +86,58 @@ extension HTTPCache {
         let requestHeaders = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
         let conditional = requestHeaders.contains("If-None-Match") || requestHeaders.contains("If-Modified-Since")
         guard Storability.cacheableMethods.contains(method), !conditional else {
-            let fetched = try await fetch(request)
+            let fetched = try await fetch(request, bodies: bodies)
             if !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method), (200..<400).contains(fetched.response.status) {
                 try await offload { try self.invalidate(url) }
             }
-            return result(fetched.response, fetched.body, url: url, outcome: .miss)
+            return answer(fetched.response, fetched.body, url: url, outcome: .miss)
         }
-        let found = try await offload { try self.storedResponse(for: url, requestHeaders: requestHeaders) }
+        let found = try await offload { try bodies.stored(for: url, requestHeaders: requestHeaders, in: self) }
         guard let (stored, body) = found else {
-            return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders)
+            return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders, bodies: bodies)
         }
         switch stored.use(at: Date(), requestHeaders: requestHeaders, policy: policy) {
         case .fresh:
-            return result(stored, body, url: url, outcome: .freshHit)
+            return answer(stored, body, url: url, outcome: .freshHit)
         case .staleAccepted:
-            return result(stored, body, url: url, outcome: .staleHit)
-        case .staleWhileRevalidate:
+            return answer(stored, body, url: url, outcome: .staleHit)
+        case .staleWhileRevalidate where bodies.revalidatesInBackground:
             let key = Self.entryKey(for: stored, url: url)
             if revalidating.withLock({ $0.insert(key).inserted }) {
                 Task { [self] in
                     defer { revalidating.withLock { _ = $0.remove(key) } }
                     _ = try? await revalidate(
-                        stored, body: body, request: request, url: url, requestHeaders: requestHeaders)
+                        stored, body: body, request: request, url: url, requestHeaders: requestHeaders, bodies: bodies)
                 }
             }
-            return result(stored, body, url: url, outcome: .staleHit)
-        case .revalidate:
-            return try await revalidate(stored, body: body, request: request, url: url, requestHeaders: requestHeaders)
+            return answer(stored, body, url: url, outcome: .staleHit)
+        case .staleWhileRevalidate, .revalidate:
+            return try await revalidate(
+                stored, body: body, request: request, url: url, requestHeaders: requestHeaders, bodies: bodies)
         case .unusable:
-            return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders)
+            return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders, bodies: bodies)
         }
     }
 
-    // MARK: - Internals
-
     /// Sends a conditional request for `stored`; a 304 refreshes it, anything else replaces it.
-    private func revalidate(
-        _ stored: StoredResponse, body: Data, request: URLRequest, url: URL, requestHeaders: HTTPHeaders
-    ) async throws -> HTTPCacheResult {
+    private func revalidate<Bodies: ResponseBodies>(
+        _ stored: StoredResponse, body: Bodies.Body, request: URLRequest, url: URL, requestHeaders: HTTPHeaders,
+        bodies: Bodies
+    ) async throws -> Answer<Bodies.Body> {
         var conditional = request
         if let etag = stored.headers["ETag"] { conditional.setValue(etag, forHTTPHeaderField: "If-None-Match") }
         if let lastModified = stored.headers["Last-Modified"] {
             conditional.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
         }
-        let fetched = try await fetch(conditional)
+        let fetched = try await fetch(conditional, bodies: bodies)
         guard fetched.response.status == 304 else {
-            try await storeIfSameURL(fetched, requestHeaders: requestHeaders)
-            return result(fetched.response, fetched.body, url: url, outcome: .miss)
+            try await storeIfSameURL(fetched, requestHeaders: requestHeaders, bodies: bodies)
+            return answer(fetched.response, fetched.body, url: url, outcome: .miss)
         }
         guard stored.isValidated(by: fetched.response.headers) else {
             // The 304 is about another representation (RFC 9111 §4.3.4): the stored one is wrong.
             try await offload { try self.removeStored(stored, url: url) }
-            return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders)
+            return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders, bodies: bodies)
         }
         var refreshed = stored
         refreshed.headers = stored.updatingHeaders(
@@ -93,63 +145,72 @@ extension HTTPCache {
         refreshed.requestTime = fetched.response.requestTime
         refreshed.responseTime = fetched.response.responseTime
         let record = refreshed
+        let putBody = bodies.put(body, into: store)
         try await offload {
-            if case .notStored = try self.refresh(record, body: body, requestHeaders: requestHeaders) {
+            if case .notStored = try self.refresh(record, requestHeaders: requestHeaders, putBody: putBody) {
                 try self.removeStored(record, url: url)
             }
         }
-        return result(refreshed, body, url: url, outcome: .revalidatedHit)
+        return answer(refreshed, body, url: url, outcome: .revalidatedHit)
     }
 
-    private func fetchAndStore(_ request: URLRequest, url: URL, requestHeaders: HTTPHeaders) async throws
-        -> HTTPCacheResult
-    {
-        let fetched = try await fetch(request)
-        try await storeIfSameURL(fetched, requestHeaders: requestHeaders)
-        return result(fetched.response, fetched.body, url: url, outcome: .miss)
+    private func fetchAndStore<Bodies: ResponseBodies>(
+        _ request: URLRequest, url: URL, requestHeaders: HTTPHeaders, bodies: Bodies
+    ) async throws -> Answer<Bodies.Body> {
+        let fetched = try await fetch(request, bodies: bodies)
+        try await storeIfSameURL(fetched, requestHeaders: requestHeaders, bodies: bodies)
+        return answer(fetched.response, fetched.body, url: url, outcome: .miss)
     }
 
     /// Stores a fetched response unless the session followed a redirect to get it: the final
     /// response belongs to another URL and says nothing about how long the redirect holds.
-    private func storeIfSameURL(_ fetched: Fetched, requestHeaders: HTTPHeaders) async throws {
+    private func storeIfSameURL<Bodies: ResponseBodies>(
+        _ fetched: Fetched<Bodies.Body>, requestHeaders: HTTPHeaders, bodies: Bodies
+    ) async throws {
         guard !fetched.redirected else { return }
-        _ = try await offload { try self.store(fetched.response, body: fetched.body, requestHeaders: requestHeaders) }
+        let putBody = bodies.put(fetched.body, into: store)
+        _ = try await offload {
+            try self.store(fetched.response, method: "GET", requestHeaders: requestHeaders, putBody: putBody)
+        }
     }
 
     /// A response from the server; `redirected` when its URL is not the request's.
-    private typealias Fetched = (response: StoredResponse, body: Data, redirected: Bool)
+    private typealias Fetched<Body> = (response: StoredResponse, body: Body, redirected: Bool)
 
     /// Sends `request` to the server and records when it was sent and answered.
-    private func fetch(_ request: URLRequest) async throws -> Fetched {
+    private func fetch<Bodies: ResponseBodies>(_ request: URLRequest, bodies: Bodies) async throws -> Fetched<
+        Bodies.Body
+    > {
         let requestTime = Date()
-        let data: Data
-        let response: URLResponse
+        let sent: (response: URLResponse, body: Bodies.Body, count: Int)
         do {
-            (data, response) = try await session.data(for: request)
+            sent = try await bodies.send(request, with: self)
+        } catch let error as BlobStoreError {
+            throw error
         } catch {
             throw BlobStoreError(
                 .network,
                 "The request to \(request.url?.absoluteString ?? "?") failed: \(error.localizedDescription). "
                     + "Check the URL and the network, then retry.")
         }
-        guard let http = response as? HTTPURLResponse else {
+        guard let http = sent.response as? HTTPURLResponse else {
             throw BlobStoreError(
                 .network,
                 "\(request.url?.absoluteString ?? "?") did not answer with an HTTP response. Use an http(s) URL.")
         }
         var headers = HTTPHeaders(http.allHeaderFields)
         if (request.httpMethod ?? "GET").uppercased() != "HEAD", http.statusCode != 304,
-            Self.wasDecoded(headers: headers, bodyCount: data.count)
+            Self.wasDecoded(headers: headers, bodyCount: sent.count)
         {
             // The headers must describe the body kept and served: the decoded one.
             headers.set("Content-Encoding", nil)
-            headers.set("Content-Length", String(data.count))
+            headers.set("Content-Length", String(sent.count))
         }
         let stored = StoredResponse(
             url: (request.url ?? http.url)?.absoluteString ?? "", status: http.statusCode,
             headers: headers, vary: nil, requestTime: requestTime, responseTime: Date())
         let redirected = http.url.map { $0.absoluteString != request.url?.absoluteString } ?? false
-        return (stored, data, redirected)
+        return (stored, sent.body, redirected)
     }
 
     /// Whether `URLSession` decoded a body whose response has `headers`: it has a
@@ -162,10 +223,10 @@ extension HTTPCache {
         return codings.allSatisfy { ["gzip", "x-gzip", "deflate"].contains($0) }
     }
 
-    private func result(_ response: StoredResponse, _ body: Data, url: URL, outcome: HTTPCacheOutcome)
-        -> HTTPCacheResult
+    private func answer<Body>(_ response: StoredResponse, _ body: Body, url: URL, outcome: HTTPCacheOutcome)
+        -> Answer<Body>
     {
         let headers = outcome == .miss ? response.headers : response.servedHeaders(at: Date())
-        return HTTPCacheResult(url: url, status: response.status, headers: headers, body: body, outcome: outcome)
+        return Answer(url: url, response: response, headers: headers, body: body, outcome: outcome)
     }
 }

@@ -94,19 +94,28 @@ public final class HTTPCache: Sendable {
     public func storedResponse(for url: URL, requestHeaders: HTTPHeaders) throws -> (
         response: StoredResponse, body: Data
     )? {
-        let primary = Self.key(for: url)
-        guard let entry = try store.entry(for: primary), let record = decoded.record(in: entry.info.metadata) else {
+        try storedResponse(for: url, requestHeaders: requestHeaders) { key in
+            try store.entry(for: key).map { ($0.info, $0.value) }
+        }
+    }
+
+    /// ``storedResponse(for:requestHeaders:)`` with each entry read by `read` (into memory, or
+    /// into a file), which returns the entry's information and its value.
+    func storedResponse<Body>(
+        for url: URL, requestHeaders: HTTPHeaders, read: (StoreKey) throws -> (EntryInfo, Body)?
+    ) throws -> (response: StoredResponse, body: Body)? {
+        guard let (info, value) = try read(Self.key(for: url)), let record = decoded.record(in: info.metadata) else {
             return nil
         }
         if let names = record.variants {
             let vary = VaryKey(names: names, request: requestHeaders)
-            guard let variant = try store.entry(for: Self.variantKey(for: url, vary)),
-                let response = decoded.record(in: variant.info.metadata)?.response, response.vary == vary
+            guard let (variantInfo, variantValue) = try read(Self.variantKey(for: url, vary)),
+                let response = decoded.record(in: variantInfo.metadata)?.response, response.vary == vary
             else { return nil }
-            return (response, variant.value)
+            return (response, variantValue)
         }
         guard let response = record.response else { return nil }
-        return (response, entry.value)
+        return (response, value)
     }
 
     /// Stores `response` with `body` for a request with `requestHeaders` if RFC 9111 allows it,
@@ -117,6 +126,19 @@ public final class HTTPCache: Sendable {
     /// - Throws: `BlobStoreError` from the store, except `tooLarge`.
     @discardableResult
     public func store(_ response: StoredResponse, body: Data, method: String = "GET", requestHeaders: HTTPHeaders)
+        throws -> Storability
+    {
+        try store(response, method: method, requestHeaders: requestHeaders) { key, metadata, expires, placement in
+            try self.store.put(body, for: key, metadata: metadata, expires: expires, placement: placement)
+        }
+    }
+
+    /// How a body is put under a key: `(key, metadata, expires, placement)`.
+    typealias BodyPut = @Sendable (StoreKey, Data, Date?, StoragePlacement) throws -> Void
+
+    /// ``store(_:body:method:requestHeaders:)`` with the body put by `putBody`, so that a body
+    /// in a file is stored from it (`BlobStorage.put(contentsOf:for:metadata:expires:placement:)`).
+    func store(_ response: StoredResponse, method: String, requestHeaders: HTTPHeaders, putBody: BodyPut)
         throws -> Storability
     {
         guard let plan = plan(response, method: method, requestHeaders: requestHeaders) else {
@@ -139,12 +161,8 @@ public final class HTTPCache: Sendable {
                     try store.put(
                         Data(), for: Self.key(for: url), metadata: names, expires: nil, placement: .memoryAndDisk)
                 }
-                try store.put(
-                    body, for: Self.variantKey(for: url, vary), metadata: metadata, expires: expires,
-                    placement: placement)
-            } else {
-                try store.put(body, for: Self.key(for: url), metadata: metadata, expires: expires, placement: placement)
             }
+            try putBody(Self.entryKey(for: record, url: url), metadata, expires, placement)
         } catch let error as BlobStoreError where error.code == .tooLarge {
             // Larger than the store's capacity: served, not kept. Other failures are the store's.
             _ = try? store.remove(Self.entryKey(for: record, url: url))
@@ -157,13 +175,21 @@ public final class HTTPCache: Sendable {
     /// When it stays on disk under the same key, only its headers and expiry are written
     /// (`BlobStorage.update(_:metadata:expires:)`): the body is neither hashed nor copied again. Otherwise it is stored as ``store(_:body:method:requestHeaders:)`` stores it.
     package func refresh(_ response: StoredResponse, body: Data, requestHeaders: HTTPHeaders) throws -> Storability {
+        try refresh(response, requestHeaders: requestHeaders) { key, metadata, expires, placement in
+            try self.store.put(body, for: key, metadata: metadata, expires: expires, placement: placement)
+        }
+    }
+
+    /// ``refresh(_:body:requestHeaders:)`` with the body, when it must be stored again, put by
+    /// `putBody`.
+    func refresh(_ response: StoredResponse, requestHeaders: HTTPHeaders, putBody: BodyPut) throws -> Storability {
         guard let plan = plan(response, method: "GET", requestHeaders: requestHeaders),
             case .memoryAndDisk = plan.decision, plan.record.vary == response.vary
-        else { return try store(response, body: body, requestHeaders: requestHeaders) }
+        else { return try store(response, method: "GET", requestHeaders: requestHeaders, putBody: putBody) }
         let key = Self.entryKey(for: plan.record, url: plan.url)
         let metadata = try CacheRecord(response: plan.record).encoded()
         guard try store.info(for: key) != nil, try store.update(key, metadata: metadata, expires: plan.expires) else {
-            return try store(response, body: body, requestHeaders: requestHeaders)
+            return try store(response, method: "GET", requestHeaders: requestHeaders, putBody: putBody)
         }
         return plan.decision
     }
