@@ -12,8 +12,8 @@ import BlobStore
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    // (i) The help is derived from every subcommand's spec (checked once).
-    check(derivedTextsAreWhole, "a subcommand's help leaves out something its spec has")
+    // (i) The help and the completion scripts are derived from every subcommand's spec (once).
+    check(derivedTextsAreWhole, "a subcommand's help or completion leaves out something its spec has")
     let arguments = argumentVector(Array(UnsafeBufferPointer(start: data, count: size)))
     let line = "[" + arguments.map(quoted).joined(separator: ", ") + "]"
     // (a) parse is total: it returns or throws, and throws only CommandLineError (its signature).
@@ -137,8 +137,10 @@ private func checkAccepted(_ invocation: Invocation, _ arguments: [String], _ li
 }
 
 /// Whether every subcommand's help shows its usage line, each argument and each option its spec
-/// lists (global ones included): what the help derives from the specs. Computed once.
+/// lists (global ones included), and every completion script names each subcommand and option:
+/// what the help and the scripts derive from the specs. Computed once.
 let derivedTextsAreWhole: Bool = {
+    let scripts = CompletionScript.Shell.allCases.map(CompletionScript.script)
     for subcommand in Subcommand.allCases {
         let help = subcommand.help
         let text = HelpText.subcommand(subcommand)
@@ -147,6 +149,11 @@ let derivedTextsAreWhole: Bool = {
         else { return false }
         for argument in help.arguments where !text.contains("\n  \(argument.helpLabel)") { return false }
         for option in help.allOptions where !text.contains("\n  \(option.helpLabel)") { return false }
+        for script in scripts where !script.contains(subcommand.rawValue) { return false }
+        for option in help.allOptions {
+            let long = String(option.name.dropFirst(2))
+            for script in scripts where !script.contains(long) { return false }
+        }
     }
     return true
 }()

@@ -2,7 +2,7 @@
 /// each is described by its value type (``valueType``), `Commands/<Name>Command.swift`.
 enum Subcommand: String, CaseIterable, Equatable, Sendable {
     case put, get, blob, fetch, serve, has, rm, clear, ls, stats, remote, compact, gc, verify, journal, config, demo,
-        help
+        completions, help
 
     /// The subcommand's value type, whose `spec` describes it.
     var valueType: any SubcommandValue.Type {
@@ -24,10 +24,11 @@ enum Subcommand: String, CaseIterable, Equatable, Sendable {
         case .journal: JournalCommand.self
         case .config: ConfigCommand.self
         case .demo: DemoCommand.self
+        case .completions: CompletionsCommand.self
         case .help: HelpCommand.self
         }
     }
 
-    /// What the help shows of the subcommand.
+    /// What the help and the completions show of the subcommand.
     var help: CommandHelp { valueType.help }
 }
