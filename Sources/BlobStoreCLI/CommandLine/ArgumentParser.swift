@@ -119,7 +119,7 @@ enum ArgumentParser {
             let label = option.help.label
             guard !option.isFlag else {
                 if inlineValue != nil { return fail("The option '\(option.help.name)' takes no value") }
-                try? option.apply(&value, "")
+                try? option.apply(&value, "")  // a flag only sets its property: nothing to throw
                 return
             }
             /// The value: inline, or the next argument unless that is an option (`-` alone,
