@@ -84,7 +84,9 @@ let package = Package(
             dependencies: [
                 "BlobStoreCLI", "blobstore", "blobstore-torture", "BlobStore", "BlobStoreCache", "HTTPTestServer",
                 "ImageCacheExample", "BlobStoreTestKit",
-            ]
+            ],
+            // The help and usage errors expected byte for byte (HelpGoldenTests).
+            exclude: ["Golden"]
         ),
     ],
     swiftLanguageModes: [.v6]

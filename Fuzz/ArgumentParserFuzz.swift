@@ -12,6 +12,8 @@ import BlobStore
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    // (i) The help and the completion scripts are derived from every subcommand's spec (once).
+    check(derivedTextsAreWhole, "a subcommand's help or completion leaves out something its spec has")
     let arguments = argumentVector(Array(UnsafeBufferPointer(start: data, count: size)))
     let line = "[" + arguments.map(quoted).joined(separator: ", ") + "]"
     // (a) parse is total: it returns or throws, and throws only CommandLineError (its signature).
@@ -24,7 +26,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if options.contains(where: {
         $0 == "-h" || $0 == "--help" || $0.unicodeScalars.starts(with: "--help=".unicodeScalars)
     }) {
-        guard case .success(let invocation) = result, case .help = invocation.command else {
+        guard case .success(let invocation) = result, invocation.command.subcommand == .help else {
             fail("\(line) asks for help, but parses as \(result)")
         }
     }
@@ -80,14 +82,18 @@ private func checkAccepted(_ invocation: Invocation, _ arguments: [String], _ li
             return [bytes, Array(bytes[(equals + 1)...])]
         })
     var texts: [String?] = [invocation.options.store, invocation.options.remoteCA]
-    switch invocation.command {
-    case .put(let key, let file, _): texts += [key, file]
-    case .get(let keys, let output): texts += keys + [output]
-    case .remove(let keys): texts += keys
-    case .has(let key): texts.append(key)
-    case .demo(let directory, _): texts.append(directory)
-    case .fetch(let url, let output, let fetch):
-        texts += [url, output]
+    /// The subcommand's value; the version has none, and nothing to check, as help on nothing.
+    let value: any SubcommandValue = if case .run(let value) = invocation.command { value } else { HelpCommand() }
+    switch value {
+    case let put as PutCommand: texts += [put.key, put.file]
+    case let get as GetCommand: texts += get.keys + [get.output]
+    case let blob as BlobCommand: texts.append(blob.output)
+    case let remove as RemoveCommand: texts += remove.keys
+    case let has as HasCommand: texts.append(has.key)
+    case let demo as DemoCommand: texts.append(demo.directory)
+    case let serve as ServeCommand: texts += [serve.origin, serve.accessLog]
+    case let fetch as FetchCommand:
+        texts += [fetch.url, fetch.output]
         for field in fetch.headers {
             let prefix = Array((field.name + ":").utf8)
             check(
@@ -103,15 +109,22 @@ private func checkAccepted(_ invocation: Invocation, _ arguments: [String], _ li
     // (g) Accepted values are in their ranges.
     if let store = invocation.options.store { check(!store.isEmpty, "\(line): an empty store accepted") }
     if let remoteCA = invocation.options.remoteCA { check(!remoteCA.isEmpty, "\(line): an empty CA file accepted") }
-    switch invocation.command {
-    case .get(_, let output?), .fetch(_, let output?, _):
-        check(!output.isEmpty, "\(line): an empty output file accepted")
-    case .collectGarbage(let collect):
+    switch value {
+    case let get as GetCommand:
+        check(get.output.map { !$0.isEmpty } ?? true, "\(line): an empty output file accepted")
+    case let fetch as FetchCommand:
+        check(fetch.output.map { !$0.isEmpty } ?? true, "\(line): an empty output file accepted")
+    case let serve as ServeCommand:
+        check((1...100_000).contains(serve.maxConnections), "\(line): max connections \(serve.maxConnections)")
+        for timeout in [serve.headerTimeout, serve.idleTimeout, serve.originTimeout] {
+            check(timeout >= .milliseconds(1), "\(line): timeout \(timeout)")
+        }
+    case let collect as CollectGarbageCommand:
         check(collect.capacity.map { $0 >= 1 } ?? true, "\(line): capacity \(collect.capacity!)")
         check(collect.maxEntries.map { $0 >= 1 } ?? true, "\(line): max entries \(collect.maxEntries!)")
         check(collect.maxAge.map { $0 >= .milliseconds(1) } ?? true, "\(line): max age \(collect.maxAge!)")
         check(collect.grace.map { $0 >= .zero } ?? true, "\(line): grace \(collect.grace!)")
-    case .config(let changes, _):
+    case let changes as ConfigCommand:
         if case .set(let capacity)? = changes.capacity { check(capacity >= 1, "\(line): capacity \(capacity)") }
         if case .set(let entries)? = changes.maxEntries { check(entries >= 1, "\(line): max entries \(entries)") }
         if case .set(let age)? = changes.maxAge { check(age >= .milliseconds(1), "\(line): max age \(age)") }
@@ -122,3 +135,25 @@ private func checkAccepted(_ invocation: Invocation, _ arguments: [String], _ li
         break
     }
 }
+
+/// Whether every subcommand's help shows its usage line, each argument and each option its spec
+/// lists (global ones included), and every completion script names each subcommand and option:
+/// what the help and the scripts derive from the specs. Computed once.
+let derivedTextsAreWhole: Bool = {
+    let scripts = CompletionScript.Shell.allCases.map(CompletionScript.script)
+    for subcommand in Subcommand.allCases {
+        let help = subcommand.help
+        let text = HelpText.subcommand(subcommand)
+        guard text.hasPrefix("OVERVIEW: \(help.abstract)\n"), text.contains("USAGE: blobstore \(help.usage)\n"),
+            HelpText.root().contains("\n  \(subcommand.rawValue) ")
+        else { return false }
+        for argument in help.arguments where !text.contains("\n  \(argument.helpLabel)") { return false }
+        for option in help.allOptions where !text.contains("\n  \(option.helpLabel)") { return false }
+        for script in scripts where !script.contains(subcommand.rawValue) { return false }
+        for option in help.allOptions {
+            let long = String(option.name.dropFirst(2))
+            for script in scripts where !script.contains(long) { return false }
+        }
+    }
+    return true
+}()

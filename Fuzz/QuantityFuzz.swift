@@ -19,7 +19,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     //     same error with the same text.
     let size = outcome({ () throws(QuantityError) in try SizeParser.parse(text) }, { $0 })
     let duration = outcome({ () throws(QuantityError) in try DurationParser.parse(text) }, nanosecondsOf)
-    let count = outcome({ () throws(QuantityError) in try ArgumentParser.count(text) }, { UInt64($0) })
+    let count = outcome({ () throws(QuantityError) in try ValueParser<Int>.wholeNumber(text) }, { UInt64($0) })
     let expected = (referenceSize(text), referenceDuration(text), referenceCount(text))
     check(size == expected.0, "SizeParser reads \(quoted(text)) as \(size), the reference as \(expected.0)")
     check(duration == expected.1, "DurationParser reads \(quoted(text)) as \(duration), the reference as \(expected.1)")
@@ -56,7 +56,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// `--low-water`'s reader: a plain decimal number, read as the nearest Double; never negative,
 /// never NaN.
 private func checkFraction(_ text: String) {
-    let result = outcome({ () throws(QuantityError) in try ArgumentParser.fraction(text) }, { $0.bitPattern })
+    let result = outcome(
+        { () throws(QuantityError) in try ValueParser<Double>.decimalFraction(text) }, { $0.bitPattern })
     guard case .number(_, _, let number, let unit) = ReferenceScan(text), unit.isEmpty else {
         check(result.value == nil, "fraction accepts \(quoted(text))")
         return
@@ -175,7 +176,7 @@ private func checkSizeRoundTrips(_ bytes: UInt64) {
 private func checkCountRoundTrip(_ count: UInt64) {
     guard count <= UInt64(Int.max) else { return }
     let text = "\(count)"
-    check((try? ArgumentParser.count(text)) == Int(count), "count reads \(quoted(text)) as something else")
+    check((try? ValueParser<Int>.wholeNumber(text)) == Int(count), "count reads \(quoted(text)) as something else")
 }
 
 /// `nanoseconds` written in each unit, and by QuantityFormat.exactSeconds, reads back exactly;

@@ -2,8 +2,8 @@ import BlobStore
 import Foundation
 import Glibc
 
-/// Runs a parsed ``Command``: opens the store, calls the subcommand, maps errors to exit codes.
-/// The subcommands are in `Commands/Runner+<Name>.swift`.
+/// Runs a parsed ``Command``: what the subcommands share (opening the store, files, notes), and
+/// the mapping of errors to exit codes. Each subcommand runs in `Commands/<Name>Command.swift`.
 struct Runner {
     let options: GlobalOptions
     let environment: [String: String]
@@ -15,26 +15,8 @@ struct Runner {
     func run(_ command: Command) -> Int32 {
         do {
             switch command {
-            case .put(let key, let file, let json): return try put(key: key, file: file, json: json)
-            case .get(let keys, let file): return try get(keys: keys, output: file)
-            case .blob(let digest, let file): return try blob(digest, output: file)
-            case .fetch(let url, let file, let options): return try fetch(url: url, output: file, options: options)
-            case .serve(let options): return try serve(options)
-            case .has(let key): return try has(key: key)
-            case .remove(let keys): return try remove(keys: keys)
-            case .list(let json): return try list(json: json)
-            case .stats(let json): return try stats(json: json)
-            case .remotePing(let json): return try remotePing(json: json)
-            case .compact(let json): return try compact(json: json)
-            case .clear(let json): return try clear(json: json)
-            case .collectGarbage(let options): return try collectGarbage(options)
-            case .verify(let repair, let json): return try verify(repair: repair, json: json)
-            case .journal(let json): return try journal(json: json)
-            case .config(let changes, let json): return try config(changes, json: json)
-            case .demo(let directory, let json): return try demo(directory: directory, json: json)
-            case .help(let subcommand):
-                try output.write(subcommand.map(HelpText.subcommand) ?? HelpText.root())
-                return ExitCode.success
+            case .run(let subcommand):
+                return try subcommand.run(in: self)
             case .version:
                 try output.write(BlobStoreCLI.version + "\n")
                 return ExitCode.success

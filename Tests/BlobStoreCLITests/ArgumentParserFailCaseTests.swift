@@ -31,7 +31,7 @@ import Testing
     /// What kind of result: an error, or which command.
     static func kind(_ result: Result<Invocation, CommandLineError>) -> String {
         guard case .success(let invocation) = result else { return "error" }
-        return String("\(invocation.command)".prefix { $0 != "(" })
+        return invocation.command.subcommand?.rawValue ?? "version"
     }
 
     static func asksForHelp(_ argument: String) -> Bool {

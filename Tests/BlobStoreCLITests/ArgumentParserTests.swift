@@ -19,23 +19,24 @@ import Testing
     }
 
     @Test func subcommandsWithTheirArguments() throws {
-        #expect(try parse(["put", "k"]).command == .put(key: "k", file: nil))
-        #expect(try parse(["put", "k", "f"]).command == .put(key: "k", file: "f"))
-        #expect(try parse(["get", "k"]).command == .get(keys: ["k"], output: nil))
-        #expect(try parse(["get", "k", "-o", "out"]).command == .get(keys: ["k"], output: "out"))
-        #expect(try parse(["get", "--output=out", "k"]).command == .get(keys: ["k"], output: "out"))
-        #expect(try parse(["has", "k"]).command == .has(key: "k"))
-        #expect(try parse(["rm", "k"]).command == .remove(keys: ["k"]))
-        #expect(try parse(["rm", "a", "b", "a"]).command == .remove(keys: ["a", "b", "a"]))
-        #expect(try parse(["get", "a", "-o", "out", "b"]).command == .get(keys: ["a", "b"], output: "out"))
-        #expect(try parse(["ls"]).command == .list(json: false))
-        #expect(try parse(["ls", "--json"]).command == .list(json: true))
-        #expect(try parse(["stats", "--json"]).command == .stats(json: true))
-        #expect(try parse(["demo"]).command == .demo(directory: nil))
-        #expect(try parse(["demo", "dir"]).command == .demo(directory: "dir"))
-        #expect(try parse(["put", "k", "--json"]).command == .put(key: "k", file: nil, json: true))
-        #expect(try parse(["put", "--json", "k", "f"]).command == .put(key: "k", file: "f", json: true))
-        #expect(try parse(["demo", "dir", "--json"]).command == .demo(directory: "dir", json: true))
+        #expect(try parse(["put", "k"]).command == .run(PutCommand(key: "k", file: nil)))
+        #expect(try parse(["put", "k", "f"]).command == .run(PutCommand(key: "k", file: "f")))
+        #expect(try parse(["get", "k"]).command == .run(GetCommand(keys: ["k"], output: nil)))
+        #expect(try parse(["get", "k", "-o", "out"]).command == .run(GetCommand(keys: ["k"], output: "out")))
+        #expect(try parse(["get", "--output=out", "k"]).command == .run(GetCommand(keys: ["k"], output: "out")))
+        #expect(try parse(["has", "k"]).command == .run(HasCommand(key: "k")))
+        #expect(try parse(["rm", "k"]).command == .run(RemoveCommand(keys: ["k"])))
+        #expect(try parse(["rm", "a", "b", "a"]).command == .run(RemoveCommand(keys: ["a", "b", "a"])))
+        #expect(
+            try parse(["get", "a", "-o", "out", "b"]).command == .run(GetCommand(keys: ["a", "b"], output: "out")))
+        #expect(try parse(["ls"]).command == .run(ListCommand(json: false)))
+        #expect(try parse(["ls", "--json"]).command == .run(ListCommand(json: true)))
+        #expect(try parse(["stats", "--json"]).command == .run(StatsCommand(json: true)))
+        #expect(try parse(["demo"]).command == .run(DemoCommand(directory: nil)))
+        #expect(try parse(["demo", "dir"]).command == .run(DemoCommand(directory: "dir")))
+        #expect(try parse(["put", "k", "--json"]).command == .run(PutCommand(key: "k", file: nil, json: true)))
+        #expect(try parse(["put", "--json", "k", "f"]).command == .run(PutCommand(key: "k", file: "f", json: true)))
+        #expect(try parse(["demo", "dir", "--json"]).command == .run(DemoCommand(directory: "dir", json: true)))
     }
 
     @Test func globalOptionsBeforeOrAfterTheSubcommand() throws {
@@ -96,9 +97,9 @@ import Testing
                 == Invocation(
                     options: GlobalOptions(
                         remote: "rediss://h", remoteCA: "ca.pem", remoteReadOnly: true, remoteOnly: true),
-                    command: .get(keys: ["k"], output: nil)))
-        #expect(try parse(["remote", "ping"]).command == .remotePing(json: false))
-        #expect(try parse(["remote", "--json", "ping", "--remote-ca=c"]).command == .remotePing(json: true))
+                    command: .run(GetCommand(keys: ["k"], output: nil))))
+        #expect(try parse(["remote", "ping"]).command == .run(RemoteCommand(json: false)))
+        #expect(try parse(["remote", "--json", "ping", "--remote-ca=c"]).command == .run(RemoteCommand(json: true)))
         #expect(try parse(["remote", "--json", "ping", "--remote-ca=c"]).options.remoteCA == "c")
         #expect(try parse(["--remote-only", "put", "--help"]).command == .help(.put))
         #expect(
@@ -129,21 +130,22 @@ import Testing
     }
 
     @Test func doubleDashEndsOptions() throws {
-        #expect(try parse(["put", "--", "-k", "--json"]).command == .put(key: "-k", file: "--json"))
-        #expect(try parse(["get", "--", "--help"]).command == .get(keys: ["--help"], output: nil))
-        #expect(try parse(["has", "-"]).command == .has(key: "-"))
+        #expect(try parse(["put", "--", "-k", "--json"]).command == .run(PutCommand(key: "-k", file: "--json")))
+        #expect(try parse(["get", "--", "--help"]).command == .run(GetCommand(keys: ["--help"], output: nil)))
+        #expect(try parse(["has", "-"]).command == .run(HasCommand(key: "-")))
     }
 
     @Test func inlineValueStartingWithACombiningMark() throws {
         // "=" and U+0301 form one character; the value still starts after the "=".
         #expect(try parse(["--store=\u{301}/s", "ls"]).options.store == "\u{301}/s")
-        #expect(try parse(["get", "--output=\u{301}", "k"]).command == .get(keys: ["k"], output: "\u{301}"))
+        #expect(
+            try parse(["get", "--output=\u{301}", "k"]).command == .run(GetCommand(keys: ["k"], output: "\u{301}")))
         #expect(try parse(["frob", "--help=\u{301}"]).command == .help(nil))
     }
 
     @Test func keysAreTakenAsGiven() throws {
-        #expect(try parse(["put", "../a b/./c"]).command == .put(key: "../a b/./c", file: nil))
-        #expect(try parse(["has", ""]).command == .has(key: ""))
+        #expect(try parse(["put", "../a b/./c"]).command == .run(PutCommand(key: "../a b/./c", file: nil)))
+        #expect(try parse(["has", ""]).command == .run(HasCommand(key: "")))
     }
 
     @Test func unknownOptionNamesTheSubcommand() {
@@ -185,11 +187,13 @@ import Testing
     @Test func blobTakesSixtyFourHexDigitsInEitherCase() throws {
         let hex = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
         let digest = try #require(SHA256Digest(hex: hex))
-        #expect(try parse(["blob", hex]).command == .blob(digest, output: nil))
-        #expect(try parse(["blob", hex.uppercased(), "-o", "out"]).command == .blob(digest, output: "out"))
+        #expect(try parse(["blob", hex]).command == .run(BlobCommand(digest: digest, output: nil)))
+        #expect(
+            try parse(["blob", hex.uppercased(), "-o", "out"]).command
+                == .run(BlobCommand(digest: digest, output: "out")))
         #expect(
             try parse(["blob", "--output=-", "5891B5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6bE03"])
-                .command == .blob(digest, output: "-"))
+                .command == .run(BlobCommand(digest: digest, output: "-")))
         #expect(error(["blob"]) == CommandLineError("Missing expected argument '<digest>'", subcommand: .blob))
         #expect(error(["blob", hex, hex]) == CommandLineError("Unexpected argument '\(hex)'", subcommand: .blob))
     }
@@ -228,13 +232,13 @@ import Testing
     // MARK: - compact, gc, verify, config
 
     @Test func maintenanceSubcommandsWithoutOptions() throws {
-        #expect(try parse(["compact"]).command == .compact(json: false))
-        #expect(try parse(["compact", "--json"]).command == .compact(json: true))
-        #expect(try parse(["gc"]).command == .collectGarbage(GarbageCollectionOptions()))
-        #expect(try parse(["verify"]).command == .verify(repair: false, json: false))
-        #expect(try parse(["verify", "--repair", "--json"]).command == .verify(repair: true, json: true))
-        #expect(try parse(["config"]).command == .config(LimitChanges(), json: false))
-        #expect(try parse(["config", "--json"]).command == .config(LimitChanges(), json: true))
+        #expect(try parse(["compact"]).command == .run(CompactCommand(json: false)))
+        #expect(try parse(["compact", "--json"]).command == .run(CompactCommand(json: true)))
+        #expect(try parse(["gc"]).command == .run(CollectGarbageCommand()))
+        #expect(try parse(["verify"]).command == .run(VerifyCommand(repair: false, json: false)))
+        #expect(try parse(["verify", "--repair", "--json"]).command == .run(VerifyCommand(repair: true, json: true)))
+        #expect(try parse(["config"]).command == .run(ConfigCommand(json: false)))
+        #expect(try parse(["config", "--json"]).command == .run(ConfigCommand(json: true)))
     }
 
     @Test func gcOptions() throws {
@@ -244,18 +248,18 @@ import Testing
         ])
         #expect(
             all.command
-                == .collectGarbage(
-                    GarbageCollectionOptions(
+                == .run(
+                    CollectGarbageCommand(
                         capacity: 500 << 20, maxEntries: 1000, maxAge: .seconds(7 * 86_400), grace: .seconds(30),
                         dryRun: true, json: true)))
         #expect(
             try parse(["gc", "--capacity=1.5G", "--store", "/s"]).command
-                == .collectGarbage(GarbageCollectionOptions(capacity: 1_610_612_736)))
-        #expect(try parse(["gc", "--grace", "0"]).command == .collectGarbage(GarbageCollectionOptions(grace: .zero)))
+                == .run(CollectGarbageCommand(capacity: 1_610_612_736)))
+        #expect(try parse(["gc", "--grace", "0"]).command == .run(CollectGarbageCommand(grace: .zero)))
         // The last of a repeated option wins.
         #expect(
             try parse(["gc", "--capacity", "1M", "--capacity", "2M"]).command
-                == .collectGarbage(GarbageCollectionOptions(capacity: 2 << 20)))
+                == .run(CollectGarbageCommand(capacity: 2 << 20)))
     }
 
     @Test func configOptionsSetOrRemoveEachLimit() throws {
@@ -264,39 +268,39 @@ import Testing
                 "config", "--capacity", "5M", "--max-entries", "10000", "--max-age", "15m", "--low-water", "0.75",
             ])
             .command
-                == .config(
-                    LimitChanges(
-                        capacity: .set(5 << 20), maxEntries: .set(10_000), maxAge: .set(.seconds(900)), lowWater: 0.75),
-                    json: false))
+                == .run(
+                    ConfigCommand(
+                        capacity: .set(5 << 20), maxEntries: .set(10_000), maxAge: .set(.seconds(900)), lowWater: 0.75))
+        )
         #expect(
             try parse(["config", "--capacity", "none", "--max-entries=none", "--max-age", "none", "--json"]).command
-                == .config(LimitChanges(capacity: .remove, maxEntries: .remove, maxAge: .remove), json: true))
-        #expect(try parse(["config", "--low-water", "1"]).command == .config(LimitChanges(lowWater: 1), json: false))
+                == .run(ConfigCommand(capacity: .remove, maxEntries: .remove, maxAge: .remove, json: true)))
+        #expect(try parse(["config", "--low-water", "1"]).command == .run(ConfigCommand(lowWater: 1)))
         #expect(
-            try parse(["config", "--low-water", "0.5"]).command == .config(LimitChanges(lowWater: 0.5), json: false))
+            try parse(["config", "--low-water", "0.5"]).command == .run(ConfigCommand(lowWater: 0.5)))
     }
 
     @Test func gcOptionsOverrideTheRecordedLimitsFieldByField() {
         let recorded = EvictionLimits(capacity: 1 << 30, maxEntries: 500, maxAge: .seconds(3600), lowWater: 0.8)
-        #expect(GarbageCollectionOptions().limits(over: recorded) == recorded)
+        #expect(CollectGarbageCommand().limits(over: recorded) == recorded)
         #expect(
-            GarbageCollectionOptions(capacity: 1 << 20).limits(over: recorded)
+            CollectGarbageCommand(capacity: 1 << 20).limits(over: recorded)
                 == EvictionLimits(capacity: 1 << 20, maxEntries: 500, maxAge: .seconds(3600), lowWater: 0.8))
         #expect(
-            GarbageCollectionOptions(maxEntries: 7, maxAge: .seconds(1)).limits(over: EvictionLimits())
+            CollectGarbageCommand(maxEntries: 7, maxAge: .seconds(1)).limits(over: EvictionLimits())
                 == EvictionLimits(maxEntries: 7, maxAge: .seconds(1)))
     }
 
     @Test func configChangesKeepTheOtherLimits() {
         let recorded = EvictionLimits(capacity: 1 << 30, maxEntries: 500, maxAge: .seconds(3600), lowWater: 0.8)
-        #expect(LimitChanges().isEmpty)
-        #expect(LimitChanges().applied(to: recorded) == recorded)
-        #expect(!LimitChanges(lowWater: 0.9).isEmpty)
+        #expect(ConfigCommand().changesNothing)
+        #expect(ConfigCommand().applied(to: recorded) == recorded)
+        #expect(!ConfigCommand(lowWater: 0.9).changesNothing)
         #expect(
-            LimitChanges(capacity: .set(5 << 20), maxAge: .remove).applied(to: recorded)
+            ConfigCommand(capacity: .set(5 << 20), maxAge: .remove).applied(to: recorded)
                 == EvictionLimits(capacity: 5 << 20, maxEntries: 500, maxAge: nil, lowWater: 0.8))
         #expect(
-            LimitChanges(maxEntries: .remove, lowWater: 0.95).applied(to: recorded)
+            ConfigCommand(maxEntries: .remove, lowWater: 0.95).applied(to: recorded)
                 == EvictionLimits(capacity: 1 << 30, maxEntries: nil, maxAge: .seconds(3600), lowWater: 0.95))
     }
 

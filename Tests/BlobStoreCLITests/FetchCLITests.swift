@@ -1,8 +1,9 @@
-import BlobStoreCLI
 import BlobStoreTestKit
 import Foundation
 import HTTPTestServer
 import Testing
+
+@testable import BlobStoreCLI
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -144,17 +145,16 @@ struct FetchCLITests {
     func parsing() throws {
         let url = "http://h/x"
         #expect(
-            try ArgumentParser.parse(["fetch", url]).command == .fetch(url: url, output: nil, options: FetchOptions()))
+            try ArgumentParser.parse(["fetch", url]).command == .run(FetchCommand(url: url)))
         let full = try ArgumentParser.parse([
             "fetch", url, "-o", "f", "--header", "A: 1", "--header=B:2", "--min-disk-lifetime", "1m",
             "--allow-http-errors",
         ])
         #expect(
             full.command
-                == .fetch(
-                    url: url, output: "f",
-                    options: FetchOptions(
-                        headers: [.init(name: "A", value: "1"), .init(name: "B", value: "2")],
+                == .run(
+                    FetchCommand(
+                        url: url, output: "f", headers: [.init(name: "A", value: "1"), .init(name: "B", value: "2")],
                         minimumDiskLifetime: .seconds(60), allowsHTTPErrors: true)))
         for bad in [["fetch"], ["fetch", "ftp://h/"], ["fetch", "h/x"], ["fetch", url, "--header", "nocolon"]] {
             #expect(throws: CommandLineError.self) { try ArgumentParser.parse(bad) }

@@ -279,8 +279,10 @@ import Testing
     }
 
     @Test func parsing() throws {
-        #expect(try ArgumentParser.parse(["journal"]).command == .journal(json: false))
-        #expect(try ArgumentParser.parse(["journal", "--json", "--store", "/s"]).command == .journal(json: true))
+        #expect(try ArgumentParser.parse(["journal"]).command == .run(JournalCommand(json: false)))
+        #expect(
+            try ArgumentParser.parse(["journal", "--json", "--store", "/s"]).command == .run(JournalCommand(json: true))
+        )
         #expect(throws: CommandLineError.self) { try ArgumentParser.parse(["journal", "extra"]) }
         #expect(throws: CommandLineError.self) { try ArgumentParser.parse(["journal", "--repair"]) }
         #expect(

@@ -130,8 +130,8 @@ import Testing
             let text = String((0..<(next() % 24)).map { _ in alphabet[next() % alphabet.count] })
             if (try? SizeParser.parse(text)) != nil { parsed += 1 }
             if (try? DurationParser.parse(text)) != nil { parsed += 1 }
-            _ = try? ArgumentParser.count(text)
-            _ = try? ArgumentParser.fraction(text)
+            _ = try? ValueParser<Int>.wholeNumber(text)
+            _ = try? ValueParser<Double>.decimalFraction(text)
         }
         #expect(parsed > 0)
         let digits = String(repeating: "9", count: 60)

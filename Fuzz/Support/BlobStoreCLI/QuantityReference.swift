@@ -1,5 +1,5 @@
 // A reference reading of SIZE, DURATION and count values for the Quantity harness, written from
-// the grammars in the doc comments of SizeParser, DurationParser and ArgumentParser.count, and
+// the grammars in the doc comments of SizeParser, DurationParser and ValueParser<Int>.wholeNumber, and
 // computed another way: characters compared by their scalars, units by their UTF-8 bytes, and
 // the amount as exact decimal digits (no UInt64 arithmetic that could overflow).
 
