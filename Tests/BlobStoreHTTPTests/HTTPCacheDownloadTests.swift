@@ -35,19 +35,19 @@ struct HTTPCacheDownloadTests {
             #expect(first.outcome == .miss)
             #expect(first.status == 200)
             #expect(first.byteCount == size)
-            #expect(try Data(contentsOf: file) == serverPattern(size))
+            #expect(try Data(contentsOf: file) == TestServer.pattern(size))
             try FileManager.default.removeItem(at: file)
 
             let second = try await download(cache, server.url(target), to: file, in: directory)
             #expect(second.outcome == .freshHit)
             #expect(second.byteCount == size)
             #expect(second.headers["Age"] != nil)
-            #expect(try Data(contentsOf: file) == serverPattern(size))
+            #expect(try Data(contentsOf: file) == TestServer.pattern(size))
             #expect(try await server.counts(target).requests == 1)
             // The same entry data(for:) finds.
             let fromMemory = try await cache.data(for: get(server.url(target)))
             #expect(fromMemory.outcome == .freshHit)
-            #expect(fromMemory.body == serverPattern(size))
+            #expect(fromMemory.body == TestServer.pattern(size))
         }
     }
 

@@ -47,14 +47,6 @@ func get(_ url: URL, _ headers: [String: String] = [:]) -> URLRequest {
     return request
 }
 
-/// The bytes the test server sends for `size=<n>`.
-func serverPattern(_ size: Int) -> Data {
-    let block = (0..<65536).map { UInt8(truncatingIfNeeded: ($0 * 7 + $0 / 251) % 256) }
-    var data = Data(capacity: size)
-    while data.count < size { data.append(contentsOf: block.prefix(size - data.count)) }
-    return data
-}
-
 @Suite("HTTP cache against a real server")
 struct HTTPCacheServerTests {
     @Test("A fresh stored response answers without a request")
@@ -284,7 +276,7 @@ struct HTTPCacheServerTests {
             let target = "/big?cc=max-age%3D600&size=\(size)&chunk=\(256 << 10)"
             let first = try await cache.data(for: get(server.url(target)))
             let second = try await cache.data(for: get(server.url(target)))
-            let expected = serverPattern(size)
+            let expected = TestServer.pattern(size)
             #expect(first.body == expected)
             #expect(second.outcome == .freshHit)
             #expect(second.body == expected)
@@ -362,7 +354,7 @@ struct HTTPCacheServerTests {
             let target = "/huge?cc=max-age%3D600&size=10000"
             let first = try await cache.data(for: get(server.url(target)))
             let second = try await cache.data(for: get(server.url(target)))
-            #expect(first.body == serverPattern(10000))
+            #expect(first.body == TestServer.pattern(10000))
             #expect(second.outcome == .miss)
             #expect(try await disk.entries().isEmpty)
             #expect(try await server.counts(target).requests == 2)
@@ -404,9 +396,9 @@ struct HTTPCacheServerTests {
             let first = try await cache.data(for: get(server.url(target)))
             let second = try await cache.data(for: get(server.url(target)))
             let stored = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
-            #expect(first.body == serverPattern(5000))
+            #expect(first.body == TestServer.pattern(5000))
             #expect(second.outcome == .freshHit)
-            #expect(second.body == serverPattern(5000))
+            #expect(second.body == TestServer.pattern(5000))
             for headers in [first.headers, second.headers, stored.response.headers] {
                 #expect(headers["Content-Encoding"] == nil)
                 #expect(headers["Content-Length"] == "5000")

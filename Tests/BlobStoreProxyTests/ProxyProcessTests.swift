@@ -36,6 +36,42 @@ struct ProxyProcessTests {
         #expect(try serve.waitForExit(timeout: .seconds(30)) == 0)
     }
 
+    @Test("A 64 MiB response is stored from a spool file and served again from the store, with flat memory")
+    func largeResponseStoredWithFlatMemory() async throws {
+        let origin = try TestServer()
+        defer { origin.stop() }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let store = scratch.child("store")
+        let serve = try ServeProcess(
+            store: store, origin: URL(string: "http://127.0.0.1:\(origin.port)")!, in: scratch)
+        let size = 64 << 20
+        let target = "/big?cc=max-age%3D600&stream=\(size)"
+        let expected = TestServer.pattern(size)
+        let before = try serve.peakMemory()
+        for outcome in ["stored", "hit"] {
+            let client = try RawClient(port: serve.port, timeout: 120)
+            try client.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try client.response()
+            #expect(response.status == 200)
+            #expect(response["Cache-Status"]?.contains(outcome) == true, "\(response["Cache-Status"] ?? "")")
+            #expect(response.body.count == size)
+            #expect(Data(response.body) == expected)
+        }
+        // A range of the stored body, read from its file.
+        let client = try RawClient(port: serve.port, timeout: 120)
+        try client.send("GET \(target) HTTP/1.1\r\nHost: x\r\nRange: bytes=5000000-5000999\r\n\r\n")
+        let part = try client.response()
+        #expect(part.status == 206)
+        #expect(Data(part.body) == expected[5_000_000..<5_001_000])
+        #expect(try await origin.counts(target).requests == 1)
+        let peak = try serve.peakMemory()
+        #expect(peak - before < 32 << 20, "peak \(peak) bytes, \(before) before the responses")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store + "/tmp").isEmpty, "a spool file left")
+        serve.terminate()
+        #expect(try serve.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
     @Test("SIGTERM lets the response in flight finish, then the process exits 0")
     func gracefulShutdown() async throws {
         let origin = try TestServer()

@@ -83,3 +83,14 @@ public func withServer<R>(_ body: (TestServer) async throws -> R) async throws -
     defer { server.stop() }
     return try await body(server)
 }
+
+extension TestServer {
+    /// The bytes the server sends for `size=<n>` and `stream=<n>`: a position-dependent 64 KiB
+    /// pattern, repeated (`pattern` in http_server.py).
+    public static func pattern(_ size: Int) -> Data {
+        let block = (0..<65536).map { UInt8(truncatingIfNeeded: ($0 * 7 + $0 / 251) % 256) }
+        var data = Data(capacity: size)
+        while data.count < size { data.append(contentsOf: block.prefix(size - data.count)) }
+        return data
+    }
+}

@@ -42,6 +42,12 @@ public protocol BlobStorage: AnyObject, Sendable {
     func put(_ data: Data, for key: StoreKey, metadata: Data, expires: Date?, placement: StoragePlacement) throws
         -> SHA256Digest
 
+    /// The unexpired entry under `key` as ``entry(for:)`` reads it, except that a value larger
+    /// than `maxBytes` is not read into memory: it comes opened for reading instead. `nil` as for
+    /// ``entry(for:)``. The default reads every value (``entry(for:)``); the disk store opens the
+    /// large ones, so a server can send a value of any size a piece at a time.
+    func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead?
+
     /// Writes the value of the unexpired entry under `key` to `destination`, from its current
     /// offset, and returns the entry's information; `nil`, with nothing written, when there is
     /// none or its value is damaged. The value is verified as ``entry(for:)`` verifies it, before
@@ -83,6 +89,11 @@ extension BlobStorage {
     /// The value under `key`, or `nil` as for ``entry(for:)``.
     public func value(for key: StoreKey) throws -> Data? {
         try entry(for: key)?.value
+    }
+
+    /// The entry under `key` with its value read whole (``entry(for:)``), whatever its size.
+    public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
+        try entry(for: key).map(EntryRead.value)
     }
 
     /// Writes the value under `key` to `destination`, read whole by ``entry(for:)``.

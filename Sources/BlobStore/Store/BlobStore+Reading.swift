@@ -36,6 +36,16 @@ extension BlobStore {
         try openValue(for: key).value
     }
 
+    /// `key`'s entry with its value (``entry(for:)``), or, when the value is larger than
+    /// `maxBytes`, its information and a handle on it, verified as ``fileHandle(for:)-4ol5e``
+    /// verifies it; `nil` as for ``entry(for:)``.
+    public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
+        guard let size = try info(for: key)?.size else { return try entry(for: key).map(EntryRead.value) }
+        guard size > UInt64(max(0, maxBytes)) else { return try entry(for: key).map(EntryRead.value) }
+        guard let (entry, handle, _) = try openVerified(key).value else { return nil }
+        return .opened(EntryInfo(key: key, entry: entry), handle)
+    }
+
     /// Writes `key`'s value to `destination` from its current offset, verified as
     /// ``fileHandle(for:)-4ol5e`` verifies it before the first byte is written, and returns the
     /// entry's information; `nil`, with nothing written, as for ``BlobStorage/value(for:)-4hc2q``.

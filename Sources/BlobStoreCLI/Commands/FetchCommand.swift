@@ -62,8 +62,8 @@ struct FetchCommand: SubcommandValue {
 
 extension Runner {
     /// `fetch <url> [-o <file>] [--header 'Name: value']... [--allow-http-errors]`: answers through
-    /// the store's HTTP cache (`HTTPCache.download(for:to:)`: memory stays flat whatever the
-    /// body's size), writes the body, and prints `fresh hit`, `revalidated hit` or `miss`
+    /// the store's HTTP cache (`HTTPCache.download(for:to:)`: the body is never held in memory
+    /// whole), writes the body, and prints `fresh hit`, `revalidated hit` or `miss`
     /// on standard error. A stale response is always revalidated before it answers: this process
     /// does not live to revalidate in the background. A 4xx or 5xx status writes nothing and exits
     /// 69, unless `--allow-http-errors`.
@@ -84,7 +84,7 @@ extension Runner {
         let prepared = request
         return try withStore { store in
             let cache = HTTPCache(store: CachedStore(disk: store), policy: policy)
-            // Received into the store's tmp/ (flat memory whatever the size), then copied out once
+            // Received into the store's tmp/ (never held in memory whole), then copied out once
             // the status says it may be: an error status leaves the destination untouched.
             let spool = try store.makeSpoolFile()
             defer { try? FileManager.default.removeItem(at: spool) }

@@ -17,7 +17,7 @@ struct ServeCommand: SubcommandValue {
     /// `--memory <size>`: the memory tier's size.
     var memoryBytes: UInt64 = 64 << 20
     /// `--max-object-size <size>`: the largest body stored.
-    var maxObjectBytes: UInt64 = 16 << 20
+    var maxObjectBytes: UInt64 = 1 << 30
     /// `--max-connections <n>`.
     var maxConnections = 1024
     /// `--min-disk-lifetime <duration>`: responses fresh for less stay in memory.
@@ -63,7 +63,7 @@ struct ServeCommand: SubcommandValue {
                 \.memoryBytes),
             .value(
                 "--max-object-size", valueName: "<size>",
-                help: "The largest body stored; larger ones are streamed through unstored.", default: "16M", .size,
+                help: "The largest body stored; larger ones are streamed through unstored.", default: "1G", .size,
                 \.maxObjectBytes),
             .value(
                 "--max-connections", valueName: "<n>",

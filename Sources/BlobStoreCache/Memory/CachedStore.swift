@@ -159,13 +159,30 @@ public final class CachedStore: BlobStorage {
             return StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory)
         }
         guard let stored = try disk.entry(for: key) else { return nil }
+        try remember(stored, for: key)
+        return stored
+    }
+
+    /// Keeps a disk hit in memory, as ``remember(_:for:)`` keeps an entry.
+    private func remember(_ stored: StoredEntry, for key: StoreKey) throws {
         let info = stored.info
         try remember(
             MemoryEntry(
                 value: stored.value, metadata: info.metadata, expires: info.expires, isOnDisk: true,
                 digest: info.digest, created: info.created),
             for: key)
-        return stored
+    }
+
+    /// The entry under `key` from memory when it is there (checked as ``entry(for:)`` checks a
+    /// memory hit), else from disk (`BlobStore.entry(for:readingUpTo:)`): a value up to
+    /// `maxBytes` read and kept in memory when it fits, a larger one opened and not kept.
+    public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
+        if let hit = try memoryHit(for: key) {
+            return .value(StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory))
+        }
+        guard let read = try disk.entry(for: key, readingUpTo: maxBytes) else { return nil }
+        if case .value(let stored) = read { try remember(stored, for: key) }
+        return read
     }
 
     /// Writes the value under `key` to `destination` from memory when it is there (checked as

@@ -34,8 +34,8 @@ extension HTTPCache {
     }
 
     /// The response to `request`, as ``data(for:)`` answers it, with its body written to `file`
-    /// instead of returned: a body of any size, from the cache or from the server, costs about a
-    /// megabyte of memory. A miss is received into a file and stored from it.
+    /// instead of returned: a body of any size, from the cache or from the server, is never held
+    /// in memory whole. A miss is received into a file and stored from it.
     ///
     /// A miss is received by a download task into the system's temporary directory (`$TMPDIR`), in
     /// step with the connection, stored from there and moved beside `file`; a stored body is

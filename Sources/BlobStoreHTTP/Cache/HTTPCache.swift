@@ -101,7 +101,7 @@ public final class HTTPCache: Sendable {
 
     /// ``storedResponse(for:requestHeaders:)`` with each entry read by `read` (into memory, or
     /// into a file), which returns the entry's information and its value.
-    func storedResponse<Body>(
+    package func storedResponse<Body>(
         for url: URL, requestHeaders: HTTPHeaders, read: (StoreKey) throws -> (EntryInfo, Body)?
     ) throws -> (response: StoredResponse, body: Body)? {
         guard let (info, value) = try read(Self.key(for: url)), let record = decoded.record(in: info.metadata) else {
@@ -134,11 +134,11 @@ public final class HTTPCache: Sendable {
     }
 
     /// How a body is put under a key: `(key, metadata, expires, placement)`.
-    typealias BodyPut = @Sendable (StoreKey, Data, Date?, StoragePlacement) throws -> Void
+    package typealias BodyPut = @Sendable (StoreKey, Data, Date?, StoragePlacement) throws -> Void
 
     /// ``store(_:body:method:requestHeaders:)`` with the body put by `putBody`, so that a body
     /// in a file is stored from it (`BlobStorage.put(contentsOf:for:metadata:expires:placement:)`).
-    func store(_ response: StoredResponse, method: String, requestHeaders: HTTPHeaders, putBody: BodyPut)
+    package func store(_ response: StoredResponse, method: String, requestHeaders: HTTPHeaders, putBody: BodyPut)
         throws -> Storability
     {
         guard let plan = plan(response, method: method, requestHeaders: requestHeaders) else {
@@ -183,13 +183,21 @@ public final class HTTPCache: Sendable {
     /// ``refresh(_:body:requestHeaders:)`` with the body, when it must be stored again, put by
     /// `putBody`.
     func refresh(_ response: StoredResponse, requestHeaders: HTTPHeaders, putBody: BodyPut) throws -> Storability {
+        if let refreshed = try refreshInPlace(response, requestHeaders: requestHeaders) { return refreshed }
+        return try store(response, method: "GET", requestHeaders: requestHeaders, putBody: putBody)
+    }
+
+    /// The part of ``refresh(_:body:requestHeaders:)`` that needs no body: when `response` stays
+    /// on disk under the same key, its headers and expiry are written and the decision returned;
+    /// `nil` when it would have to be stored again with its body.
+    package func refreshInPlace(_ response: StoredResponse, requestHeaders: HTTPHeaders) throws -> Storability? {
         guard let plan = plan(response, method: "GET", requestHeaders: requestHeaders),
             case .memoryAndDisk = plan.decision, plan.record.vary == response.vary
-        else { return try store(response, method: "GET", requestHeaders: requestHeaders, putBody: putBody) }
+        else { return nil }
         let key = Self.entryKey(for: plan.record, url: plan.url)
         let metadata = try CacheRecord(response: plan.record).encoded()
         guard try store.info(for: key) != nil, try store.update(key, metadata: metadata, expires: plan.expires) else {
-            return try store(response, method: "GET", requestHeaders: requestHeaders, putBody: putBody)
+            return nil
         }
         return plan.decision
     }

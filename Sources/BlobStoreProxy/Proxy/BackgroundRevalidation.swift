@@ -9,7 +9,7 @@ struct BackgroundRevalidation {
     /// The request whose answer was stale: its fields select the variant and go to the origin.
     let request: RequestHead
 
-    func run(_ stored: StoredResponse, body: Data, url: URL, target: ForwardTarget) {
+    func run(_ stored: StoredResponse, body: StoredBody, url: URL, target: ForwardTarget) {
         let cache = context.cache
         var headers = request.headers
         headers.set("If-None-Match", stored.headers["ETag"])
@@ -35,19 +35,19 @@ struct BackgroundRevalidation {
                 guard stored.isValidated(by: response.headers) else { return }
                 context.metrics.notModified.add(1, ordering: .relaxed)
                 let refreshed = ProxyExchange.refreshed(stored, by: response, requestTime: requestTime)
-                _ = try cache.refresh(refreshed, body: body, requestHeaders: request.headers)
+                _ = try body.refresh(refreshed, in: cache, requestHeaders: request.headers)
                 return
             }
             let record = StoredResponse(
                 url: url.absoluteString, status: response.status, headers: response.headers, vary: nil,
                 requestTime: requestTime, responseTime: Date())
-            var kept: [UInt8] = []
+            let kept = KeptBody(spoolingTo: context.makeSpoolFile)
             while let chunk = try reader.next() {
                 guard kept.count + chunk.count <= context.configuration.maxObjectBytes else { return }
-                kept.append(contentsOf: chunk)
+                try kept.append(chunk)
             }
             guard !reader.isTruncated else { return }
-            if case .notStored = try cache.store(record, body: Data(kept), requestHeaders: request.headers) { return }
+            if case .notStored = try kept.store(record, in: cache, requestHeaders: request.headers) { return }
             context.metrics.stored.add(1, ordering: .relaxed)
         } catch {
             // The stale response already answered; the next request tries again.

@@ -36,8 +36,9 @@ public struct ProxyConfiguration: Sendable {
     /// and closed. Default 1024.
     public var maxConnections = 1024
     /// The largest response body stored; a larger one is streamed to the client without being
-    /// kept, so memory stays flat whatever the size. Default 16 MiB.
-    public var maxObjectBytes = 16 << 20
+    /// kept. Memory stays flat either way: a body over 1 MiB is kept in a spool file while it
+    /// is received, and served from the store a piece at a time. Default 1 GiB.
+    public var maxObjectBytes = 1 << 30
     /// How long concurrent requests for one URL wait for the first one's response (request
     /// collapsing) before they go to the origin themselves. Default 10 s.
     public var collapseTimeout: Duration = .seconds(10)

@@ -1,5 +1,7 @@
 import BlobStore
+import BlobStoreCache
 import BlobStoreHTTP
+import Foundation
 import Synchronization
 
 /// What every request handler of one proxy shares: its configuration, the cache, the origin
@@ -17,10 +19,29 @@ final class ProxyContext: Sendable {
     /// Whether the proxy is stopping: responses then close their connections.
     let stopping = Atomic<Bool>(false)
 
+    /// Creates an empty file for a response body too large to keep in memory while it is
+    /// received (``KeptBody``): in the disk store's `tmp/` when the cache is on one, else in the
+    /// system's temporary directory.
+    let makeSpoolFile: @Sendable () throws -> URL
+
     init(configuration: ProxyConfiguration, cache: HTTPCache, log: AccessLog) {
         self.configuration = configuration
         self.cache = cache
         self.origins = OriginConnections(timeout: configuration.originTimeout)
         self.log = log
+        if let disk = (cache.store as? CachedStore)?.disk ?? (cache.store as? BlobStore) {
+            self.makeSpoolFile = { try disk.makeSpoolFile() }
+        } else {
+            self.makeSpoolFile = {
+                let url = URL(fileURLWithPath: NSTemporaryDirectory())
+                    .appendingPathComponent("blobstore-proxy-\(UUID().uuidString)")
+                guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                    throw BlobStoreError(
+                        .io, "Cannot create \(url.path). Check that the temporary directory is writable.",
+                        path: url.path)
+                }
+                return url
+            }
+        }
     }
 }

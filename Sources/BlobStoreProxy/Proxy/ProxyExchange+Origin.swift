@@ -10,7 +10,8 @@ extension ProxyExchange {
     /// `conditional` — and answers the client: from `stored` after a `304` (or after a failure
     /// that `stale-if-error` covers), else with the origin's response, stored when it may be.
     func forward(
-        to target: ForwardTarget, body: inout BodyReader, stored: (StoredResponse, Data)?, conditional: Bool = true
+        to target: ForwardTarget, body: inout BodyReader, stored: (StoredResponse, StoredBody)?,
+        conditional: Bool = true
     ) throws {
         let requestTime = Date()
         var headers = request.headers
@@ -55,8 +56,7 @@ extension ProxyExchange {
                 context.metrics.notModified.add(1, ordering: .relaxed)
                 let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
                 do {
-                    if case .notStored = try cache.refresh(refreshed, body: storedBody, requestHeaders: request.headers)
-                    {
+                    if case .notStored = try storedBody.refresh(refreshed, in: cache, requestHeaders: request.headers) {
                         try cache.removeStored(refreshed, url: url)
                     }
                 } catch {
@@ -78,15 +78,15 @@ extension ProxyExchange {
             // client is answered from it, so that fields the HEAD left out are kept.
             context.origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
             let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
-            _ = try? cache.refresh(refreshed, body: storedBody, requestHeaders: request.headers)
+            _ = try? storedBody.refresh(refreshed, in: cache, requestHeaders: request.headers)
             return try serve(refreshed, body: storedBody)
         }
         try relay(response, from: connection, target: target, requestTime: requestTime)
     }
 
     /// The stored GET response a HEAD request's answer may freshen.
-    private func lookUpForHead(_ url: URL) -> (StoredResponse, Data)? {
-        try? cache.storedResponse(for: url, requestHeaders: request.headers)
+    private func lookUpForHead(_ url: URL) -> (StoredResponse, StoredBody)? {
+        try? StoredBody.lookUp(url, in: cache, requestHeaders: request.headers)
     }
 
     /// Whether a 200 to HEAD is about `stored`: the validators and length both have agree
@@ -198,7 +198,7 @@ extension ProxyExchange {
         sentStatus = response.status
         var body = BodyReader(connection: connection, framing: incoming)
         let writer = BodyWriter(connection: client, framing: outgoing)
-        var kept: [UInt8]? = record == nil ? nil : []
+        var kept = record == nil ? nil : KeptBody(spoolingTo: context.makeSpoolFile)
         // While a response is kept, its last bytes reach the client only once it is stored, so
         // that the client's next request finds it.
         // (A copy: a slice would keep the connection's buffer shared, and copied whole, at each read.)
@@ -215,11 +215,17 @@ extension ProxyExchange {
         do {
             while let chunk = try body.next() {
                 context.metrics.bytesFromOrigin.add(chunk.count, ordering: .relaxed)
-                if kept != nil {
-                    if kept!.count + chunk.count > configuration.maxObjectBytes {
+                if let body = kept {
+                    if body.count + chunk.count > configuration.maxObjectBytes {
                         (kept, record) = (nil, nil)
+                        cacheStatus.detail = "the body is larger than the \(configuration.maxObjectBytes) bytes stored"
                     } else {
-                        kept!.append(contentsOf: chunk)
+                        do {
+                            try body.append(chunk)
+                        } catch {
+                            (kept, record) = (nil, nil)
+                            cacheStatus.detail = "the body could not be kept: \(error)"
+                        }
                     }
                 }
                 send(held[...])
@@ -235,8 +241,7 @@ extension ProxyExchange {
         let complete = body.isFinished && !body.isTruncated
         if let record, let kept, complete {
             do {
-                if case .notStored(let why) = try cache.store(record, body: Data(kept), requestHeaders: request.headers)
-                {
+                if case .notStored(let why) = try kept.store(record, in: cache, requestHeaders: request.headers) {
                     cacheStatus.detail = why
                 } else {
                     context.metrics.stored.add(1, ordering: .relaxed)

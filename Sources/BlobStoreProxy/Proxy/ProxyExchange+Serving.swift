@@ -7,7 +7,7 @@ import Foundation
 extension ProxyExchange {
     /// Answers with a stored response, or `304 Not Modified` when the client's own copy matches
     /// it (`If-None-Match`, else `If-Modified-Since`; RFC 9110 §13.2.2).
-    func serve(_ stored: StoredResponse, body: Data) throws {
+    func serve(_ stored: StoredResponse, body: StoredBody) throws {
         var headers = stored.servedHeaders(at: Date())
         var status = stored.status
         if Self.clientCopyMatches(stored, request: request.headers) {
@@ -40,15 +40,10 @@ extension ProxyExchange {
         }
         let head = finalHead(status: status, reason: "", headers: headers)
         sentStatus = status
-        var bytes = head.serialized
-        if request.method != "HEAD", status != 304, status != 204 {
-            body[body.startIndex + range.lowerBound..<body.startIndex + range.upperBound].withUnsafeBytes {
-                bytes.append(contentsOf: $0)
-            }
-            sentBytes = range.count
-            context.metrics.bytesFromCache.add(range.count, ordering: .relaxed)
-        }
-        try client.write(bytes)
+        if request.method == "HEAD" || status == 304 || status == 204 { range = 0..<0 }
+        sentBytes = range.count
+        context.metrics.bytesFromCache.add(range.count, ordering: .relaxed)
+        try body.send(range, after: head.serialized, to: client)
     }
 
     /// Whether the request's `Range` may be served from `stored`: no `If-Range`, or one naming
@@ -105,7 +100,7 @@ extension ProxyExchange {
 
     /// Revalidates `stored` on another thread while the stale response answers
     /// (`stale-while-revalidate`); one revalidation per stored response at a time.
-    func revalidateInBackground(_ stored: StoredResponse, body: Data, url: URL, target: ForwardTarget) {
+    func revalidateInBackground(_ stored: StoredResponse, body: StoredBody, url: URL, target: ForwardTarget) {
         let key = HTTPCache.key(for: url).string + "\n" + (stored.vary?.suffix ?? "")
         guard context.revalidating.withLock({ $0.insert(key).inserted }) else { return }
         let (context, request) = (self.context, self.request)

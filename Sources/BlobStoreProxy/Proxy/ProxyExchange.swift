@@ -76,7 +76,7 @@ final class ProxyExchange {
         var collapsedOnce = false
         // A stale response without a validator: it answers only if the origin fails and
         // `stale-if-error` allows.
-        var fallback: (StoredResponse, Data)?
+        var fallback: (StoredResponse, StoredBody)?
         while true {
             let found = lookUp(url)
             if let (stored, body) = found {
@@ -135,9 +135,9 @@ final class ProxyExchange {
 
     /// The stored response for `url` matching the request's `Vary` fields; `nil` for none or
     /// when the store fails (a failing store makes every request a miss, never an error).
-    private func lookUp(_ url: URL) -> (StoredResponse, Data)? {
+    private func lookUp(_ url: URL) -> (StoredResponse, StoredBody)? {
         do {
-            return try cache.storedResponse(for: url, requestHeaders: request.headers)
+            return try StoredBody.lookUp(url, in: cache, requestHeaders: request.headers)
         } catch {
             cacheStatus.detail = "the store failed: \(error)"
             return nil

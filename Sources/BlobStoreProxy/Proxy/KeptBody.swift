@@ -1,0 +1,57 @@
+import BlobStore
+import BlobStoreHTTP
+import Foundation
+
+/// A response body kept while it is relayed, to be stored once it is complete: in memory up to
+/// ``StoredBody/inMemoryLimit``, then in a spool file (``ProxyContext/makeSpoolFile``) from
+/// which it is stored, so that keeping a body of any size costs about a megabyte of memory. The
+/// spool file is removed when the kept body goes.
+final class KeptBody {
+    private var bytes: [UInt8] = []
+    /// The spool file, once the body outgrew memory, and the handle it is written through (closed
+    /// once the body is stored from it).
+    private var spool: URL?
+    private var writer: FileHandle?
+    private let makeSpoolFile: @Sendable () throws -> URL
+    /// The bytes kept so far.
+    private(set) var count = 0
+
+    /// An empty body whose spool file, if it needs one, comes from `makeSpoolFile`.
+    init(spoolingTo makeSpoolFile: @escaping @Sendable () throws -> URL) {
+        self.makeSpoolFile = makeSpoolFile
+    }
+
+    deinit {
+        try? writer?.close()
+        if let spool { try? FileManager.default.removeItem(at: spool) }
+    }
+
+    /// Appends `chunk`.
+    ///
+    /// - Throws: When the spool file cannot be made or written.
+    func append(_ chunk: ArraySlice<UInt8>) throws {
+        count += chunk.count
+        if let writer { return try chunk.withUnsafeBytes { try writer.write(contentsOf: $0) } }
+        bytes.append(contentsOf: chunk)
+        guard bytes.count > StoredBody.inMemoryLimit else { return }
+        let url = try makeSpoolFile()
+        spool = url
+        let handle = try FileHandle(forWritingTo: url)
+        writer = handle
+        try handle.write(contentsOf: bytes)
+        bytes = []
+    }
+
+    /// Stores `record` with this body in `cache` (`HTTPCache.store(_:body:method:requestHeaders:)`),
+    /// from the spool file when there is one.
+    func store(_ record: StoredResponse, in cache: HTTPCache, requestHeaders: HTTPHeaders) throws -> Storability {
+        guard let url = spool else { return try cache.store(record, body: Data(bytes), requestHeaders: requestHeaders) }
+        try writer?.close()
+        writer = nil
+        let storage = cache.store
+        return try cache.store(record, method: "GET", requestHeaders: requestHeaders) {
+            key, metadata, expires, placement in
+            try storage.put(contentsOf: url, for: key, metadata: metadata, expires: expires, placement: placement)
+        }
+    }
+}
