@@ -16,13 +16,15 @@ extension BlobStore {
 
     /// ``entry(for:)``, saying whether a miss found no entry or a damaged copy.
     public func readEntry(for key: StoreKey) throws -> ReadOutcome<StoredEntry> {
-        guard let (entry, packed) = try lookup(key) else { return .absent }
-        let result =
-            try packed.map { Self.checked($0, digest: entry.digest, verify: configuration.verifyReads) }
-            ?? content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads)
-        return try settle(result, digest: entry.digest).map { data in
-            recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-            return StoredEntry(info: EntryInfo(key: key, entry: entry), value: data, tier: .disk)
+        guard let (entry, packed, verified) = try lookup(key) else { return .absent }
+        return try keepingHit {
+            let result =
+                try packed.map { Self.checked($0, digest: entry.digest, verify: configuration.verifyReads) }
+                ?? content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads)
+            return try settle(result, digest: entry.digest).map { data in
+                finishHit(entry.digest, wasVerified: verified)
+                return StoredEntry(info: EntryInfo(key: key, entry: entry), value: data, tier: .disk)
+            }
         }
     }
 
@@ -204,23 +206,38 @@ extension BlobStore {
 
     /// Catches up and finds `key`'s live entry, counting a miss when there is none. For a
     /// packed blob, its needle's bytes come too, copied out of the pack under the mutex (not yet
-    /// rehashed).
-    private func lookup(_ key: StoreKey) throws -> (entry: IndexEntry, packed: ContentStore.ReadResult?)? {
+    /// rehashed), and whether this process has verified the blob before.
+    ///
+    /// A found entry's hit is counted and its access noted here, in the same hold of the mutex
+    /// (one hold per read, not two): the caller runs the rest of the read in
+    /// ``keepingHit(_:)``, which takes the hit back when the read ends without a value, and
+    /// reports a value's read with ``finishHit(_:wasVerified:)``. A read without a value leaves
+    /// its access noted: an access time is a hint, and a repair drops the entry anyway.
+    private func lookup(_ key: StoreKey) throws -> (
+        entry: IndexEntry, packed: ContentStore.ReadResult?, verified: Bool
+    )? {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
-            guard let (entry, location) = state.index.located(key), !entry.isExpired(at: Syscalls.nowMilliseconds())
-            else {
+            let now = Syscalls.nowMilliseconds()
+            guard let (entry, location) = state.index.located(key), !entry.isExpired(at: now) else {
                 state.misses += 1
                 usage?.add(.misses)
                 return nil
             }
-            guard let location = location.packed else { return (entry, nil) }
-            let packed = try readPacked(entry.digest, size: entry.size, location: location, &state) { state in
-                guard let (again, location) = state.index.located(key), again.digest == entry.digest else { return nil }
-                return location.packed
+            var packed: ContentStore.ReadResult?
+            if let location = location.packed {
+                packed = try readPacked(entry.digest, size: entry.size, location: location, &state) { state in
+                    guard let (again, location) = state.index.located(key), again.digest == entry.digest else {
+                        return nil
+                    }
+                    return location.packed
+                }
             }
-            return (entry, packed)
+            let verified = state.index.blob(entry.digest)?.isVerified ?? false
+            state.hits += 1
+            if !state.isClosed { noteAccess(key, at: now, &state) }
+            return (entry, packed, verified)
         }
     }
 
@@ -232,23 +249,27 @@ extension BlobStore {
     }
 
     /// Finds `key`'s live entry and opens its value; repairs and returns ``ReadOutcome/damaged``
-    /// when the blob is missing, not a file, or (packed) damaged. Records no hit: the caller
-    /// does, once it has what it returns.
-    func openEntry(_ key: StoreKey) throws -> ReadOutcome<(entry: IndexEntry, value: OpenedValue)> {
-        guard let (entry, packed) = try lookup(key) else { return .absent }
-        if let packed {
-            let checked = Self.checked(packed, digest: entry.digest, verify: configuration.verifyReads)
-            return try settle(checked, digest: entry.digest).map { (entry, .packed($0)) }
-        }
-        switch try content.open(entry.digest) {
-        case .missing:
-            try repair(entry.digest, quarantine: false)
-            return .damaged
-        case .notAFile:
-            try repair(entry.digest, quarantine: true)
-            return .damaged
-        case .file(let fd, _):
-            return .found((entry, .file(fd)))
+    /// when the blob is missing, not a file, or (packed) damaged. A found entry's hit stays
+    /// counted (``lookup(_:)``): the caller runs what it does next in ``keepingHit(_:)`` and ends
+    /// it with ``finishHit(_:wasVerified:)``, `verified` saying whether the blob was verified
+    /// before.
+    func openEntry(_ key: StoreKey) throws -> ReadOutcome<(entry: IndexEntry, value: OpenedValue, verified: Bool)> {
+        guard let (entry, packed, verified) = try lookup(key) else { return .absent }
+        return try keepingHit {
+            if let packed {
+                let checked = Self.checked(packed, digest: entry.digest, verify: configuration.verifyReads)
+                return try settle(checked, digest: entry.digest).map { (entry, .packed($0), verified) }
+            }
+            switch try content.open(entry.digest) {
+            case .missing:
+                try repair(entry.digest, quarantine: false)
+                return .damaged
+            case .notAFile:
+                try repair(entry.digest, quarantine: true)
+                return .damaged
+            case .file(let fd, _):
+                return .found((entry, .file(fd), verified))
+            }
         }
     }
 
@@ -257,27 +278,32 @@ extension BlobStore {
     private func openVerified(_ key: StoreKey) throws -> ReadOutcome<
         (entry: IndexEntry, handle: FileHandle, packed: Data?)
     > {
-        let entry: IndexEntry
-        let fd: FileDescriptor
+        let opened: (entry: IndexEntry, value: OpenedValue, verified: Bool)
         switch try openEntry(key) {
         case .absent: return .absent
         case .damaged: return .damaged
-        case .found((let found, .packed(let data))):
-            recordHit(key, verified: configuration.verifyReads ? found.digest : nil)
-            return .found((found, try content.unnamedFile(containing: data), data))
-        case .found((let found, .file(let opened))):
-            (entry, fd) = (found, opened)
+        case .found(let found): opened = found
         }
-        let handle = FileHandle(fileDescriptor: fd.rawValue, closeOnDealloc: true)
-        if configuration.verifyReads,
-            case .corrupt = try content.verify(fd, digest: entry.digest, expectedSize: entry.size)
-        {
-            try? handle.close()
-            try repair(entry.digest, quarantine: true)
-            return .damaged
+        let entry = opened.entry
+        return try keepingHit {
+            switch opened.value {
+            case .packed(let data):
+                let handle = try content.unnamedFile(containing: data)
+                finishHit(entry.digest, wasVerified: opened.verified)
+                return .found((entry, handle, data))
+            case .file(let fd):
+                let handle = FileHandle(fileDescriptor: fd.rawValue, closeOnDealloc: true)
+                if configuration.verifyReads,
+                    case .corrupt = try content.verify(fd, digest: entry.digest, expectedSize: entry.size)
+                {
+                    try? handle.close()
+                    try repair(entry.digest, quarantine: true)
+                    return .damaged
+                }
+                finishHit(entry.digest, wasVerified: opened.verified)
+                return .found((entry, handle, nil))
+            }
         }
-        recordHit(key, verified: configuration.verifyReads ? entry.digest : nil)
-        return .found((entry, handle, nil))
     }
 
     /// The bytes a read found; for a blob found missing (when `repairingMissing`: the index
@@ -313,16 +339,30 @@ extension BlobStore {
         }
     }
 
-    /// Counts a hit, notes the access, and remembers that `verified` (the blob just read) passed
-    /// its digest check. Never fails: access times are hints (``appendAccessHints(_:)``).
-    func recordHit(_ key: StoreKey, verified: SHA256Digest?) {
+    /// Ends a hit that ``lookup(_:)`` counted: counts it in the shared usage counters and, when
+    /// reads verify and this read checked `digest` (`nil` for a read not checked yet) for the
+    /// first time in this process (`wasVerified` false), remembers that the blob passed — the
+    /// only case that holds the mutex again.
+    func finishHit(_ digest: SHA256Digest?, wasVerified: Bool) {
         usage?.add(.hits)
-        state.withLock { state in
-            state.hits += 1
-            if let verified { state.index.markVerified(verified) }
-            guard !state.isClosed else { return }
-            noteAccess(key, at: Syscalls.nowMilliseconds(), &state)
+        guard let digest, configuration.verifyReads, !wasVerified else { return }
+        state.withLock { $0.index.markVerified(digest) }
+    }
+
+    /// Runs the rest of a read whose hit ``lookup(_:)`` counted, and takes the hit back when
+    /// the read ends without a value: the blob found missing or damaged (the repair counts the
+    /// miss), or a failure thrown.
+    func keepingHit<Value>(_ read: () throws -> ReadOutcome<Value>) throws -> ReadOutcome<Value> {
+        let outcome: ReadOutcome<Value>
+        do {
+            outcome = try read()
+        } catch {
+            state.withLock { $0.hits -= 1 }
+            throw error
         }
+        if case .found = outcome { return outcome }
+        state.withLock { $0.hits -= 1 }
+        return outcome
     }
 
     /// Drops every entry that refers to a blob found missing or damaged, so the next read is a

@@ -85,14 +85,14 @@ extension BlobStore {
     ///   ``BlobStoreError``.
     public func chunks(for key: StoreKey, chunkSize: Int = 1 << 20) async throws -> BlobChunks? {
         try await offload(.stopWaiting) { () -> BlobChunks? in
-            guard let (entry, value) = try self.openEntry(key).value else { return nil }
+            guard let (entry, value, _) = try self.openEntry(key).value else { return nil }
             let source: BlobChunks.Source
             switch value {
             case .packed(let data): source = .bytes(data)
             case .file(let fd): source = .file(BlobChunks.OpenFile(fd))
             }
             // A streamed blob is verified at its end, not now: the hit marks nothing verified.
-            self.recordHit(key, verified: nil)
+            self.finishHit(nil, wasVerified: false)
             return BlobChunks(
                 info: EntryInfo(key: key, entry: entry), source: source, chunkSize: chunkSize,
                 verify: self.configuration.verifyReads, store: self)
