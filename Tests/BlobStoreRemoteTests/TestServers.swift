@@ -67,48 +67,30 @@ enum TestServers {
 
     /// A redis-server with no persistence; `maxmemory` (e.g. `"2mb"`) with `allkeys-lru`.
     static func startRedis(maxmemory: String? = nil, password: String? = nil) throws -> ServerProcess {
-        try #require(
-            FileManager.default.isExecutableFile(atPath: redisBinary),
-            "redis-server is not installed: run scripts/install-deps.sh")
-        let scratch = TemporaryDirectory()
-        let directory = scratch.path
-        let port = LocalPorts.free()
-        var arguments = [
-            "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-            "--daemonize", "no", "--dir", directory, "--pidfile", directory + "/redis.pid",
-            "--logfile", directory + "/redis.log",
-        ]
-        if let maxmemory {
-            arguments += ["--maxmemory", maxmemory, "--maxmemory-policy", "allkeys-lru", "--maxmemory-samples", "10"]
+        try startRedis(listening: { ["--port", "\($0)"] }) { _ in
+            var arguments: [String] = []
+            if let maxmemory {
+                arguments += [
+                    "--maxmemory", maxmemory, "--maxmemory-policy", "allkeys-lru", "--maxmemory-samples", "10",
+                ]
+            }
+            if let password { arguments += ["--requirepass", password] }
+            return arguments
         }
-        if let password { arguments += ["--requirepass", password] }
-        return try launch(redisBinary, arguments, port: port, in: scratch)
     }
 
     /// An nginx serving `<directory>/root` with WebDAV PUT (scripts/nginx-cache.conf).
     /// With `htpasswd` (lines `user:{PLAIN}password`), every request needs HTTP Basic credentials.
     /// Requests are logged to `<directory>/access.log`.
     static func startNginx(htpasswd: String? = nil) throws -> ServerProcess {
-        try #require(
-            FileManager.default.isExecutableFile(atPath: nginxBinary),
-            "nginx is not installed: run scripts/install-deps.sh")
-        let scratch = TemporaryDirectory()
-        let directory = scratch.path
-        let port = LocalPorts.free()
-        try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
-        var authentication = ""
-        if let htpasswd {
-            try htpasswd.write(toFile: directory + "/htpasswd", atomically: true, encoding: .utf8)
-            authentication = "auth_basic \"cache\"; auth_basic_user_file \(directory)/htpasswd;"
+        try startNginx(template: nginxTemplate) { directory in
+            var authentication = ""
+            if let htpasswd {
+                try htpasswd.write(toFile: directory + "/htpasswd", atomically: true, encoding: .utf8)
+                authentication = "auth_basic \"cache\"; auth_basic_user_file \(directory)/htpasswd;"
+            }
+            return ["@DAEMON@": "off", "@AUTH@": authentication]
         }
-        let template = try String(contentsOfFile: nginxTemplate, encoding: .utf8)
-        let configuration = template.replacingOccurrences(of: "@DAEMON@", with: "off")
-            .replacingOccurrences(of: "@DIR@", with: directory).replacingOccurrences(of: "@PORT@", with: "\(port)")
-            .replacingOccurrences(of: "@AUTH@", with: authentication)
-        try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-        return try launch(
-            nginxBinary, ["-p", directory, "-e", directory + "/error.log", "-c", directory + "/nginx.conf"], port: port,
-            in: scratch)
     }
 
     /// The TLS variant of that configuration (scripts/nginx-cache-tls.conf).
@@ -122,22 +104,12 @@ enum TestServers {
         _ certificates: TestCertificates, certificate: TestCertificates.Name,
         sniCertificate: TestCertificates.Name? = nil
     ) throws -> ServerProcess {
-        try #require(
-            FileManager.default.isExecutableFile(atPath: nginxBinary),
-            "nginx is not installed: run scripts/install-deps.sh")
-        let scratch = TemporaryDirectory()
-        let directory = scratch.path
-        let port = LocalPorts.free()
-        try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
-        let template = try String(contentsOfFile: nginxTLSTemplate, encoding: .utf8)
-        let configuration = template.replacingOccurrences(of: "@DIR@", with: directory)
-            .replacingOccurrences(of: "@PORT@", with: "\(port)")
-            .replacingOccurrences(of: "@SNI_CERT@", with: certificates.base(sniCertificate ?? certificate))
-            .replacingOccurrences(of: "@CERT@", with: certificates.base(certificate))
-        try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-        return try launch(
-            nginxBinary, ["-p", directory, "-e", directory + "/error.log", "-c", directory + "/nginx.conf"], port: port,
-            in: scratch)
+        try startNginx(template: nginxTLSTemplate) { _ in
+            [
+                "@SNI_CERT@": certificates.base(sniCertificate ?? certificate),
+                "@CERT@": certificates.base(certificate),
+            ]
+        }
     }
 
     /// A redis-server that speaks TLS only (`--port 0 --tls-port`), presenting `certificate` of
@@ -145,24 +117,62 @@ enum TestServers {
     static func startRedisTLS(_ certificates: TestCertificates, certificate: TestCertificates.Name) throws
         -> ServerProcess
     {
-        try #require(
-            FileManager.default.isExecutableFile(atPath: redisBinary),
-            "redis-server is not installed: run scripts/install-deps.sh")
-        let scratch = TemporaryDirectory()
-        let directory = scratch.path
-        let port = LocalPorts.free()
-        let arguments = [
-            "--port", "0", "--tls-port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-            "--daemonize", "no", "--dir", directory, "--pidfile", directory + "/redis.pid",
-            "--logfile", directory + "/redis.log",
-            "--tls-cert-file", certificates.base(certificate) + ".pem",
-            "--tls-key-file", certificates.base(certificate) + ".key",
-            "--tls-ca-cert-file", certificates.caFile, "--tls-auth-clients", "no",
-        ]
-        return try launch(redisBinary, arguments, port: port, in: scratch)
+        try startRedis(listening: { ["--port", "0", "--tls-port", "\($0)"] }) { _ in
+            [
+                "--tls-cert-file", certificates.base(certificate) + ".pem",
+                "--tls-key-file", certificates.base(certificate) + ".key",
+                "--tls-ca-cert-file", certificates.caFile, "--tls-auth-clients", "no",
+            ]
+        }
     }
 
     // MARK: - Helpers
+
+    /// Starts a redis-server without persistence, its files in a scratch directory, listening as
+    /// `listening` says for a free port, with the arguments `extra` gives for that directory.
+    private static func startRedis(
+        listening: (UInt16) -> [String], extra: (String) throws -> [String]
+    ) throws -> ServerProcess {
+        try requireInstalled(redisBinary, "redis-server")
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
+        let port = LocalPorts.free()
+        let arguments =
+            listening(port) + [
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--daemonize", "no", "--dir", directory, "--pidfile", directory + "/redis.pid",
+                "--logfile", directory + "/redis.log",
+            ] + (try extra(directory))
+        return try launch(redisBinary, arguments, port: port, in: scratch)
+    }
+
+    /// Starts an nginx from `template`, its files (and `root/`) in a scratch directory: `@DIR@`
+    /// and `@PORT@` are filled in, and the placeholders `placeholders` returns for that directory.
+    private static func startNginx(
+        template: String, placeholders: (String) throws -> [String: String]
+    ) throws -> ServerProcess {
+        try requireInstalled(nginxBinary, "nginx")
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
+        let port = LocalPorts.free()
+        try FileManager.default.createDirectory(atPath: directory + "/root", withIntermediateDirectories: true)
+        var configuration = try String(contentsOfFile: template, encoding: .utf8)
+        let values = try placeholders(directory).merging(["@DIR@": directory, "@PORT@": "\(port)"]) { own, _ in own }
+        for (placeholder, value) in values {
+            configuration = configuration.replacingOccurrences(of: placeholder, with: value)
+        }
+        try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        return try launch(
+            nginxBinary, ["-p", directory, "-e", directory + "/error.log", "-c", directory + "/nginx.conf"], port: port,
+            in: scratch)
+    }
+
+    /// Fails the test when `binary` is not installed.
+    private static func requireInstalled(_ binary: String, _ name: String) throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: binary),
+            "\(name) is not installed: run scripts/install-deps.sh")
+    }
 
     /// Starts `binary` with its files in `scratch` (removed when the server stops) and waits until
     /// it listens on `port`.

@@ -68,6 +68,17 @@ private func checkFiles(_ storage: any BlobStorage, keepsMemoryOnly: Bool?) thro
         #expect(info?.digest == digest && info?.metadata == Data("fm") && info?.size == UInt64(value.count))
         #expect(written == Data("prefix") + value)
         #expect(try storage.value(for: "f") == value)
+        // Read into memory up to 100,000 bytes, else opened (where the storage can).
+        switch try storage.entry(for: "f", readingUpTo: 100_000) {
+        case .value(let entry)?:
+            #expect(entry.value == value && entry.info.digest == digest)
+        case .opened(let opened, let handle)?:
+            #expect(value.count > 100_000, "a small value comes in memory")
+            let bytes = try handle.readToEnd()
+            #expect(opened.digest == digest && bytes == value)
+        case nil:
+            Issue.record("no entry under f")
+        }
     }
     let (absent, untouched) = try writeValue("absent")
     #expect(absent == nil && untouched == Data("prefix"), "nothing written for a missing key")

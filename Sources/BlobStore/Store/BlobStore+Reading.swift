@@ -16,7 +16,14 @@ extension BlobStore {
 
     /// ``entry(for:)``, saying whether a miss found no entry or a damaged copy.
     public func readEntry(for key: StoreKey) throws -> ReadOutcome<StoredEntry> {
-        guard let (entry, packed, verified) = try lookup(key) else { return .absent }
+        guard let found = try lookup(key) else { return .absent }
+        return try read(key, found)
+    }
+
+    /// The rest of ``readEntry(for:)`` once ``lookup(_:)`` found `key`'s entry: the value read
+    /// (a packed one is already in `found`) and verified.
+    private func read(_ key: StoreKey, _ found: Found) throws -> ReadOutcome<StoredEntry> {
+        let (entry, packed, verified) = found
         return try keepingHit {
             let result =
                 try packed.map { Self.checked($0, digest: entry.digest, verify: configuration.verifyReads) }
@@ -42,10 +49,12 @@ extension BlobStore {
     /// `maxBytes`, its information and a handle on it, verified as ``fileHandle(for:)-4ol5e``
     /// verifies it; `nil` as for ``entry(for:)``.
     public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
-        guard let size = try info(for: key)?.size else { return try entry(for: key).map(EntryRead.value) }
-        guard size > UInt64(max(0, maxBytes)) else { return try entry(for: key).map(EntryRead.value) }
-        guard let (entry, handle, _) = try openVerified(key).value else { return nil }
-        return .opened(EntryInfo(key: key, entry: entry), handle)
+        guard let found = try lookup(key) else { return nil }
+        if found.packed != nil || found.entry.size <= UInt64(max(0, maxBytes)) {
+            return try read(key, found).value.map(EntryRead.value)
+        }
+        guard case .found(let opened) = try open(found) else { return nil }
+        return try verifiedHandle(opened).value.map { .opened(EntryInfo(key: key, entry: $0.entry), $0.handle) }
     }
 
     /// Writes `key`'s value to `destination` from its current offset, verified as
@@ -213,9 +222,7 @@ extension BlobStore {
     /// ``keepingHit(_:)``, which takes the hit back when the read ends without a value, and
     /// reports a value's read with ``finishHit(_:wasVerified:)``. A read without a value leaves
     /// its access noted: an access time is a hint, and a repair drops the entry anyway.
-    private func lookup(_ key: StoreKey) throws -> (
-        entry: IndexEntry, packed: ContentStore.ReadResult?, verified: Bool
-    )? {
+    private func lookup(_ key: StoreKey) throws -> Found? {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
@@ -241,6 +248,10 @@ extension BlobStore {
         }
     }
 
+    /// What ``lookup(_:)`` found: the live entry, a packed value's bytes (not yet rehashed), and
+    /// whether this process verified the blob before.
+    typealias Found = (entry: IndexEntry, packed: ContentStore.ReadResult?, verified: Bool)
+
     /// What ``openEntry(_:)`` found: the bytes of a packed value (verified unless reads do not
     /// verify), or a descriptor on a loose blob, not yet verified.
     enum OpenedValue {
@@ -254,7 +265,13 @@ extension BlobStore {
     /// it with ``finishHit(_:wasVerified:)``, `verified` saying whether the blob was verified
     /// before.
     func openEntry(_ key: StoreKey) throws -> ReadOutcome<(entry: IndexEntry, value: OpenedValue, verified: Bool)> {
-        guard let (entry, packed, verified) = try lookup(key) else { return .absent }
+        guard let found = try lookup(key) else { return .absent }
+        return try open(found)
+    }
+
+    /// The rest of ``openEntry(_:)`` once ``lookup(_:)`` found the entry.
+    private func open(_ found: Found) throws -> ReadOutcome<(entry: IndexEntry, value: OpenedValue, verified: Bool)> {
+        let (entry, packed, verified) = found
         return try keepingHit {
             if let packed {
                 let checked = Self.checked(packed, digest: entry.digest, verify: configuration.verifyReads)
@@ -278,12 +295,18 @@ extension BlobStore {
     private func openVerified(_ key: StoreKey) throws -> ReadOutcome<
         (entry: IndexEntry, handle: FileHandle, packed: Data?)
     > {
-        let opened: (entry: IndexEntry, value: OpenedValue, verified: Bool)
         switch try openEntry(key) {
         case .absent: return .absent
         case .damaged: return .damaged
-        case .found(let found): opened = found
+        case .found(let opened): return try verifiedHandle(opened)
         }
+    }
+
+    /// A handle on what ``openEntry(_:)`` opened, a loose blob verified through its descriptor
+    /// (repaired, and ``ReadOutcome/damaged``, when it fails), with the bytes of a packed one.
+    private func verifiedHandle(_ opened: (entry: IndexEntry, value: OpenedValue, verified: Bool)) throws
+        -> ReadOutcome<(entry: IndexEntry, handle: FileHandle, packed: Data?)>
+    {
         let entry = opened.entry
         return try keepingHit {
             switch opened.value {
