@@ -8,24 +8,54 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// The status code.
     public var status: Int
     /// The header fields, without hop-by-hop fields.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        didSet { fields = ResponseFields(headers) }
+    }
     /// The request's values of the headers the response's `Vary` names, or `nil` without `Vary`.
     public var vary: VaryKey?
     /// When the request was sent.
     public var requestTime: Date
     /// When the response was received.
     public var responseTime: Date
+    /// The fields of ``headers`` that freshness and age read, parsed when the headers are set.
+    private(set) var fields: ResponseFields
 
     /// A record.
     public init(
         url: String, status: Int, headers: HTTPHeaders, vary: VaryKey?, requestTime: Date, responseTime: Date
     ) {
+        self.init(
+            exactly: url, status: status, headers: Self.endToEnd(headers), vary: vary, requestTime: requestTime,
+            responseTime: responseTime)
+    }
+
+    /// A record with `headers` as they are.
+    private init(
+        exactly url: String, status: Int, headers: HTTPHeaders, vary: VaryKey?, requestTime: Date, responseTime: Date
+    ) {
         self.url = url
         self.status = status
-        self.headers = Self.endToEnd(headers)
+        self.headers = headers
         self.vary = vary
         self.requestTime = requestTime
         self.responseTime = responseTime
+        self.fields = ResponseFields(headers)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case url, status, headers, vary, requestTime, responseTime
+    }
+
+    /// The record encoded by ``encode(to:)``, its headers as they were stored.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            exactly: try container.decode(String.self, forKey: .url),
+            status: try container.decode(Int.self, forKey: .status),
+            headers: try container.decode(HTTPHeaders.self, forKey: .headers),
+            vary: try container.decodeIfPresent(VaryKey.self, forKey: .vary),
+            requestTime: try container.decode(Date.self, forKey: .requestTime),
+            responseTime: try container.decode(Date.self, forKey: .responseTime))
     }
 
     /// `headers` without the hop-by-hop fields (RFC 9110 §7.6.1), those `Connection` names, and the
@@ -43,12 +73,18 @@ public struct StoredResponse: Sendable, Equatable, Codable {
 
     /// The freshness lifetime under `policy`.
     public func freshness(_ policy: HTTPCachePolicy) -> Freshness {
-        Freshness.lifetime(status: status, headers: headers, responseTime: responseTime, policy: policy)
+        Freshness.lifetime(
+            status: status, fields: fields, directives: directives(policy), responseTime: responseTime, policy: policy)
     }
 
     /// The current age at `now`.
     public func age(at now: Date) -> TimeInterval {
-        Freshness.currentAge(headers: headers, requestTime: requestTime, responseTime: responseTime, now: now)
+        Freshness.currentAge(fields: fields, requestTime: requestTime, responseTime: responseTime, now: now)
+    }
+
+    /// The response's cache directives under `policy` (`HTTPCachePolicy.responseDirectives(_:)`).
+    func directives(_ policy: HTTPCachePolicy) -> CacheControl {
+        policy.responseDirectives(headers, fields.cacheControl)
     }
 
     /// Whether the response carries a validator for a conditional request.
@@ -61,12 +97,14 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// `stale-while-revalidate` window; else revalidated when it has a validator. `no-cache` on
     /// either side, and `Pragma: no-cache` on a request without `Cache-Control`, always revalidate.
     public func use(at now: Date, requestHeaders: HTTPHeaders, policy: HTTPCachePolicy) -> ResponseUse {
-        let response = policy.responseDirectives(headers)
+        let response = directives(policy)
         let request = CacheControl(requestHeaders["Cache-Control"])
         let pragmaNoCache =
             !requestHeaders.contains("Cache-Control")
             && requestHeaders.list("Pragma").contains { $0.lowercased() == "no-cache" }
-        let lifetime = freshness(policy).lifetime
+        let lifetime = Freshness.lifetime(
+            status: status, fields: fields, directives: response, responseTime: responseTime, policy: policy
+        ).lifetime
         let age = age(at: now)
         let mustAsk =
             response.noCache || request.noCache || pragmaNoCache
@@ -90,7 +128,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// `stale-if-error` window (RFC 5861 §4), and never when it must be revalidated once stale.
     public func mayAnswerOnError(at now: Date, requestHeaders: HTTPHeaders, policy: HTTPCachePolicy) -> Bool {
         guard !mustRevalidate(policy) else { return false }
-        let response = policy.responseDirectives(headers)
+        let response = directives(policy)
         let request = CacheControl(requestHeaders["Cache-Control"])
         guard let window = [response.staleIfError, request.staleIfError].compactMap({ $0 }).max() else { return false }
         return age(at: now) <= freshness(policy).lifetime + TimeInterval(window)
@@ -101,7 +139,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// once stale or says `no-cache`, and the request does not say `no-cache` or `max-age`.
     public func mayAnswerDisconnected(requestHeaders: HTTPHeaders, policy: HTTPCachePolicy) -> Bool {
         let request = CacheControl(requestHeaders["Cache-Control"])
-        return !mustRevalidate(policy) && !policy.responseDirectives(headers).noCache && !request.noCache
+        return !mustRevalidate(policy) && !directives(policy).noCache && !request.noCache
             && request.maxAge == nil
     }
 
@@ -109,7 +147,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// and in a shared cache `proxy-revalidate` or `s-maxage` (RFC 9111 §5.2.2.2, §5.2.2.8,
     /// §5.2.2.10).
     func mustRevalidate(_ policy: HTTPCachePolicy) -> Bool {
-        let response = policy.responseDirectives(headers)
+        let response = directives(policy)
         return response.mustRevalidate
             || (policy.isShared && (response.proxyRevalidate || response.sharedMaxAge != nil))
     }
@@ -146,7 +184,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// server never traps the conversion).
     public func servedHeaders(at now: Date) -> HTTPHeaders {
         var served = headers
-        for name in CacheControl(headers["Cache-Control"]).omittedFields { served.set(name, nil) }
+        for name in fields.cacheControl.omittedFields { served.set(name, nil) }
         let age = min(max(0, age(at: now)), TimeInterval(CacheControl.maximumSeconds))
         served.set("Age", String(Int(age.rounded(.down))))
         return served

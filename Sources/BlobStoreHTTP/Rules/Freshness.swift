@@ -32,21 +32,30 @@ public struct Freshness: Sendable, Equatable {
     public static func lifetime(
         status: Int, headers: HTTPHeaders, responseTime: Date, policy: HTTPCachePolicy
     ) -> Freshness {
-        let control = policy.responseDirectives(headers)
+        let fields = ResponseFields(headers)
+        return lifetime(
+            status: status, fields: fields, directives: policy.responseDirectives(headers, fields.cacheControl),
+            responseTime: responseTime, policy: policy)
+    }
+
+    /// ``lifetime(status:headers:responseTime:policy:)`` from fields parsed before, with the
+    /// response's `directives` under `policy`.
+    static func lifetime(
+        status: Int, fields: ResponseFields, directives control: CacheControl, responseTime: Date,
+        policy: HTTPCachePolicy
+    ) -> Freshness {
         if policy.isShared, let shared = control.sharedMaxAge {
             return Freshness(lifetime: TimeInterval(shared), isHeuristic: false)
         }
         if let maxAge = control.maxAge {
             return Freshness(lifetime: TimeInterval(maxAge), isHeuristic: false)
         }
-        let date = headers["Date"].flatMap(HTTPDate.parse) ?? responseTime
-        if let expires = headers["Expires"] {
-            guard let expiry = HTTPDate.parse(expires) else { return Freshness(lifetime: 0, isHeuristic: false) }
+        let date = fields.date ?? responseTime
+        if fields.hasExpires {
+            guard let expiry = fields.expires else { return Freshness(lifetime: 0, isHeuristic: false) }
             return Freshness(lifetime: max(0, expiry.timeIntervalSince(date)), isHeuristic: false)
         }
-        if heuristicallyCacheableStatuses.contains(status) || control.isPublic,
-            let lastModified = headers["Last-Modified"].flatMap(HTTPDate.parse)
-        {
+        if heuristicallyCacheableStatuses.contains(status) || control.isPublic, let lastModified = fields.lastModified {
             let guess = max(0, date.timeIntervalSince(lastModified)) * policy.heuristicFraction
             return Freshness(lifetime: min(guess, policy.maximumHeuristicLifetime), isHeuristic: true)
         }
@@ -70,8 +79,13 @@ public struct Freshness: Sendable, Equatable {
     public static func currentAge(
         headers: HTTPHeaders, requestTime: Date, responseTime: Date, now: Date
     ) -> TimeInterval {
-        let date = headers["Date"].flatMap(HTTPDate.parse) ?? responseTime
-        let ageValue = TimeInterval(ageSeconds(headers) ?? 0)
+        currentAge(fields: ResponseFields(headers), requestTime: requestTime, responseTime: responseTime, now: now)
+    }
+
+    /// ``currentAge(headers:requestTime:responseTime:now:)`` from fields parsed before.
+    static func currentAge(fields: ResponseFields, requestTime: Date, responseTime: Date, now: Date) -> TimeInterval {
+        let date = fields.date ?? responseTime
+        let ageValue = TimeInterval(fields.age ?? 0)
         let apparentAge = max(0, responseTime.timeIntervalSince(date))
         let correctedAgeValue = ageValue + max(0, responseTime.timeIntervalSince(requestTime))
         let correctedInitialAge = max(apparentAge, correctedAgeValue)

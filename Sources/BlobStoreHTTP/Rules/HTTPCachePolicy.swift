@@ -38,9 +38,14 @@ public struct HTTPCachePolicy: Sendable, Equatable {
     /// ``targetedField`` when the response has a valid one (RFC 9213 §2.1: a Structured Fields
     /// dictionary, ``CacheControl/init(targeted:)``), else its `Cache-Control`.
     public func responseDirectives(_ headers: HTTPHeaders) -> CacheControl {
+        responseDirectives(headers, CacheControl(headers["Cache-Control"]))
+    }
+
+    /// ``responseDirectives(_:)`` with the response's `Cache-Control` parsed before.
+    func responseDirectives(_ headers: HTTPHeaders, _ cacheControl: CacheControl) -> CacheControl {
         if let targetedField, let value = headers[targetedField], let control = CacheControl(targeted: value) {
             return control
         }
-        return CacheControl(headers["Cache-Control"])
+        return cacheControl
     }
 }

@@ -89,7 +89,7 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
 
     /// Whether two field names are equal without regard to ASCII case (field names are tokens:
     /// ASCII only, so no locale or Unicode folding is needed — and none is paid for).
-    static func sameName(_ first: String, _ second: String) -> Bool {
+    package static func sameName(_ first: String, _ second: String) -> Bool {
         var first = first
         var second = second
         return first.withUTF8 { a in

@@ -1,3 +1,4 @@
+import BlobStore
 import BlobStoreHTTP
 import Foundation
 
@@ -5,6 +6,8 @@ import Foundation
 /// taken: `127.0.0.1 - - [01/Dec/2026:17:00:00 +0000] "GET /a HTTP/1.1" 200 4096 "blobstore; hit" 0.2ms`.
 final class AccessLog: Sendable {
     private let handle: FileHandle?
+    /// The last timestamp written and the second it names: the lines of one second share it.
+    private let lastTimestamp = ThreadLock<(second: Int, text: String)>((-1, ""))
 
     /// A log written to `handle`; `nil` logs nothing.
     init(_ handle: FileHandle?) {
@@ -24,7 +27,12 @@ final class AccessLog: Sendable {
         peer: String, requestLine: String, status: Int, bytes: Int, cacheStatus: String, duration: Duration
     ) {
         guard let handle else { return }
-        let date = Self.timestamp(Date())
+        let now = Date()
+        let second = Int(now.timeIntervalSince1970.rounded(.down))
+        let date = lastTimestamp.withLock { last in
+            if last.second != second { last = (second, Self.timestamp(now)) }
+            return last.text
+        }
         let tenths = duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000
         let line =
             "\(peer) - - [\(date)] \"\(requestLine)\" \(status) \(bytes) \"\(cacheStatus)\" "

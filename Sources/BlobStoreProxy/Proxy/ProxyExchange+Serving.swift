@@ -78,7 +78,9 @@ extension ProxyExchange {
     /// appended, and `Connection: close` when the connection ends after it.
     func finalHead(status: Int, reason: String, headers: HTTPHeaders) -> ResponseHead {
         var headers = MessageHeaders.appending("1.1 \(configuration.name)", to: "Via", in: headers)
-        headers = MessageHeaders.appending(cacheStatus.field(name: configuration.name), to: "Cache-Status", in: headers)
+        let member = cacheStatus.field(name: configuration.name)
+        sentCacheStatus = (cacheStatus, member)
+        headers = MessageHeaders.appending(member, to: "Cache-Status", in: headers)
         if context.stopping.load(ordering: .relaxed) { keepAlive = false }
         if !keepAlive { headers.set("Connection", "close") }
         return ResponseHead(minorVersion: 1, status: status, reason: reason, headers: headers)

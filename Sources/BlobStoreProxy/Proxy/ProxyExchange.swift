@@ -17,6 +17,10 @@ final class ProxyExchange {
     var sentStatus = 0
     /// Body bytes sent, for the log.
     var sentBytes = 0
+    /// The `Cache-Status` sent with the final response and its member as text, for the log
+    /// (which writes what ``cacheStatus`` says when the exchange ends, more when a body was not
+    /// stored).
+    var sentCacheStatus: (status: CacheStatus, member: String)?
     /// Whether the client connection may serve another request after this one.
     var keepAlive: Bool
 
@@ -41,7 +45,9 @@ final class ProxyExchange {
         defer {
             context.log.record(
                 peer: client.peer, requestLine: "\(request.method) \(request.target) HTTP/1.\(request.minorVersion)",
-                status: sentStatus, bytes: sentBytes, cacheStatus: cacheStatus.field(name: configuration.name),
+                status: sentStatus, bytes: sentBytes,
+                cacheStatus: sentCacheStatus.flatMap { $0.status == cacheStatus ? $0.member : nil }
+                    ?? cacheStatus.field(name: configuration.name),
                 duration: ContinuousClock.now - started)
         }
         let framing = try HeadParser.framing(of: request)

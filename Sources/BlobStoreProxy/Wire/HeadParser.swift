@@ -27,7 +27,7 @@ enum HeadParser {
         else { throw Rejection(400, "the request target is empty or has a space or control character") }
         let minor = try version(parts[2])
         let headers = try fields(lines, maxFields: maxFields, strict: true)
-        if headers.fields.filter({ $0.name.lowercased() == "host" }).count > 1 {
+        if headers.fields.lazy.filter({ HTTPHeaders.sameName($0.name, "Host") }).count > 1 {
             throw Rejection(400, "the request has more than one Host field")
         }
         if minor >= 1, !headers.contains("Host") { throw Rejection(400, "an HTTP/1.1 request needs a Host field") }
