@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "BlobStoreHTTP", dependencies: ["BlobStore", "BlobStoreCache"]),
         .target(name: "BlobStoreRemote", dependencies: ["BlobStore", "CLibSSL"]),
         // The caching HTTP proxy of `blobstore serve`, on the HTTP cache's rules.
-        .target(name: "BlobStoreProxy", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP"]),
+        .target(name: "BlobStoreProxy", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "CLinux"]),
         .target(
             name: "BlobStoreCLI",
             dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "BlobStoreRemote", "BlobStoreProxy"]),

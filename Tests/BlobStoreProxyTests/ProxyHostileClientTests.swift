@@ -54,6 +54,30 @@ struct ProxyHostileClientTests {
         }
     }
 
+    @Test("A client that pipelines hits and does not read holds up only itself, and gets every answer when it reads")
+    func pipelinedHitsNotRead() async throws {
+        try await withProxy { proxy in
+            let target = "/unread?cc=max-age%3D600&size=262144"
+            let stored = try proxy.get(target)
+            #expect(stored.status == 200 && stored.body.count == 262_144)
+            // 64 answers of 256 KiB are more than the sockets' buffers take: what the event loop
+            // could not send at once goes on with the connection to a thread that waits for it.
+            let unread = try proxy.client()
+            try unread.send(String(repeating: ProxyHarness.request("GET", target), count: 64))
+            try await Task.sleep(for: .milliseconds(300))
+            // New connections land on every loop, round robin; each is answered meanwhile.
+            for _ in 0..<8 {
+                let hit = try proxy.get(target)
+                #expect(hit.status == 200 && hit.body == stored.body && hit["Cache-Status"]?.contains("hit") == true)
+            }
+            for index in 0..<64 {
+                let response = try unread.response()
+                #expect(response.status == 200 && response.body == stored.body, "answer \(index)")
+            }
+            #expect(try await proxy.originRequests(target) == 1)
+        }
+    }
+
     @Test("A head sent a byte at a time slower than the header timeout is 408; others are served meanwhile")
     func slowHeaders() async throws {
         try await withProxy({ $0.headerTimeout = .seconds(2) }) { proxy in

@@ -68,6 +68,12 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
         if let value { fields.append(Field(name: name, value: value)) }
     }
 
+    /// Appends a field, keeping those of the same name (for a name the fields do not have,
+    /// ``set(_:_:)`` without its search).
+    package mutating func append(_ name: String, _ value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
     /// The comma-separated elements of the fields named `name`, trimmed, empty ones dropped.
     public func list(_ name: String) -> [String] {
         guard let joined = self[name] else { return [] }

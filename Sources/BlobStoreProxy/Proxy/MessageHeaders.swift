@@ -7,8 +7,11 @@ enum MessageHeaders {
     /// `headers` with `member` appended to its list field `name` (`Via`, `Cache-Status`).
     static func appending(_ member: String, to name: String, in headers: HTTPHeaders) -> HTTPHeaders {
         var headers = headers
-        let existing = headers[name]
-        headers.set(name, existing.map { "\($0), \(member)" } ?? member)
+        if let existing = headers[name] {
+            headers.set(name, "\(existing), \(member)")
+        } else {
+            headers.append(name, member)
+        }
         return headers
     }
 

@@ -18,6 +18,9 @@ final class ProxyContext: Sendable {
     let revalidating = Mutex<Set<String>>([])
     /// Whether the proxy is stopping: responses then close their connections.
     let stopping = Atomic<Bool>(false)
+    /// The targets of request targets seen lately: parsing a URL was a tenth of a cached hit's
+    /// work in user space.
+    private let targets = BoundedMemo<String, ForwardTarget>(capacity: 4096)
 
     /// Creates an empty file for a response body too large to keep in memory while it is
     /// received (``KeptBody``): in the disk store's `tmp/` when the cache is on one, else in the
@@ -43,5 +46,21 @@ final class ProxyContext: Sendable {
                 return url
             }
         }
+    }
+
+    /// Where `request` goes (`ForwardTarget.of(_:origin:forwardProxy:)` with this proxy's
+    /// origin and mode), remembered by request target.
+    ///
+    /// - Throws: ``Rejection`` as `ForwardTarget.of(_:origin:forwardProxy:)` does.
+    func target(of request: RequestHead) throws(Rejection) -> ForwardTarget {
+        let (origin, forwardProxy) = (configuration.origin, configuration.forwardProxy)
+        if request.method != "CONNECT",
+            let known = targets.value(
+                for: request.target, { _ in try? ForwardTarget.of(request, origin: origin, forwardProxy: forwardProxy) }
+            )
+        {
+            return known
+        }
+        return try ForwardTarget.of(request, origin: origin, forwardProxy: forwardProxy)
     }
 }

@@ -42,38 +42,80 @@ final class ProxyExchange {
     ///   when the client connection fails (nothing more can be sent on it).
     func respond() throws -> Bool {
         context.metrics.requests.add(1, ordering: .relaxed)
-        defer {
-            context.log.record(
-                peer: client.peer, requestLine: "\(request.method) \(request.target) HTTP/1.\(request.minorVersion)",
-                status: sentStatus, bytes: sentBytes,
-                cacheStatus: sentCacheStatus.flatMap { $0.status == cacheStatus ? $0.member : nil }
-                    ?? cacheStatus.field(name: configuration.name),
-                duration: ContinuousClock.now - started)
-        }
+        defer { logged() }
         let framing = try HeadParser.framing(of: request)
-        let target = try ForwardTarget.of(
-            request, origin: configuration.origin, forwardProxy: configuration.forwardProxy)
+        let target = try context.target(of: request)
         var body = BodyReader(connection: client, framing: framing)
         if request.expectsContinue, framing != .none {
             // The proxy takes the body itself and forwards it with the request (RFC 9110 §10.1.1).
             try client.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
         }
         let isLookup = request.method == "GET" || request.method == "HEAD"
-        let bypass = ["If-Match", "If-Unmodified-Since"].contains { request.headers.contains($0) }
-        // A request that says no-store is sent on: nothing of it or its answer is stored, and it
-        // is not answered from what is.
-        let noStore = CacheControl(request.headers["Cache-Control"]).noStore
-        if isLookup, framing == .none, !bypass, !noStore, let url = target.url {
+        if isLookup, framing == .none, !bypassesCache, !saysNoStore, let url = target.url {
             try answerFromCache(url: url, target: target)
         } else {
-            cacheStatus.forward = isLookup ? (noStore ? "request" : "bypass") : "method"
+            cacheStatus.forward = isLookup ? (saysNoStore ? "request" : "bypass") : "method"
             try forward(to: target, body: &body, stored: nil)
         }
         if !body.isFinished { keepAlive = false }
         return keepAlive
     }
 
+    /// Answers the request if a stored response that is fresh (or stale within the request's
+    /// `max-stale`) and read into memory answers it: what an event loop's thread does, which must
+    /// not wait for the origin. Sends and counts nothing when it is not such a request, which
+    /// ``respond()`` then answers, on another thread, with a new exchange.
+    ///
+    /// - Returns: Whether it answered, and then whether the connection may carry another request.
+    /// - Throws: `network` when the client connection fails.
+    func respondIfFreshInMemory() throws -> Bool? {
+        guard request.method == "GET" || request.method == "HEAD", !bypassesCache, !saysNoStore,
+            (try? HeadParser.framing(of: request)) == BodyFraming.none,
+            let target = try? context.target(of: request),
+            let url = target.url, let (stored, body) = lookUp(url), case .bytes = body
+        else { return nil }
+        let now = Date()
+        switch stored.use(at: now, requestHeaders: request.headers, policy: policy) {
+        case .fresh, .staleAccepted: break
+        case .staleWhileRevalidate, .revalidate, .unusable: return nil
+        }
+        context.metrics.requests.add(1, ordering: .relaxed)
+        defer { logged() }
+        try serveHit(stored, body: body, at: now)
+        return keepAlive
+    }
+
+    /// Whether the request's preconditions (`If-Match`, `If-Unmodified-Since`) send it to the
+    /// origin whatever is stored.
+    private var bypassesCache: Bool {
+        request.headers.contains("If-Match") || request.headers.contains("If-Unmodified-Since")
+    }
+
+    /// Whether the request says `no-store`: it is sent on, nothing of it or its answer is
+    /// stored, and it is not answered from what is.
+    private var saysNoStore: Bool {
+        CacheControl(request.headers["Cache-Control"]).noStore
+    }
+
+    /// Writes the exchange's access log line.
+    private func logged() {
+        context.log.record(
+            peer: client.peer, requestLine: "\(request.method) \(request.target) HTTP/1.\(request.minorVersion)",
+            status: sentStatus, bytes: sentBytes,
+            cacheStatus: sentCacheStatus.flatMap { $0.status == cacheStatus ? $0.member : nil }
+                ?? cacheStatus.field(name: configuration.name),
+            duration: ContinuousClock.now - started)
+    }
+
     // MARK: - From the cache
+
+    /// Answers with `stored`, used without a request to the origin at `now`.
+    private func serveHit(_ stored: StoredResponse, body: StoredBody, at now: Date) throws {
+        context.metrics.hits.add(1, ordering: .relaxed)
+        cacheStatus.hit = true
+        cacheStatus.ttl = ttl(of: stored, at: now)
+        try serve(stored, body: body)
+    }
 
     /// Answers a GET or HEAD from a stored response when one may be used, else from the origin
     /// (with a conditional request when a stored one has a validator).
@@ -90,18 +132,10 @@ final class ProxyExchange {
                 let use = stored.use(at: now, requestHeaders: request.headers, policy: policy)
                 switch use {
                 case .fresh, .staleAccepted:
-                    context.metrics.hits.add(1, ordering: .relaxed)
-                    cacheStatus.hit = true
-                    cacheStatus.ttl = ttl(of: stored, at: now)
-                    try serve(stored, body: body)
-                    return
+                    return try serveHit(stored, body: body, at: now)
                 case .staleWhileRevalidate:
-                    context.metrics.hits.add(1, ordering: .relaxed)
-                    cacheStatus.hit = true
-                    cacheStatus.ttl = ttl(of: stored, at: now)
                     revalidateInBackground(stored, body: body, url: url, target: target)
-                    try serve(stored, body: body)
-                    return
+                    return try serveHit(stored, body: body, at: now)
                 case .revalidate:
                     if requestControl.onlyIfCached { return try answerOnlyIfCached() }
                     context.metrics.revalidations.add(1, ordering: .relaxed)

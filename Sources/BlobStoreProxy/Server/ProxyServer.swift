@@ -9,8 +9,12 @@ import Synchronization
 /// RFC 9111 with the rules of `BlobStoreHTTP`, request collapsing, bounded heads and timeouts, an
 /// access log and Prometheus metrics. docs/http.md, "The caching proxy", describes it all.
 ///
-/// Each client connection is served by a thread of its own, with blocking sockets bounded by
-/// the configured timeouts; ``ProxyConfiguration/maxConnections`` bounds the threads.
+/// Connections waiting for a request are held by event loops, one per core (`EventLoop`),
+/// which answer fresh hits in memory on their own thread as long as the socket takes the answer
+/// at once. Any other request, and any answer the client does not take at once, is handed with
+/// its connection to a thread of its own, with blocking sockets bounded by the configured
+/// timeouts, which gives the connection back to a loop when it waits for a request again;
+/// ``ProxyConfiguration/maxConnections`` bounds the connections and so the threads.
 ///
 /// ```swift
 /// let store = try BlobStore(at: "/var/cache/proxy")
@@ -32,19 +36,12 @@ public final class ProxyServer: Sendable {
     private let usage: @Sendable () -> (bytes: Int64, entries: Int)
     private let state = Mutex(State())
 
-    private struct State {
-        /// The client connections open, by descriptor.
-        var clients: [CInt: ClientSlot] = [:]
-        var active = 0
-    }
+    /// The event loops that hold the connections waiting for a request, one per core.
+    private let loops: [EventLoop]
 
-    /// One client connection as the shutdown sees it: whether it waits for its next request (then
-    /// it is woken and closes) or serves one (then it finishes). Flipped with atomics, so that a
-    /// request takes no lock of the server's.
-    private final class ClientSlot: Sendable {
-        let fd: CInt
-        let isIdle = Atomic<Bool>(true)
-        init(fd: CInt) { self.fd = fd }
+    private struct State {
+        /// The client connections open.
+        var active = 0
     }
 
     /// A proxy with `configuration`, keeping responses in `store`.
@@ -70,6 +67,7 @@ public final class ProxyServer: Sendable {
         let cache = HTTPCache(store: store, policy: policy)
         self.context = ProxyContext(configuration: configuration, cache: cache, log: AccessLog(accessLog))
         self.usage = usage
+        self.loops = try (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map { _ in try EventLoop() }
         let listener = try ProxySyscalls.listen(host: configuration.host, port: configuration.port)
         self.listener = listener
         self.port = ProxySyscalls.boundPort(listener)
@@ -100,6 +98,15 @@ public final class ProxyServer: Sendable {
                 while let (fd, peer) = ProxySyscalls.accept(metricsListener) { serveMetrics(fd: fd, peer: peer) }
             }
         }
+        let handler = EventLoop.Handler(
+            readable: { [self] in readable($0, on: $1) }, expired: { [self] in expired($0, at: $1) },
+            stopping: { [context] in context.stopping.load(ordering: .relaxed) })
+        for loop in loops {
+            let thread = Thread { loop.run(handler) }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        var next = 0
         while let (fd, peer) = ProxySyscalls.accept(listener) {
             let admitted = state.withLock { state -> Bool in
                 guard !context.stopping.load(ordering: .sequentiallyConsistent),
@@ -112,28 +119,31 @@ public final class ProxyServer: Sendable {
                 refuse(fd: fd, peer: peer)
                 continue
             }
-            let thread = Thread { [self] in
-                serveConnection(WireConnection(fd: fd, peer: peer))
+            let configuration = context.configuration
+            ProxySyscalls.setTimeouts(
+                fd, receive: min(configuration.headerTimeout, configuration.clientTimeout),
+                send: configuration.clientTimeout)
+            context.metrics.connections.add(1, ordering: .relaxed)
+            let client = WireConnection(fd: fd, peer: peer) { [self] in
+                context.metrics.connections.subtract(1, ordering: .relaxed)
                 state.withLock { $0.active -= 1 }
             }
-            thread.stackSize = 1 << 20
-            thread.start()
+            loops[next % loops.count].hold(client)
+            next += 1
         }
         let deadline = ContinuousClock.now + context.configuration.shutdownGrace
         while state.withLock({ $0.active }) > 0, ContinuousClock.now < deadline { usleep(20_000) }
         context.origins.closeAll()
+        for loop in loops { loop.finish() }
     }
 
     /// Stops accepting connections and closes the idle ones; ``run()`` returns once the
     /// responses in flight have finished. Safe to call from any thread, more than once.
     public func shutdown() {
         context.stopping.store(true, ordering: .sequentiallyConsistent)
-        let clients = state.withLock { Array($0.clients.values) }
         ProxySyscalls.shutdown(listener)
         if let metricsListener { ProxySyscalls.shutdown(metricsListener) }
-        for client in clients where client.isIdle.load(ordering: .sequentiallyConsistent) {
-            ProxySyscalls.shutdown(client.fd)
-        }
+        for loop in loops { loop.poke() }
     }
 
     /// Calls ``shutdown()`` on SIGTERM or SIGINT, from a thread of its own that the signal
@@ -145,34 +155,103 @@ public final class ProxyServer: Sendable {
 
     // MARK: - Connections
 
-    /// Serves the requests of one client connection until it closes, errs or the proxy stops.
-    private func serveConnection(_ client: WireConnection) {
-        let configuration = context.configuration
-        context.metrics.connections.add(1, ordering: .relaxed)
-        defer { context.metrics.connections.subtract(1, ordering: .relaxed) }
-        let readTimeout = min(configuration.headerTimeout, configuration.clientTimeout)
-        ProxySyscalls.setTimeouts(client.fd, receive: readTimeout, send: configuration.clientTimeout)
-        let slot = ClientSlot(fd: client.fd)
-        state.withLock { $0.clients[client.fd] = slot }
-        defer { state.withLock { _ = $0.clients.removeValue(forKey: client.fd) } }
+    /// What becomes of a connection in an event loop that has bytes to read: the requests
+    /// buffered whole are answered in place while fresh hits in memory answer them and the
+    /// socket takes the answers at once; the first other one goes with the connection to a
+    /// thread of its own (``serveConnection(_:startingWith:returningTo:)``).
+    private func readable(_ client: WireConnection, on loop: EventLoop) -> EventLoop.Decision {
+        do {
+            guard try client.receiveWithoutWaiting() != false else { return .close }
+        } catch {
+            return .close
+        }
         while true {
-            slot.isIdle.store(true, ordering: .sequentiallyConsistent)
-            // Checked after the flag is set: a shutdown either sees the flag or is seen here.
-            guard !context.stopping.load(ordering: .sequentiallyConsistent) || client.hasBufferedBytes else { return }
-            let head: ArraySlice<UInt8>?
+            let request: RequestHead
             do {
-                head = try client.readHead(
-                    maxBytes: configuration.maxHeaderBytes, idle: configuration.idleTimeout,
-                    complete: configuration.headerTimeout, tooLarge: 431)
-            } catch let rejection as Rejection {
-                return reject(rejection, on: client)
+                guard
+                    let head = try client.bufferedHead(maxBytes: context.configuration.maxHeaderBytes, tooLarge: 431)
+                else { return client.reachedEnd ? .close : .keep }
+                request = try HeadParser.request(head, maxFields: context.configuration.maxHeaderFields)
             } catch {
-                return
+                client.sendsWithoutWaiting = true
+                reject(error, on: client)
+                return .close
             }
-            slot.isIdle.store(false, ordering: .sequentiallyConsistent)
-            guard let head else { return }
+            guard !context.stopping.load(ordering: .relaxed) else { return .close }
+            let exchange = ProxyExchange(context: context, client: client, request: request)
+            client.sendsWithoutWaiting = true
+            let answered: Bool?
             do {
-                let request = try HeadParser.request(head, maxFields: configuration.maxHeaderFields)
+                answered = try exchange.respondIfFreshInMemory()
+            } catch {
+                return .close
+            }
+            client.sendsWithoutWaiting = false
+            guard let keepAlive = answered else {
+                return .handOff { [self] in
+                    onThread { [self] in serveConnection(client, startingWith: request, returningTo: loop) }
+                }
+            }
+            if !client.unsent.isEmpty {
+                return .handOff { [self] in
+                    onThread { [self] in
+                        guard (try? client.flushUnsent()) != nil, keepAlive else { return }
+                        serveConnection(client, startingWith: nil, returningTo: loop)
+                    }
+                }
+            }
+            guard keepAlive else { return .close }
+            client.waitingSince = .now
+        }
+    }
+
+    /// Whether a connection in an event loop is past its timeouts at `now`: a head begun longer
+    /// than ``ProxyConfiguration/headerTimeout`` ago is answered 408; a connection without one
+    /// that has waited longer than ``ProxyConfiguration/idleTimeout`` closes.
+    private func expired(_ client: WireConnection, at now: ContinuousClock.Instant) -> Bool {
+        let configuration = context.configuration
+        if let began = client.headBegan {
+            guard now - began >= configuration.headerTimeout else { return false }
+            client.sendsWithoutWaiting = true
+            reject(Rejection(408, "the head did not arrive in \(configuration.headerTimeout)"), on: client)
+            return true
+        }
+        return now - client.waitingSince >= configuration.idleTimeout
+    }
+
+    /// Runs `work` on a new thread.
+    private func onThread(_ work: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: work)
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Serves the requests of one client connection, starting with `first` when it was read
+    /// already, while its next request is buffered; then gives it back to `loop`. Ends when the
+    /// connection closes, errs or the proxy stops.
+    private func serveConnection(
+        _ client: WireConnection, startingWith first: RequestHead?, returningTo loop: EventLoop
+    ) {
+        let configuration = context.configuration
+        var next = first
+        while true {
+            let request: RequestHead
+            do {
+                if let first = next {
+                    request = first
+                    next = nil
+                } else {
+                    guard client.hasBufferedBytes else {
+                        if context.stopping.load(ordering: .sequentiallyConsistent) { return }
+                        return loop.hold(client)
+                    }
+                    guard
+                        let head = try client.readHead(
+                            maxBytes: configuration.maxHeaderBytes, idle: configuration.idleTimeout,
+                            complete: configuration.headerTimeout, tooLarge: 431)
+                    else { return }
+                    request = try HeadParser.request(head, maxFields: configuration.maxHeaderFields)
+                }
                 let exchange = ProxyExchange(context: context, client: client, request: request)
                 do {
                     guard try exchange.respond() else { return }
@@ -182,12 +261,17 @@ public final class ProxyServer: Sendable {
                     try? exchange.sendError(rejection.status, rejection.reason)
                     return
                 }
-            } catch let rejection as Rejection {
-                return reject(rejection, on: client)
             } catch {
-                return  // the client connection failed: nothing more can be sent on it
+                return reject(error, on: client)
             }
         }
+    }
+
+    /// Answers a request that could not be read or parsed (a ``Rejection``), and closes the
+    /// connection; any other error means it failed, and nothing more is sent on it.
+    private func reject(_ error: any Error, on client: WireConnection) {
+        guard let rejection = error as? Rejection else { return }
+        reject(rejection, on: client)
     }
 
     /// Answers a request that could not be read or parsed, and closes the connection.

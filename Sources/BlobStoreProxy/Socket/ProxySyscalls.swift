@@ -1,5 +1,6 @@
 import BlobStore
 import BlobStoreHTTP
+import CLinux
 import Foundation
 import Glibc
 
@@ -157,6 +158,102 @@ enum ProxySyscalls {
             default: throw failure("send", "the connection broke")
             }
         }
+    }
+
+    /// Receives what has arrived without waiting.
+    ///
+    /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived.
+    /// - Throws: `network` when the connection broke.
+    static func receiveNow(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+        while true {
+            let count = recv(fd, buffer.baseAddress, buffer.count, CInt(MSG_DONTWAIT))  // man 2 recv
+            if count >= 0 { return count }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default: throw failure("recv", "the connection broke")
+            }
+        }
+    }
+
+    /// Sends what the socket takes of `buffer` without waiting, without raising `SIGPIPE`.
+    ///
+    /// - Returns: The count sent, 0 when the socket's buffer is full.
+    /// - Throws: `network` when the peer is gone.
+    static func sendNow(_ fd: CInt, _ buffer: UnsafeRawBufferPointer) throws -> Int {
+        var offset = 0
+        let flags = CInt(MSG_NOSIGNAL) | CInt(MSG_DONTWAIT)
+        while offset < buffer.count {
+            let count = send(fd, buffer.baseAddress! + offset, buffer.count - offset, flags)  // man 2 send
+            if count >= 0 {
+                offset += count
+                continue
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return offset
+            default: throw failure("send", "the connection broke")
+            }
+        }
+        return offset
+    }
+
+    // MARK: - Event loop
+
+    /// An `epoll` descriptor and an `eventfd` it watches, which ``signalWake(_:)`` makes readable.
+    ///
+    /// - Throws: `network` when the kernel refuses either.
+    static func eventLoopDescriptors() throws -> (epoll: CInt, wake: CInt) {
+        let epoll = epoll_create1(CInt(EPOLL_CLOEXEC))  // man 2 epoll_create1
+        guard epoll >= 0 else { throw failure("epoll_create1", "the proxy's event loop could not start") }
+        let wake = eventfd(0, CInt(EFD_CLOEXEC) | CInt(EFD_NONBLOCK))  // man 2 eventfd
+        guard wake >= 0 else {
+            let error = failure("eventfd", "the proxy's event loop could not start")
+            close(epoll)
+            throw error
+        }
+        guard watch(epoll, wake) else {
+            let error = failure("epoll_ctl", "the proxy's event loop could not start")
+            close(epoll)
+            close(wake)
+            throw error
+        }
+        return (epoll, wake)
+    }
+
+    /// Adds `fd` to `epoll`, readable (level-triggered: bytes left unread report again).
+    static func watch(_ epoll: CInt, _ fd: CInt) -> Bool {
+        blobstore_epoll_watch(epoll, fd) == 0  // man 2 epoll_ctl
+    }
+
+    /// Removes `fd` from `epoll`.
+    static func unwatch(_ epoll: CInt, _ fd: CInt) {
+        _ = blobstore_epoll_unwatch(epoll, fd)  // man 2 epoll_ctl
+    }
+
+    /// Waits up to `timeout` for descriptors of `epoll` to become ready, and writes their
+    /// numbers into `ready`.
+    ///
+    /// - Returns: How many of `ready` were written; 0 on timeout or interruption.
+    static func wait(_ epoll: CInt, into ready: inout [CInt], timeout: Duration) -> Int {
+        let milliseconds = CInt(
+            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let count = ready.withUnsafeMutableBufferPointer { ready in
+            blobstore_epoll_wait(epoll, ready.baseAddress, CInt(ready.count), milliseconds)  // man 2 epoll_wait
+        }
+        return max(0, Int(count))
+    }
+
+    /// Makes the `eventfd` `wake` readable.
+    static func signalWake(_ wake: CInt) {
+        var one: UInt64 = 1
+        _ = Glibc.write(wake, &one, 8)  // man 2 eventfd
+    }
+
+    /// Reads the `eventfd` `wake` back to not readable.
+    static func drainWake(_ wake: CInt) {
+        var count: UInt64 = 0
+        _ = Glibc.read(wake, &count, 8)  // man 2 eventfd
     }
 
     /// Whether an idle connection is still open: nothing to read, no end of stream, no error

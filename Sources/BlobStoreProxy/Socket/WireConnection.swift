@@ -5,7 +5,8 @@ import Glibc
 
 /// One TCP connection, client or origin, with a read buffer: heads are read up to their empty
 /// line, bodies by framing. Used by one thread at a time: an idle origin connection passes
-/// between threads only through ``OriginConnections``, under its lock (hence `@unchecked Sendable`).
+/// between threads only through ``OriginConnections``, an idle client connection through an
+/// ``EventLoop``, each under its lock (hence `@unchecked Sendable`).
 final class WireConnection: @unchecked Sendable {
     /// The socket.
     let fd: CInt
@@ -17,17 +18,41 @@ final class WireConnection: @unchecked Sendable {
     private var end = 0
     /// Whether the peer ended its side of the stream.
     private(set) var reachedEnd = false
+    /// Bytes after `start` already searched for the end of a head by ``bufferedHead(maxBytes:tooLarge:)``.
+    private var searchedHead = 0
+    /// When the first byte of the head being received arrived; `nil` between heads.
+    private(set) var headBegan: ContinuousClock.Instant?
+    /// Since when the connection has waited for its next request in an ``EventLoop``.
+    var waitingSince = ContinuousClock.now
+    /// Whether ``write(_:)`` sends only what the socket takes at once and keeps the rest in
+    /// ``unsent`` (on an event loop's thread, which must not wait for one client).
+    var sendsWithoutWaiting = false
+    /// Bytes written while ``sendsWithoutWaiting`` that the socket did not take yet.
+    private(set) var unsent: [UInt8] = []
+    /// Called once when the connection closes.
+    private let onClose: (@Sendable () -> Void)?
+    private var isClosed = false
 
     /// The most bytes one `recv` asks for.
     static let readSize = 64 << 10
 
-    init(fd: CInt, peer: String) {
+    /// The connection on `fd` to `peer`; `onClose` is called once when it closes.
+    init(fd: CInt, peer: String, onClose: (@Sendable () -> Void)? = nil) {
         self.fd = fd
         self.peer = peer
+        self.onClose = onClose
     }
 
     deinit {
+        close()
+    }
+
+    /// Closes the socket (once; later calls do nothing).
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         ProxySyscalls.close(fd)
+        onClose?()
     }
 
     /// Whether bytes are buffered that no read has consumed (a pipelined request).
@@ -85,6 +110,48 @@ final class WireConnection: @unchecked Sendable {
         }
     }
 
+    /// The next head if it is buffered whole (the empty line consumed), else `nil`: what an
+    /// ``EventLoop`` asks after ``receiveWithoutWaiting()``. Empty lines before it are skipped.
+    ///
+    /// - Throws: ``Rejection`` with `tooLarge` when more than `maxBytes` are buffered without
+    ///   the end of the head.
+    func bufferedHead(maxBytes: Int, tooLarge: Int) throws(Rejection) -> ArraySlice<UInt8>? {
+        if headBegan == nil {
+            while start < end, buffer[start] == 0x0D || buffer[start] == 0x0A { start += 1 }
+            guard start < end else { return nil }
+            headBegan = .now
+            searchedHead = 0
+        }
+        guard let found = headEnd(searched: &searchedHead) else {
+            if end - start > maxBytes { throw Rejection(tooLarge, "the head is larger than \(maxBytes) bytes") }
+            return nil
+        }
+        guard found.headEnd - start <= maxBytes else {
+            throw Rejection(tooLarge, "the head is larger than \(maxBytes) bytes")
+        }
+        let head = buffer[start..<found.headEnd]
+        start = found.next
+        headBegan = nil
+        return head
+    }
+
+    /// Receives what has arrived without waiting.
+    ///
+    /// - Returns: `true` when bytes arrived, `false` at the end of the stream, `nil` when
+    ///   nothing has.
+    /// - Throws: `network` when the connection broke.
+    func receiveWithoutWaiting() throws -> Bool? {
+        makeRoom()
+        let old = end
+        let received = try buffer.withUnsafeMutableBytes { bytes in
+            try ProxySyscalls.receiveNow(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
+        }
+        guard let received else { return nil }
+        end += received
+        if received == 0 { reachedEnd = true }
+        return received > 0
+    }
+
     /// Up to `limit` body bytes: buffered ones first, else what one `recv` brings.
     ///
     /// - Returns: Empty at the end of the stream.
@@ -133,6 +200,18 @@ final class WireConnection: @unchecked Sendable {
     ///
     /// - Returns: `false` at the end of the stream.
     private func fill() throws -> Bool {
+        makeRoom()
+        let old = end
+        let received = try buffer.withUnsafeMutableBytes { bytes in
+            try ProxySyscalls.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
+        }
+        end += received
+        if received == 0 { reachedEnd = true }
+        return received > 0
+    }
+
+    /// Makes room after the buffered bytes for a receive of at least a quarter of ``readSize``.
+    private func makeRoom() {
         if start == end {
             (start, end) = (0, 0)
         } else if start > 0, buffer.count - end < Self.readSize / 4 {
@@ -145,13 +224,6 @@ final class WireConnection: @unchecked Sendable {
         if buffer.count - end < Self.readSize / 4 {
             buffer.append(contentsOf: repeatElement(0, count: buffer.count))
         }
-        let old = end
-        let received = try buffer.withUnsafeMutableBytes { bytes in
-            try ProxySyscalls.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
-        }
-        end += received
-        if received == 0 { reachedEnd = true }
-        return received > 0
     }
 
     /// Where the head that starts at `start` ends (the end of its fields, and where the next
@@ -179,15 +251,24 @@ final class WireConnection: @unchecked Sendable {
 
     // MARK: - Writing
 
-    func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { try ProxySyscalls.sendAll(fd, $0) }
+    /// Sends `bytes`, waiting up to the send timeout while the peer does not read, or, while
+    /// ``sendsWithoutWaiting``, keeping in ``unsent`` what the socket does not take at once.
+    ///
+    /// - Throws: `network` when the peer is gone or stopped reading.
+    func write(_ bytes: some ContiguousBytes) throws {
+        try bytes.withUnsafeBytes { bytes in
+            guard sendsWithoutWaiting else { return try ProxySyscalls.sendAll(fd, bytes) }
+            let sent = unsent.isEmpty ? try ProxySyscalls.sendNow(fd, bytes) : 0
+            unsent.append(contentsOf: bytes[sent...])
+        }
     }
 
-    func write(_ bytes: ArraySlice<UInt8>) throws {
+    /// Sends ``unsent``, waiting up to the send timeout while the peer does not read.
+    ///
+    /// - Throws: `network` when the peer is gone or stopped reading.
+    func flushUnsent() throws {
+        let bytes = unsent
+        unsent = []
         try bytes.withUnsafeBytes { try ProxySyscalls.sendAll(fd, $0) }
-    }
-
-    func write(_ data: some ContiguousBytes) throws {
-        try data.withUnsafeBytes { try ProxySyscalls.sendAll(fd, $0) }
     }
 }
