@@ -184,9 +184,17 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// server never traps the conversion).
     public func servedHeaders(at now: Date) -> HTTPHeaders {
         var served = headers
-        for name in fields.cacheControl.omittedFields { served.set(name, nil) }
-        let age = min(max(0, age(at: now)), TimeInterval(CacheControl.maximumSeconds))
-        served.set("Age", String(Int(age.rounded(.down))))
+        for name in omittedFields { served.set(name, nil) }
+        served.set("Age", String(servedAge(at: now)))
         return served
     }
+
+    /// The `Age` that ``servedHeaders(at:)`` sets.
+    package func servedAge(at now: Date) -> Int {
+        Int(min(max(0, age(at: now)), TimeInterval(CacheControl.maximumSeconds)).rounded(.down))
+    }
+
+    /// The fields that ``servedHeaders(at:)`` leaves out (lowercased): those `no-cache="…"` and
+    /// `private="…"` name.
+    package var omittedFields: [String] { fields.cacheControl.omittedFields }
 }

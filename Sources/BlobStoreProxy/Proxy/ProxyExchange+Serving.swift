@@ -8,9 +8,22 @@ extension ProxyExchange {
     /// Answers with a stored response, or `304 Not Modified` when the client's own copy matches
     /// it (`If-None-Match`, else `If-Modified-Since`; RFC 9110 §13.2.2).
     func serve(_ stored: StoredResponse, body: StoredBody) throws {
-        var headers = stored.servedHeaders(at: Date())
+        let now = Date()
+        let matches = Self.clientCopyMatches(stored, request: request.headers)
+        let ranged =
+            stored.status == 200 && request.method == "GET" && Self.rangeApplies(stored, request: request.headers)
+        if !matches, !ranged, stored.status != 204, !(100..<200).contains(stored.status) {
+            // The common hit, the whole body: its head written in one pass.
+            let head = wholeHead(stored, at: now, contentLength: body.count)
+            let range = request.method == "HEAD" ? 0..<0 : 0..<body.count
+            sentStatus = stored.status
+            sentBytes = range.count
+            context.metrics.bytesFromCache.add(range.count, ordering: .relaxed)
+            return try body.send(range, after: head, to: client)
+        }
+        var headers = stored.servedHeaders(at: now)
         var status = stored.status
-        if Self.clientCopyMatches(stored, request: request.headers) {
+        if matches {
             status = 304
             // The fields a 200 would have had that describe the representation's metadata
             // (RFC 9110 §15.4.5).
@@ -23,7 +36,7 @@ extension ProxyExchange {
             headers.set("Content-Length", String(body.count))
         }
         var range = 0..<body.count
-        if status == 200, request.method == "GET", Self.rangeApplies(stored, request: request.headers) {
+        if ranged {
             switch ByteRange.of(request.headers["Range"], length: body.count) {
             case .whole: break
             case .part(let part):
@@ -77,13 +90,51 @@ extension ProxyExchange {
     /// The head of a final response to the client: the proxy's `Via` and `Cache-Status`
     /// appended, and `Connection: close` when the connection ends after it.
     func finalHead(status: Int, reason: String, headers: HTTPHeaders) -> ResponseHead {
-        var headers = MessageHeaders.appending("1.1 \(configuration.name)", to: "Via", in: headers)
-        let member = cacheStatus.field(name: configuration.name)
-        sentCacheStatus = (cacheStatus, member)
+        let (via, member) = proxyMembers()
+        var headers = MessageHeaders.appending(via, to: "Via", in: headers)
         headers = MessageHeaders.appending(member, to: "Cache-Status", in: headers)
-        if context.stopping.load(ordering: .relaxed) { keepAlive = false }
         if !keepAlive { headers.set("Connection", "close") }
         return ResponseHead(minorVersion: 1, status: status, reason: reason, headers: headers)
+    }
+
+    /// The bytes of the ``finalHead(status:reason:headers:)`` of `stored` served whole with
+    /// `contentLength` at `now` (its ``StoredResponse/servedHeaders(at:)`` with
+    /// `Content-Length` set), written in one pass over the stored fields rather than by
+    /// editing a copy of them field by field.
+    func wholeHead(_ stored: StoredResponse, at now: Date, contentLength: Int) -> [UInt8] {
+        let (via, member) = proxyMembers()
+        let omitted = stored.omittedFields
+        var storedVia: String?
+        var storedCacheStatus: String?
+        var writer = HeadWriter(status: stored.status, reason: ResponseHead.reason(for: stored.status))
+        for field in stored.headers {
+            let name = field.name
+            if !omitted.isEmpty, omitted.contains(name.lowercased()) { continue }
+            if HTTPHeaders.sameName(name, "Via") {
+                storedVia = storedVia.map { "\($0), \(field.value)" } ?? field.value
+            } else if HTTPHeaders.sameName(name, "Cache-Status") {
+                storedCacheStatus = storedCacheStatus.map { "\($0), \(field.value)" } ?? field.value
+            } else if !HTTPHeaders.sameName(name, "Age"), !HTTPHeaders.sameName(name, "Content-Length"),
+                !HTTPHeaders.sameName(name, "Transfer-Encoding")
+            {
+                writer.field(name, field.value)
+            }
+        }
+        writer.field("Age", String(stored.servedAge(at: now)))
+        writer.field("Content-Length", String(contentLength))
+        writer.field("Via", storedVia.map { "\($0), \(via)" } ?? via)
+        writer.field("Cache-Status", storedCacheStatus.map { "\($0), \(member)" } ?? member)
+        if !keepAlive { writer.field("Connection", "close") }
+        return writer.ended()
+    }
+
+    /// The proxy's `Via` and `Cache-Status` members for the final response, noted for the log;
+    /// the exchange stops keeping the connection alive when the proxy stops.
+    private func proxyMembers() -> (via: String, cacheStatus: String) {
+        let member = cacheStatus.field(name: configuration.name)
+        sentCacheStatus = (cacheStatus, member)
+        if context.stopping.load(ordering: .relaxed) { keepAlive = false }
+        return ("1.1 \(configuration.name)", member)
     }
 
     /// Answers with an error the proxy generates, a line of text saying why.

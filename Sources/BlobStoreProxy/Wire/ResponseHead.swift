@@ -23,23 +23,10 @@ struct ResponseHead: Sendable, Equatable {
 
     /// The bytes of the status line and fields, ending with the empty line.
     var serialized: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(512)
-        bytes.append(contentsOf: "HTTP/1.1 \(status) ".utf8)
-        bytes.append(contentsOf: (reason.isEmpty ? Self.reason(for: status) : reason).utf8)
-        bytes.append(contentsOf: Self.lineEnd)
-        for field in headers {
-            bytes.append(contentsOf: field.name.utf8)
-            bytes.append(contentsOf: Self.separator)
-            bytes.append(contentsOf: field.value.utf8)
-            bytes.append(contentsOf: Self.lineEnd)
-        }
-        bytes.append(contentsOf: Self.lineEnd)
-        return bytes
+        var writer = HeadWriter(status: status, reason: reason.isEmpty ? Self.reason(for: status) : reason)
+        for field in headers { writer.field(field.name, field.value) }
+        return writer.ended()
     }
-
-    private static let lineEnd: [UInt8] = [0x0D, 0x0A]
-    private static let separator: [UInt8] = [UInt8(ascii: ":"), UInt8(ascii: " ")]
 
     /// The usual reason phrase for `status` (RFC 9110 §15), or `Unknown`.
     static func reason(for status: Int) -> String {

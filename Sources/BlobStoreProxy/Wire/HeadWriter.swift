@@ -1,0 +1,29 @@
+/// The bytes of a message head, written field by field: the start line, `Name: value` lines and
+/// the empty line that ends it (RFC 9112 §2.1).
+struct HeadWriter {
+    private(set) var bytes: [UInt8] = []
+
+    /// A head starting with `HTTP/1.1 <status> <reason>`.
+    init(status: Int, reason: String) {
+        bytes.reserveCapacity(512)
+        bytes.append(contentsOf: "HTTP/1.1 \(status) ".utf8)
+        bytes.append(contentsOf: reason.utf8)
+        bytes.append(contentsOf: Self.lineEnd)
+    }
+
+    /// Appends the field line `name: value`.
+    mutating func field(_ name: String, _ value: String) {
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(contentsOf: Self.separator)
+        bytes.append(contentsOf: value.utf8)
+        bytes.append(contentsOf: Self.lineEnd)
+    }
+
+    /// The head, ended by its empty line.
+    func ended() -> [UInt8] {
+        bytes + Self.lineEnd
+    }
+
+    private static let lineEnd: [UInt8] = [0x0D, 0x0A]
+    private static let separator: [UInt8] = [UInt8(ascii: ":"), UInt8(ascii: " ")]
+}
