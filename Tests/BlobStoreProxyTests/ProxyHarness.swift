@@ -13,8 +13,9 @@ final class ProxyHarness: @unchecked Sendable {
     let directory: TemporaryDirectory
     private let stopped = DispatchSemaphore(value: 0)
 
-    /// A proxy for the test server with `configure`'s changes to the default configuration.
-    init(_ configure: (inout ProxyConfiguration) -> Void = { _ in }) throws {
+    /// A proxy for the test server with `configure`'s changes to the default configuration,
+    /// writing its access log to `accessLog`.
+    init(_ configure: (inout ProxyConfiguration) -> Void = { _ in }, accessLog: FileHandle? = nil) throws {
         origin = try TestServer()
         directory = TemporaryDirectory()
         var configuration = ProxyConfiguration(origin: URL(string: "http://127.0.0.1:\(origin.port)")!)
@@ -25,6 +26,7 @@ final class ProxyHarness: @unchecked Sendable {
         server = try ProxyServer(
             configuration: configuration,
             store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 16 << 20), recheckInterval: .seconds(1)),
+            accessLog: accessLog,
             usage: { (Int64(clamping: (try? disk.stats().storedBytes) ?? 0), (try? disk.stats().entries) ?? 0) })
         let (server, stopped) = (server, stopped)
         Thread.detachNewThread {

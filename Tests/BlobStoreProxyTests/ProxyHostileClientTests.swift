@@ -1,3 +1,4 @@
+import BlobStoreTestKit
 import Foundation
 import Testing
 
@@ -76,6 +77,37 @@ struct ProxyHostileClientTests {
             }
             #expect(try await proxy.originRequests(target) == 1)
         }
+    }
+
+    @Test("Each request has one access log line: hits answered by an event loop, misses and rejections")
+    func accessLogLines() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.child("access.log")
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let log = try #require(FileHandle(forWritingAtPath: path))
+        let proxy = try ProxyHarness(accessLog: log)
+        defer { proxy.stop() }
+        let target = "/logged?cc=max-age%3D600&body=x"
+        #expect(try proxy.get(target).status == 200)
+        let client = try proxy.client()
+        try client.send(String(repeating: ProxyHarness.request("GET", target), count: 3))
+        for _ in 0..<3 { #expect(try client.response().status == 200) }
+        let (status, _) = try answer(proxy, "GET /s HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n")
+        #expect(status == 400)
+        // The loops write their lines before they wait again: within moments of the answers.
+        var lines: [String] = []
+        for _ in 0..<100 {
+            lines = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+                .split(separator: "\n").map(String.init)
+            if lines.count >= 5 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(lines.count == 5, "\(lines)")
+        #expect(lines.filter { $0.contains("\"GET \(target) HTTP/1.1\" 200 1 ") }.count == 4, "\(lines)")
+        #expect(lines.filter { $0.contains("fwd=uri-miss") }.count == 1, "\(lines)")
+        #expect(lines.filter { $0.contains("; hit; ttl=") }.count == 3, "\(lines)")
+        #expect(lines.filter { $0.contains("\" 400 ") && $0.contains("rejected") }.count == 1, "\(lines)")
     }
 
     @Test("A head sent a byte at a time slower than the header timeout is 408; others are served meanwhile")

@@ -22,9 +22,20 @@ final class AccessLog: Sendable {
             + "\(two(time.hour)):\(two(time.minute)):\(two(time.second)) +0000"
     }
 
-    /// Records one request.
+    /// Lines kept by one event loop's thread and written together before it waits again: one
+    /// `write` per wake-up rather than per request. Used by that thread only.
+    final class Batch: @unchecked Sendable {
+        fileprivate var bytes: [UInt8] = []
+        /// The most bytes written at once: `PIPE_BUF`, so that lines written to a pipe (standard
+        /// error) are not interleaved with another thread's.
+        fileprivate static let limit = 4096
+    }
+
+    /// Records one request, in `batch` when one is given (written by ``flush(_:)``, or before it
+    /// would pass 4 KiB), else at once.
     func record(
-        peer: String, requestLine: String, status: Int, bytes: Int, cacheStatus: String, duration: Duration
+        peer: String, requestLine: String, status: Int, bytes: Int, cacheStatus: String, duration: Duration,
+        batch: Batch? = nil
     ) {
         guard let handle else { return }
         let now = Date()
@@ -37,6 +48,15 @@ final class AccessLog: Sendable {
         let line =
             "\(peer) - - [\(date)] \"\(requestLine)\" \(status) \(bytes) \"\(cacheStatus)\" "
             + "\(tenths / 10).\(tenths % 10)ms\n"
-        ProxySyscalls.appendLine(line, to: handle.fileDescriptor)
+        guard let batch else { return ProxySyscalls.appendLine(Array(line.utf8), to: handle.fileDescriptor) }
+        if batch.bytes.count + line.utf8.count > Batch.limit { flush(batch) }
+        batch.bytes.append(contentsOf: line.utf8)
+    }
+
+    /// Writes the lines `batch` holds.
+    func flush(_ batch: Batch) {
+        guard let handle, !batch.bytes.isEmpty else { return }
+        ProxySyscalls.appendLine(batch.bytes, to: handle.fileDescriptor)
+        batch.bytes.removeAll(keepingCapacity: true)
     }
 }

@@ -23,6 +23,8 @@ final class ProxyExchange {
     var sentCacheStatus: (status: CacheStatus, member: String)?
     /// Whether the client connection may serve another request after this one.
     var keepAlive: Bool
+    /// Where the log line goes before it is written, on an event loop's thread.
+    var logBatch: AccessLog.Batch?
 
     init(context: ProxyContext, client: WireConnection, request: RequestHead) {
         self.context = context
@@ -104,7 +106,7 @@ final class ProxyExchange {
             status: sentStatus, bytes: sentBytes,
             cacheStatus: sentCacheStatus.flatMap { $0.status == cacheStatus ? $0.member : nil }
                 ?? cacheStatus.field(name: configuration.name),
-            duration: ContinuousClock.now - started)
+            duration: ContinuousClock.now - started, batch: logBatch)
     }
 
     // MARK: - From the cache

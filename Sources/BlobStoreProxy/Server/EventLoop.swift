@@ -20,6 +20,8 @@ final class EventLoop: @unchecked Sendable {
         var expired: @Sendable (WireConnection, ContinuousClock.Instant) -> Bool
         /// Whether the proxy is stopping: the loop then closes every connection it holds.
         var stopping: @Sendable () -> Bool
+        /// Called before the loop waits for descriptors again, and once when it ends.
+        var beforeWaiting: @Sendable () -> Void
     }
 
     /// What becomes of a connection after its bytes were read.
@@ -57,6 +59,7 @@ final class EventLoop: @unchecked Sendable {
         var ready = [CInt](repeating: -1, count: 256)
         var lastSweep = ContinuousClock.now
         while true {
+            handler.beforeWaiting()
             let count = ProxySyscalls.wait(epoll, into: &ready, timeout: Self.sweepInterval)
             var woken = false
             for fd in ready[..<count] {
@@ -85,6 +88,7 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         for connection in Array(held.values) { remove(connection) }
+        handler.beforeWaiting()
         ProxySyscalls.close(epoll)
         ProxySyscalls.close(wake)
     }

@@ -98,10 +98,13 @@ public final class ProxyServer: Sendable {
                 while let (fd, peer) = ProxySyscalls.accept(metricsListener) { serveMetrics(fd: fd, peer: peer) }
             }
         }
-        let handler = EventLoop.Handler(
-            readable: { [self] in readable($0, on: $1) }, expired: { [self] in expired($0, at: $1) },
-            stopping: { [context] in context.stopping.load(ordering: .relaxed) })
         for loop in loops {
+            let batch = AccessLog.Batch()
+            let handler = EventLoop.Handler(
+                readable: { [self] in readable($0, on: $1, logBatch: batch) },
+                expired: { [self] in expired($0, at: $1) },
+                stopping: { [context] in context.stopping.load(ordering: .relaxed) },
+                beforeWaiting: { [context] in context.log.flush(batch) })
             let thread = Thread { loop.run(handler) }
             thread.stackSize = 1 << 20
             thread.start()
@@ -159,7 +162,9 @@ public final class ProxyServer: Sendable {
     /// buffered whole are answered in place while fresh hits in memory answer them and the
     /// socket takes the answers at once; the first other one goes with the connection to a
     /// thread of its own (``serveConnection(_:startingWith:returningTo:)``).
-    private func readable(_ client: WireConnection, on loop: EventLoop) -> EventLoop.Decision {
+    private func readable(_ client: WireConnection, on loop: EventLoop, logBatch: AccessLog.Batch)
+        -> EventLoop.Decision
+    {
         do {
             guard try client.receiveWithoutWaiting() != false else { return .close }
         } catch {
@@ -179,6 +184,7 @@ public final class ProxyServer: Sendable {
             }
             guard !context.stopping.load(ordering: .relaxed) else { return .close }
             let exchange = ProxyExchange(context: context, client: client, request: request)
+            exchange.logBatch = logBatch
             client.sendsWithoutWaiting = true
             let answered: Bool?
             do {

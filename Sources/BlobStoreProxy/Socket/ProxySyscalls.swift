@@ -270,12 +270,11 @@ enum ProxySyscalls {
         _ = Glibc.shutdown(fd, CInt(SHUT_RDWR))  // man 2 shutdown
     }
 
-    /// Writes `line` with one `write(2)` and no lock: a write to a file opened with `O_APPEND`
+    /// Writes `line` (or lines) with one `write(2)` and no lock: a write to a file opened with `O_APPEND`
     /// (or to a pipe, up to `PIPE_BUF` bytes) is not interleaved with another thread's. A failed
     /// write is dropped (a log line is not worth failing a request for).
-    static func appendLine(_ line: String, to fd: CInt) {
-        var line = line
-        line.withUTF8 { bytes in
+    static func appendLine(_ line: [UInt8], to fd: CInt) {
+        line.withUnsafeBytes { bytes in
             _ = Glibc.write(fd, bytes.baseAddress, bytes.count)  // man 2 write
         }
     }
