@@ -16,6 +16,14 @@ struct ResponseFields: Sendable, Equatable {
     var expires: Date?
     /// `Last-Modified`, when it is a valid HTTP date.
     var lastModified: Date?
+    /// The field lines (`Name: value\r\n`) of the fields served from the cache as they are
+    /// stored: all but those `no-cache="…"` and `private="…"` name, `Age`, the framing fields
+    /// (`Content-Length`, `Transfer-Encoding`) and the list fields each cache on the way adds
+    /// to (`Via`, `Cache-Status`), which a server writes itself.
+    var passedLines: [UInt8]
+    /// The stored `Via` and `Cache-Status` unless omitted, each joined by `", "`.
+    var via: String?
+    var cacheStatus: String?
 
     /// The fields of `headers`.
     init(_ headers: HTTPHeaders) {
@@ -26,5 +34,15 @@ struct ResponseFields: Sendable, Equatable {
         hasExpires = expiresField != nil
         expires = expiresField.flatMap(HTTPDate.parse)
         lastModified = headers["Last-Modified"].flatMap(HTTPDate.parse)
+        let omitted = Set(cacheControl.omittedFields)
+        via = omitted.contains("via") ? nil : headers["Via"]
+        cacheStatus = omitted.contains("cache-status") ? nil : headers["Cache-Status"]
+        let set: Set<String> = ["age", "content-length", "transfer-encoding", "via", "cache-status"]
+        var lines = HeadWriter()
+        for field in headers where !set.contains(field.name.lowercased()) && !omitted.contains(field.name.lowercased())
+        {
+            lines.field(field.name, field.value)
+        }
+        passedLines = lines.bytes
     }
 }

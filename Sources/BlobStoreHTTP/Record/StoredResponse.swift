@@ -197,4 +197,15 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// The fields that ``servedHeaders(at:)`` leaves out (lowercased): those `no-cache="…"` and
     /// `private="…"` name.
     package var omittedFields: [String] { fields.cacheControl.omittedFields }
+
+    /// The field lines of ``servedHeaders(at:)`` that pass as stored, in order: all but `Age`,
+    /// `Content-Length`, `Transfer-Encoding`, `Via` and `Cache-Status`, which a server serving
+    /// the response sets (``storedVia`` and ``storedCacheStatus`` are what it adds to).
+    package var passedFieldLines: [UInt8] { fields.passedLines }
+
+    /// The served `Via`, joined by `", "`.
+    package var storedVia: String? { fields.via }
+
+    /// The served `Cache-Status`, joined by `", "`.
+    package var storedCacheStatus: String? { fields.cacheStatus }
 }

@@ -19,18 +19,18 @@ struct CacheStatus: Sendable, Equatable {
 
     /// The member, as `blobstore; hit; ttl=42` or `blobstore; fwd=uri-miss; fwd-status=200; stored`.
     func field(name: String) -> String {
-        var parts = [name]
-        if hit { parts.append("hit") }
-        if let forward { parts.append("fwd=\(forward)") }
-        if let forwardStatus { parts.append("fwd-status=\(forwardStatus)") }
-        if let ttl { parts.append("ttl=\(ttl)") }
-        if stored { parts.append("stored") }
-        if collapsed { parts.append("collapsed") }
+        var text = name
+        if hit { text += "; hit" }
+        if let forward { text += "; fwd=\(forward)" }
+        if let forwardStatus { text += "; fwd-status=\(forwardStatus)" }
+        if let ttl { text += "; ttl=\(ttl)" }
+        if stored { text += "; stored" }
+        if collapsed { text += "; collapsed" }
         if let detail {
             let escaped = detail.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
                 of: "\"", with: "\\\"")
-            parts.append("detail=\"\(escaped)\"")
+            text += "; detail=\"\(escaped)\""
         }
-        return parts.joined(separator: "; ")
+        return text
     }
 }

@@ -99,31 +99,17 @@ extension ProxyExchange {
 
     /// The bytes of the ``finalHead(status:reason:headers:)`` of `stored` served whole with
     /// `contentLength` at `now` (its ``StoredResponse/servedHeaders(at:)`` with
-    /// `Content-Length` set), written in one pass over the stored fields rather than by
-    /// editing a copy of them field by field.
+    /// `Content-Length` set): the field lines that pass as stored, written when the response was
+    /// decoded, then the fields set per answer, rather than a copy of the stored fields edited
+    /// field by field.
     func wholeHead(_ stored: StoredResponse, at now: Date, contentLength: Int) -> [UInt8] {
         let (via, member) = proxyMembers()
-        let omitted = stored.omittedFields
-        var storedVia: String?
-        var storedCacheStatus: String?
         var writer = HeadWriter(status: stored.status, reason: ResponseHead.reason(for: stored.status))
-        for field in stored.headers {
-            let name = field.name
-            if !omitted.isEmpty, omitted.contains(name.lowercased()) { continue }
-            if HTTPHeaders.sameName(name, "Via") {
-                storedVia = storedVia.map { "\($0), \(field.value)" } ?? field.value
-            } else if HTTPHeaders.sameName(name, "Cache-Status") {
-                storedCacheStatus = storedCacheStatus.map { "\($0), \(field.value)" } ?? field.value
-            } else if !HTTPHeaders.sameName(name, "Age"), !HTTPHeaders.sameName(name, "Content-Length"),
-                !HTTPHeaders.sameName(name, "Transfer-Encoding")
-            {
-                writer.field(name, field.value)
-            }
-        }
+        writer.lines(stored.passedFieldLines)
         writer.field("Age", String(stored.servedAge(at: now)))
         writer.field("Content-Length", String(contentLength))
-        writer.field("Via", storedVia.map { "\($0), \(via)" } ?? via)
-        writer.field("Cache-Status", storedCacheStatus.map { "\($0), \(member)" } ?? member)
+        writer.field("Via", stored.storedVia.map { "\($0), \(via)" } ?? via)
+        writer.field("Cache-Status", stored.storedCacheStatus.map { "\($0), \(member)" } ?? member)
         if !keepAlive { writer.field("Connection", "close") }
         return writer.ended()
     }

@@ -1,18 +1,26 @@
-/// The bytes of a message head, written field by field: the start line, `Name: value` lines and
-/// the empty line that ends it (RFC 9112 §2.1).
-struct HeadWriter {
-    private(set) var bytes: [UInt8] = []
+/// The bytes of an HTTP/1.1 message head, written field by field: the start line, `Name: value`
+/// lines and the empty line that ends it (RFC 9112 §2.1).
+package struct HeadWriter {
+    package private(set) var bytes: [UInt8] = []
+
+    /// No line yet (for field lines written on their own).
+    package init() {}
 
     /// A head starting with `HTTP/1.1 <status> <reason>`.
-    init(status: Int, reason: String) {
+    package init(status: Int, reason: String) {
         bytes.reserveCapacity(512)
         bytes.append(contentsOf: "HTTP/1.1 \(status) ".utf8)
         bytes.append(contentsOf: reason.utf8)
         bytes.append(contentsOf: Self.lineEnd)
     }
 
+    /// Appends field lines written before.
+    package mutating func lines(_ lines: [UInt8]) {
+        bytes.append(contentsOf: lines)
+    }
+
     /// Appends the field line `name: value`.
-    mutating func field(_ name: String, _ value: String) {
+    package mutating func field(_ name: String, _ value: String) {
         bytes.append(contentsOf: name.utf8)
         bytes.append(contentsOf: Self.separator)
         bytes.append(contentsOf: value.utf8)
@@ -20,7 +28,7 @@ struct HeadWriter {
     }
 
     /// The head, ended by its empty line.
-    func ended() -> [UInt8] {
+    package func ended() -> [UInt8] {
         bytes + Self.lineEnd
     }
 
