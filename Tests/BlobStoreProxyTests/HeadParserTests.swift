@@ -6,6 +6,14 @@ import Testing
 /// The head parser on its own: what it accepts from origins, and what it writes back.
 @Suite("Caching proxy: head parsing")
 struct HeadParserTests {
+    @Test("Token bytes are RFC 9110's tchar, and only those")
+    func tokenBytes() {
+        let tchar = Set(Array("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8))
+        for byte in 0...255 {
+            #expect(HeadParser.isTokenByte(UInt8(byte)) == tchar.contains(UInt8(byte)), "byte \(byte)")
+        }
+    }
+
     @Test("An origin's folded field is joined with one space; an empty fold adds nothing (a fuzz finding)")
     func foldsFromOrigins() throws {
         let head = Array("HTTP/1.0 304 Not Modified\r\nETag: \"v1\"\r\n \r\nX-A: a\r\n  b \r\n".utf8)
