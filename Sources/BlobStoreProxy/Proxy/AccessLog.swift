@@ -31,10 +31,10 @@ final class AccessLog: Sendable {
         fileprivate static let limit = 4096
     }
 
-    /// Records one request, in `batch` when one is given (written by ``flush(_:)``, or before it
-    /// would pass 4 KiB), else at once.
+    /// Records one request (`nil` for one that could not be read), in `batch` when one is given
+    /// (written by ``flush(_:)``, or before it would pass 4 KiB), else at once.
     func record(
-        peer: String, requestLine: String, status: Int, bytes: Int, cacheStatus: String, duration: Duration,
+        peer: String, request: RequestHead?, status: Int, bytes: Int, cacheStatus: String, duration: Duration,
         batch: Batch? = nil
     ) {
         guard let handle else { return }
@@ -45,12 +45,36 @@ final class AccessLog: Sendable {
             return last.text
         }
         let tenths = duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000
-        let line =
-            "\(peer) - - [\(date)] \"\(requestLine)\" \(status) \(bytes) \"\(cacheStatus)\" "
-            + "\(tenths / 10).\(tenths % 10)ms\n"
-        guard let batch else { return ProxySyscalls.appendLine(Array(line.utf8), to: handle.fileDescriptor) }
-        if batch.bytes.count + line.utf8.count > Batch.limit { flush(batch) }
-        batch.bytes.append(contentsOf: line.utf8)
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        func add(_ part: String) { line.append(contentsOf: part.utf8) }
+        add(peer)
+        add(" - - [")
+        add(date)
+        add("] \"")
+        if let request {
+            add(request.method)
+            add(" ")
+            add(request.target)
+            add(" HTTP/1.")
+            add(String(request.minorVersion))
+        } else {
+            add("-")
+        }
+        add("\" ")
+        add(String(status))
+        add(" ")
+        add(String(bytes))
+        add(" \"")
+        add(cacheStatus)
+        add("\" ")
+        add(String(tenths / 10))
+        add(".")
+        add(String(tenths % 10))
+        add("ms\n")
+        guard let batch else { return ProxySyscalls.appendLine(line, to: handle.fileDescriptor) }
+        if batch.bytes.count + line.count > Batch.limit { flush(batch) }
+        batch.bytes.append(contentsOf: line)
     }
 
     /// Writes the lines `batch` holds.

@@ -102,7 +102,7 @@ final class ProxyExchange {
     /// Writes the exchange's access log line.
     private func logged() {
         context.log.record(
-            peer: client.peer, requestLine: "\(request.method) \(request.target) HTTP/1.\(request.minorVersion)",
+            peer: client.peer, request: request,
             status: sentStatus, bytes: sentBytes,
             cacheStatus: sentCacheStatus.flatMap { $0.status == cacheStatus ? $0.member : nil }
                 ?? cacheStatus.field(name: configuration.name),

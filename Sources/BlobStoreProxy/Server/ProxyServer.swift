@@ -293,7 +293,7 @@ public final class ProxyServer: Sendable {
             ])
         try? client.write(head.serialized + Array(body.utf8))
         context.log.record(
-            peer: client.peer, requestLine: "-", status: rejection.status, bytes: body.utf8.count,
+            peer: client.peer, request: nil, status: rejection.status, bytes: body.utf8.count,
             cacheStatus: "\(context.configuration.name); detail=\"rejected\"", duration: .zero)
     }
 
