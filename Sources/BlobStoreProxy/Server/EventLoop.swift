@@ -43,6 +43,8 @@ final class EventLoop: @unchecked Sendable {
     private let incoming = ThreadLock<[WireConnection]?>([])
     /// The connections the loop holds, by descriptor (the loop's thread only).
     private var held: [CInt: WireConnection] = [:]
+    /// Whether ``run(_:)`` has ended and closed the descriptors.
+    private var ended = false
     /// How often the loop looks for connections past their timeouts.
     private static let sweepInterval = Duration.milliseconds(250)
 
@@ -91,6 +93,15 @@ final class EventLoop: @unchecked Sendable {
         handler.beforeWaiting()
         ProxySyscalls.close(epoll)
         ProxySyscalls.close(wake)
+        ended = true
+    }
+
+    deinit {
+        // A loop that never ran (its server was not run) still has its descriptors.
+        if !ended {
+            ProxySyscalls.close(epoll)
+            ProxySyscalls.close(wake)
+        }
     }
 
     /// Gives the loop `connection` to wait on; from any thread. After ``finish()``, closes it.
