@@ -33,6 +33,7 @@ let package = Package(
         .target(name: "CCRC32C"),
         .target(name: "CSharedCounter"),
         .target(name: "CLinux"),
+        .target(name: "CEpoll"),
         .target(
             name: "BlobStore", dependencies: ["CLibCrypto", "CCRC32C", "CSharedCounter", "CLinux"],
             swiftSettings: faultInjection),
@@ -41,7 +42,7 @@ let package = Package(
         .target(name: "BlobStoreHTTP", dependencies: ["BlobStore", "BlobStoreCache"]),
         .target(name: "BlobStoreRemote", dependencies: ["BlobStore", "CLibSSL"]),
         // The caching HTTP proxy of `blobstore serve`, on the HTTP cache's rules.
-        .target(name: "BlobStoreProxy", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "CLinux"]),
+        .target(name: "BlobStoreProxy", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "CEpoll"]),
         .target(
             name: "BlobStoreCLI",
             dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "BlobStoreRemote", "BlobStoreProxy"]),

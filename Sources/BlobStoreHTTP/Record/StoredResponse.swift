@@ -46,7 +46,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         case url, status, headers, vary, requestTime, responseTime
     }
 
-    /// The record encoded by ``encode(to:)``, its headers as they were stored.
+    /// The record as it was encoded, its headers as they were stored.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(

@@ -1,6 +1,6 @@
 import BlobStore
 import BlobStoreHTTP
-import CLinux
+import CEpoll
 import Foundation
 import Glibc
 

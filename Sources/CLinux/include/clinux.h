@@ -8,10 +8,7 @@
 #define _GNU_SOURCE
 #endif
 #include <fcntl.h>
-#include <stddef.h>
 #include <sys/file.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 
 /// memfd_create(2): an anonymous file in memory, freed when its last descriptor closes.
@@ -31,28 +28,6 @@ static inline int blobstore_flock(int fd, int operation) {
 /// its dirty pages without waiting for it.
 static inline int blobstore_start_writeback(int fd) {
     return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-}
-
-/// epoll_ctl(2) EPOLL_CTL_ADD of `fd`, readable and level-triggered, with the descriptor's
-/// number as its data (struct epoll_event is packed on x86-64: it stays on this side).
-static inline int blobstore_epoll_watch(int epoll, int fd) {
-    struct epoll_event event = {0};
-    event.events = EPOLLIN | EPOLLRDHUP;
-    event.data.fd = fd;
-    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
-}
-
-/// epoll_ctl(2) EPOLL_CTL_DEL of `fd`.
-static inline int blobstore_epoll_unwatch(int epoll, int fd) {
-    return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL);
-}
-
-/// epoll_wait(2) for at most 256 descriptors, written as their numbers into `fds`.
-static inline int blobstore_epoll_wait(int epoll, int *fds, int max, int timeout) {
-    struct epoll_event events[256];
-    int count = epoll_wait(epoll, events, max < 256 ? max : 256, timeout);
-    for (int index = 0; index < count; index++) fds[index] = events[index].data.fd;
-    return count;
 }
 
 #endif

@@ -1,0 +1,34 @@
+#ifndef BLOBSTORE_CEPOLL_H
+#define BLOBSTORE_CEPOLL_H
+
+/// epoll(7) and eventfd(2) for the caching proxy's event loops, which Swift's Glibc module does
+/// not import. A module of its own, without _GNU_SOURCE (which CLinux defines): these headers
+/// bring in <sys/select.h>, whose fd_set must read as Foundation's modules read it.
+
+#include <stddef.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
+/// epoll_ctl(2) EPOLL_CTL_ADD of `fd`, readable and level-triggered, with the descriptor's
+/// number as its data (struct epoll_event is packed on x86-64: it stays on this side).
+static inline int blobstore_epoll_watch(int epoll, int fd) {
+    struct epoll_event event = {0};
+    event.events = EPOLLIN | EPOLLRDHUP;
+    event.data.fd = fd;
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+}
+
+/// epoll_ctl(2) EPOLL_CTL_DEL of `fd`.
+static inline int blobstore_epoll_unwatch(int epoll, int fd) {
+    return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/// epoll_wait(2) for at most 256 descriptors, written as their numbers into `fds`.
+static inline int blobstore_epoll_wait(int epoll, int *fds, int max, int timeout) {
+    struct epoll_event events[256];
+    int count = epoll_wait(epoll, events, max < 256 ? max : 256, timeout);
+    for (int index = 0; index < count; index++) fds[index] = events[index].data.fd;
+    return count;
+}
+
+#endif
