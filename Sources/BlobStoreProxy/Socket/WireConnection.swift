@@ -88,6 +88,7 @@ final class WireConnection: @unchecked Sendable {
                 }
                 let head = buffer[start..<found.headEnd]
                 start = found.next
+                headBegan = nil  // what bufferedHead(maxBytes:tooLarge:) began is consumed too
                 return head
             }
             if end - start > maxBytes { throw Rejection(tooLarge, "the head is larger than \(maxBytes) bytes") }
