@@ -73,8 +73,13 @@ public struct StoredResponse: Sendable, Equatable, Codable {
 
     /// The freshness lifetime under `policy`.
     public func freshness(_ policy: HTTPCachePolicy) -> Freshness {
+        freshness(policy, directives: directives(policy))
+    }
+
+    /// ``freshness(_:)`` with the response's `directives` under `policy` found before.
+    private func freshness(_ policy: HTTPCachePolicy, directives: CacheControl) -> Freshness {
         Freshness.lifetime(
-            status: status, fields: fields, directives: directives(policy), responseTime: responseTime, policy: policy)
+            status: status, fields: fields, directives: directives, responseTime: responseTime, policy: policy)
     }
 
     /// The current age at `now`.
@@ -102,9 +107,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         let pragmaNoCache =
             !requestHeaders.contains("Cache-Control")
             && requestHeaders.list("Pragma").contains { $0.lowercased() == "no-cache" }
-        let lifetime = Freshness.lifetime(
-            status: status, fields: fields, directives: response, responseTime: responseTime, policy: policy
-        ).lifetime
+        let lifetime = freshness(policy, directives: response).lifetime
         let age = age(at: now)
         let mustAsk =
             response.noCache || request.noCache || pragmaNoCache

@@ -42,7 +42,7 @@ final class ProxyExchange {
     /// - Returns: Whether the connection may carry another request.
     /// - Throws: ``Rejection`` for a request the proxy refuses before sending anything; `network`
     ///   when the client connection fails (nothing more can be sent on it).
-    func respond() throws -> Bool {
+    func respond(lookedUp: StoredLookup? = nil) throws -> Bool {
         context.metrics.requests.add(1, ordering: .relaxed)
         defer { logged() }
         let framing = try HeadParser.framing(of: request)
@@ -53,8 +53,8 @@ final class ProxyExchange {
             try client.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
         }
         let isLookup = request.method == "GET" || request.method == "HEAD"
-        if isLookup, framing == .none, !bypassesCache, !saysNoStore, let url = target.url {
-            try answerFromCache(url: url, target: target)
+        if let url = cachedURL(framing: framing, target: target) {
+            try answerFromCache(url: url, target: target, lookedUp: lookedUp)
         } else {
             cacheStatus.forward = isLookup ? (saysNoStore ? "request" : "bypass") : "method"
             try forward(to: target, body: &body, stored: nil)
@@ -63,38 +63,61 @@ final class ProxyExchange {
         return keepAlive
     }
 
+    /// What the cache held for a request when it was looked up: the stored response with its
+    /// body, or `nil` for none.
+    struct StoredLookup {
+        var found: (StoredResponse, StoredBody)?
+    }
+
+    /// What an event loop's thread made of the request (``respondIfFreshInMemory()``).
+    enum LoopAnswer {
+        /// Answered; whether the connection may carry another request.
+        case answered(keepAlive: Bool)
+        /// Nothing sent or counted; ``respond(lookedUp:)`` answers it on another thread, with a new
+        /// exchange, from what the cache held (`nil` when it was not looked up).
+        case notAnswered(StoredLookup?)
+    }
+
     /// Answers the request if a stored response that is fresh (or stale within the request's
     /// `max-stale`) and read into memory answers it: what an event loop's thread does, which must
-    /// not wait for the origin. Sends and counts nothing when it is not such a request, which
-    /// ``respond()`` then answers, on another thread, with a new exchange.
+    /// not wait for the origin.
     ///
-    /// - Returns: Whether it answered, and then whether the connection may carry another request.
     /// - Throws: `network` when the client connection fails.
-    func respondIfFreshInMemory() throws -> Bool? {
-        guard request.method == "GET" || request.method == "HEAD", !bypassesCache, !saysNoStore,
-            (try? HeadParser.framing(of: request)) == BodyFraming.none,
-            let target = try? context.target(of: request),
-            let url = target.url, let (stored, body) = lookUp(url), case .bytes = body
-        else { return nil }
+    func respondIfFreshInMemory() throws -> LoopAnswer {
+        guard let framing = try? HeadParser.framing(of: request), let target = try? context.target(of: request),
+            let url = cachedURL(framing: framing, target: target)
+        else { return .notAnswered(nil) }
+        let found = lookUp(url)
+        // A lookup the store failed is tried again on the other thread, which logs why.
+        guard cacheStatus.detail == nil else { return .notAnswered(nil) }
+        guard let (stored, body) = found, case .bytes = body else { return .notAnswered(StoredLookup(found: found)) }
         let now = Date()
         switch stored.use(at: now, requestHeaders: request.headers, policy: policy) {
         case .fresh, .staleAccepted: break
-        case .staleWhileRevalidate, .revalidate, .unusable: return nil
+        case .staleWhileRevalidate, .revalidate, .unusable: return .notAnswered(StoredLookup(found: found))
         }
         context.metrics.requests.add(1, ordering: .relaxed)
         defer { logged() }
         try serveHit(stored, body: body, at: now)
-        return keepAlive
+        return .answered(keepAlive: keepAlive)
     }
 
-    /// Whether the request's preconditions (`If-Match`, `If-Unmodified-Since`) send it to the
-    /// origin whatever is stored.
+    /// The URL to look the request up under, when the cache may answer it: a GET or HEAD
+    /// without a body, preconditions (`If-Match`, `If-Unmodified-Since`, which send it to the
+    /// origin whatever is stored) or `no-store` (then it is sent on, nothing of it or its answer
+    /// is stored, and it is not answered from what is).
+    private func cachedURL(framing: BodyFraming, target: ForwardTarget) -> URL? {
+        guard request.method == "GET" || request.method == "HEAD", framing == .none, !bypassesCache, !saysNoStore
+        else { return nil }
+        return target.url
+    }
+
+    /// Whether the request has preconditions that send it to the origin.
     private var bypassesCache: Bool {
         request.headers.contains("If-Match") || request.headers.contains("If-Unmodified-Since")
     }
 
-    /// Whether the request says `no-store`: it is sent on, nothing of it or its answer is
-    /// stored, and it is not answered from what is.
+    /// Whether the request says `no-store`.
     private var saysNoStore: Bool {
         CacheControl(request.headers["Cache-Control"]).noStore
     }
@@ -121,14 +144,17 @@ final class ProxyExchange {
 
     /// Answers a GET or HEAD from a stored response when one may be used, else from the origin
     /// (with a conditional request when a stored one has a validator).
-    private func answerFromCache(url: URL, target: ForwardTarget) throws {
+    private func answerFromCache(url: URL, target: ForwardTarget, lookedUp: StoredLookup?) throws {
         let requestControl = CacheControl(request.headers["Cache-Control"])
         var collapsedOnce = false
         // A stale response without a validator: it answers only if the origin fails and
         // `stale-if-error` allows.
         var fallback: (StoredResponse, StoredBody)?
+        // What an event loop found is used once; a collapsed request looks again.
+        var lookedUp = lookedUp
         while true {
-            let found = lookUp(url)
+            let found: (StoredResponse, StoredBody)?
+            if let prior = lookedUp.take() { found = prior.found } else { found = lookUp(url) }
             if let (stored, body) = found {
                 let now = Date()
                 let use = stored.use(at: now, requestHeaders: request.headers, policy: policy)

@@ -105,9 +105,7 @@ public final class ProxyServer: Sendable {
                 expired: { [self] in expired($0, at: $1) },
                 stopping: { [context] in context.stopping.load(ordering: .relaxed) },
                 beforeWaiting: { [context] in context.log.flush(batch) })
-            let thread = Thread { loop.run(handler) }
-            thread.stackSize = 1 << 20
-            thread.start()
+            onThread { loop.run(handler) }
         }
         var next = 0
         while let (fd, peer) = ProxySyscalls.accept(listener) {
@@ -186,17 +184,22 @@ public final class ProxyServer: Sendable {
             let exchange = ProxyExchange(context: context, client: client, request: request)
             exchange.logBatch = logBatch
             client.sendsWithoutWaiting = true
-            let answered: Bool?
+            let answer: ProxyExchange.LoopAnswer
             do {
-                answered = try exchange.respondIfFreshInMemory()
+                answer = try exchange.respondIfFreshInMemory()
             } catch {
                 return .close
             }
             client.sendsWithoutWaiting = false
-            guard let keepAlive = answered else {
+            let keepAlive: Bool
+            switch answer {
+            case .notAnswered(let lookedUp):
                 return .handOff { [self] in
-                    onThread { [self] in serveConnection(client, startingWith: request, returningTo: loop) }
+                    onThread { [self] in
+                        serveConnection(client, startingWith: (request, lookedUp), returningTo: loop)
+                    }
                 }
+            case .answered(let keepsAlive): keepAlive = keepsAlive
             }
             if !client.unsent.isEmpty {
                 return .handOff { [self] in
@@ -232,19 +235,22 @@ public final class ProxyServer: Sendable {
         thread.start()
     }
 
-    /// Serves the requests of one client connection, starting with `first` when it was read
-    /// already, while its next request is buffered; then gives it back to `loop`. Ends when the
-    /// connection closes, errs or the proxy stops.
+    /// Serves the requests of one client connection, starting with `first` when a loop read it
+    /// already (with what the cache held for it, when the loop looked), while its next request is
+    /// buffered; then gives it back to `loop`. Ends when the connection closes, errs or the proxy
+    /// stops.
     private func serveConnection(
-        _ client: WireConnection, startingWith first: RequestHead?, returningTo loop: EventLoop
+        _ client: WireConnection, startingWith first: (RequestHead, ProxyExchange.StoredLookup?)?,
+        returningTo loop: EventLoop
     ) {
         let configuration = context.configuration
         var next = first
         while true {
             let request: RequestHead
+            var lookedUp: ProxyExchange.StoredLookup?
             do {
                 if let first = next {
-                    request = first
+                    (request, lookedUp) = first
                     next = nil
                 } else {
                     guard client.hasBufferedBytes else {
@@ -260,7 +266,7 @@ public final class ProxyServer: Sendable {
                 }
                 let exchange = ProxyExchange(context: context, client: client, request: request)
                 do {
-                    guard try exchange.respond() else { return }
+                    guard try exchange.respond(lookedUp: lookedUp) else { return }
                 } catch let rejection as Rejection {
                     exchange.keepAlive = false
                     context.metrics.rejected.add(1, ordering: .relaxed)

@@ -124,74 +124,48 @@ enum ProxySyscalls {
         }
     }
 
-    /// Receives what has arrived, waiting up to the receive timeout.
+    /// Receives what has arrived: waiting up to the receive timeout for something, or, without
+    /// `waiting`, not at all.
     ///
-    /// - Returns: The count received; 0 at the end of the stream.
+    /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived
+    ///   and the call was not to wait.
     /// - Throws: `network` with `ETIMEDOUT` when nothing arrived in time, or the failure.
-    static func receive(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    static func receive(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer, waiting: Bool) throws -> Int? {
+        let flags = waiting ? 0 : CInt(MSG_DONTWAIT)
         while true {
-            let count = recv(fd, buffer.baseAddress, buffer.count, 0)  // man 2 recv
+            let count = recv(fd, buffer.baseAddress, buffer.count, flags)  // man 2 recv
             if count >= 0 { return count }
             switch errno {
             case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: throw BlobStoreError(.network, "Nothing arrived in time.", errno: ETIMEDOUT)
+            case EAGAIN, EWOULDBLOCK:
+                guard waiting else { return nil }
+                throw BlobStoreError(.network, "Nothing arrived in time.", errno: ETIMEDOUT)
             default: throw failure("recv", "the connection broke")
             }
         }
     }
 
-    /// Sends all of `buffer` without raising `SIGPIPE`.
+    /// Sends `buffer` without raising `SIGPIPE`: all of it, waiting up to the send timeout while
+    /// the peer does not read, or, without `waiting`, what the socket takes at once.
     ///
-    /// - Throws: `network` when the peer is gone or stops reading for longer than the send
-    ///   timeout (`ETIMEDOUT`).
-    static func sendAll(_ fd: CInt, _ buffer: UnsafeRawBufferPointer) throws {
+    /// - Returns: The count sent (all of it when `waiting`).
+    /// - Throws: `network` when the peer is gone or, `waiting`, stops reading for longer than the
+    ///   send timeout (`ETIMEDOUT`).
+    @discardableResult
+    static func send(_ fd: CInt, _ buffer: UnsafeRawBufferPointer, waiting: Bool) throws -> Int {
         var offset = 0
+        let flags = CInt(MSG_NOSIGNAL) | (waiting ? 0 : CInt(MSG_DONTWAIT))
         while offset < buffer.count {
-            let count = send(fd, buffer.baseAddress! + offset, buffer.count - offset, CInt(MSG_NOSIGNAL))  // man 2 send
+            let count = Glibc.send(fd, buffer.baseAddress! + offset, buffer.count - offset, flags)  // man 2 send
             if count >= 0 {
                 offset += count
                 continue
             }
             switch errno {
             case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: throw BlobStoreError(.network, "The peer stopped reading.", errno: ETIMEDOUT)
-            default: throw failure("send", "the connection broke")
-            }
-        }
-    }
-
-    /// Receives what has arrived without waiting.
-    ///
-    /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived.
-    /// - Throws: `network` when the connection broke.
-    static func receiveNow(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
-        while true {
-            let count = recv(fd, buffer.baseAddress, buffer.count, CInt(MSG_DONTWAIT))  // man 2 recv
-            if count >= 0 { return count }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return nil
-            default: throw failure("recv", "the connection broke")
-            }
-        }
-    }
-
-    /// Sends what the socket takes of `buffer` without waiting, without raising `SIGPIPE`.
-    ///
-    /// - Returns: The count sent, 0 when the socket's buffer is full.
-    /// - Throws: `network` when the peer is gone.
-    static func sendNow(_ fd: CInt, _ buffer: UnsafeRawBufferPointer) throws -> Int {
-        var offset = 0
-        let flags = CInt(MSG_NOSIGNAL) | CInt(MSG_DONTWAIT)
-        while offset < buffer.count {
-            let count = send(fd, buffer.baseAddress! + offset, buffer.count - offset, flags)  // man 2 send
-            if count >= 0 {
-                offset += count
-                continue
-            }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return offset
+            case EAGAIN, EWOULDBLOCK:
+                guard waiting else { return offset }
+                throw BlobStoreError(.network, "The peer stopped reading.", errno: ETIMEDOUT)
             default: throw failure("send", "the connection broke")
             }
         }

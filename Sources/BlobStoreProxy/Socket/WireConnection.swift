@@ -74,38 +74,17 @@ final class WireConnection: @unchecked Sendable {
     ///   `network` when the connection fails or ends inside the head.
     func readHead(maxBytes: Int, idle: Duration, complete: Duration, tooLarge: Int) throws -> ArraySlice<UInt8>? {
         let began = ContinuousClock.now
-        var firstByte: ContinuousClock.Instant?
-        // Bytes after `start` already searched for the end of the head (an offset, as `fill`
-        // may move the buffered bytes).
-        var searched = 0
         while true {
-            // Skip empty lines before the head.
-            while firstByte == nil, start < end, buffer[start] == 0x0D || buffer[start] == 0x0A { start += 1 }
-            if firstByte == nil, start < end { firstByte = ContinuousClock.now }
-            if let found = headEnd(searched: &searched) {
-                guard found.headEnd - start <= maxBytes else {
-                    throw Rejection(tooLarge, "the head is larger than \(maxBytes) bytes")
-                }
-                let head = buffer[start..<found.headEnd]
-                start = found.next
-                headBegan = nil  // what bufferedHead(maxBytes:tooLarge:) began is consumed too
-                return head
-            }
-            if end - start > maxBytes { throw Rejection(tooLarge, "the head is larger than \(maxBytes) bytes") }
+            if let head = try bufferedHead(maxBytes: maxBytes, tooLarge: tooLarge) { return head }
             do {
                 guard try fill() else {
-                    if firstByte == nil { return nil }
+                    if headBegan == nil { return nil }
                     throw BlobStoreError(.network, "The connection ended inside a head.")
                 }
             } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
-                let now = ContinuousClock.now
-                if let firstByte {
-                    if now - firstByte >= complete { throw Rejection(408, "the head did not arrive in \(complete)") }
-                } else if now - began >= idle {
-                    return nil
-                }
+                if headBegan == nil, ContinuousClock.now - began >= idle { return nil }
             }
-            if let firstByte, ContinuousClock.now - firstByte >= complete {
+            if let headBegan, ContinuousClock.now - headBegan >= complete {
                 throw Rejection(408, "the head did not arrive in \(complete)")
             }
         }
@@ -142,15 +121,7 @@ final class WireConnection: @unchecked Sendable {
     ///   nothing has.
     /// - Throws: `network` when the connection broke.
     func receiveWithoutWaiting() throws -> Bool? {
-        makeRoom()
-        let old = end
-        let received = try buffer.withUnsafeMutableBytes { bytes in
-            try ProxySyscalls.receiveNow(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
-        }
-        guard let received else { return nil }
-        end += received
-        if received == 0 { reachedEnd = true }
-        return received > 0
+        try receive(waiting: false).map { $0 > 0 }
     }
 
     /// Up to `limit` body bytes: buffered ones first, else what one `recv` brings.
@@ -201,14 +172,24 @@ final class WireConnection: @unchecked Sendable {
     ///
     /// - Returns: `false` at the end of the stream.
     private func fill() throws -> Bool {
+        try receive(waiting: true)! > 0
+    }
+
+    /// Receives into the buffer (``ProxySyscalls/receive(_:into:waiting:)``).
+    ///
+    /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived
+    ///   and the call was not to wait.
+    private func receive(waiting: Bool) throws -> Int? {
         makeRoom()
         let old = end
         let received = try buffer.withUnsafeMutableBytes { bytes in
-            try ProxySyscalls.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
+            try ProxySyscalls.receive(
+                fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]), waiting: waiting)
         }
+        guard let received else { return nil }
         end += received
         if received == 0 { reachedEnd = true }
-        return received > 0
+        return received
     }
 
     /// Makes room after the buffered bytes for a receive of at least a quarter of ``readSize``.
@@ -258,8 +239,11 @@ final class WireConnection: @unchecked Sendable {
     /// - Throws: `network` when the peer is gone or stopped reading.
     func write(_ bytes: some ContiguousBytes) throws {
         try bytes.withUnsafeBytes { bytes in
-            guard sendsWithoutWaiting else { return try ProxySyscalls.sendAll(fd, bytes) }
-            let sent = unsent.isEmpty ? try ProxySyscalls.sendNow(fd, bytes) : 0
+            guard sendsWithoutWaiting else {
+                try ProxySyscalls.send(fd, bytes, waiting: true)
+                return
+            }
+            let sent = unsent.isEmpty ? try ProxySyscalls.send(fd, bytes, waiting: false) : 0
             unsent.append(contentsOf: bytes[sent...])
         }
     }
@@ -270,6 +254,6 @@ final class WireConnection: @unchecked Sendable {
     func flushUnsent() throws {
         let bytes = unsent
         unsent = []
-        try bytes.withUnsafeBytes { try ProxySyscalls.sendAll(fd, $0) }
+        try bytes.withUnsafeBytes { try ProxySyscalls.send(fd, $0, waiting: true) }
     }
 }
