@@ -235,25 +235,58 @@ struct ScaleRun {
 
     // MARK: - One thread against two
 
-    /// 100,000 puts of distinct 4 KiB values, then gets of all, on one thread and on two.
+    /// 100,000 puts of distinct 4 KiB values, then verified gets of all, on one thread and on two;
+    /// and the machine's own limit beside them: the same values copied and hashed (what a
+    /// verified get of a packed value must do) with no store, on one thread and on two. Each get
+    /// and copy figure is the median of three passes over the values.
     private func threads(in run: String) throws {
         let count = 100_000
+        let passes = 3
+        let values = (0..<count).map { Self.pageValue($0) }
+        var getRates: [Int: Double] = [:]
         for threadCount in [1, 2] {
             let path = run + "/threads-\(threadCount)"
             let store = try BlobStore(at: path, configuration: .init(durability: .none))
-            let values = (0..<count).map { Self.pageValue($0) }
             let putSeconds = try Self.parallel(threadCount, count) { try store.put(values[$0], for: Self.key($0)) }
             let errors = Mutex(0)
-            let getSeconds = try Self.parallel(threadCount, count) { i in
-                if try store.value(for: Self.key(i)) != values[i] { errors.withLock { $0 += 1 } }
+            let getSeconds = try Self.median(passes) {
+                try Self.parallel(threadCount, count) { i in
+                    if try store.value(for: Self.key(i)) != values[i] { errors.withLock { $0 += 1 } }
+                }
             }
             try store.close()
+            getRates[threadCount] = Double(count) / getSeconds
             Measure.emit([
                 "scale": "threads", "threads": threadCount, "ops": count,
                 "put_ops_per_second": Double(count) / putSeconds, "get_ops_per_second": Double(count) / getSeconds,
+                "get_ratio_to_one_thread": Double(count) / getSeconds / getRates[1]!,
                 "errors": errors.withLock { $0 }, "durability": "none", "verify": true,
             ])
         }
+        var copyRates: [Int: Double] = [:]
+        let zero = SHA256Digest(bytes: [UInt8](repeating: 0, count: 32))!
+        for threadCount in [1, 2] {
+            let wrong = Mutex(0)
+            let seconds = try Self.median(passes) {
+                try Self.parallel(threadCount, count) { i in
+                    let copy = values[i].withUnsafeBytes { Data(bytes: $0.baseAddress!, count: $0.count) }
+                    if SHA256Hasher.hash(copy) == zero { wrong.withLock { $0 += 1 } }
+                }
+            }
+            copyRates[threadCount] = Double(count) / seconds
+            Measure.emit([
+                "scale": "threads-limit", "threads": threadCount, "ops": count,
+                "copy_hash_per_second": Double(count) / seconds,
+                "ratio_to_one_thread": Double(count) / seconds / copyRates[1]!, "zero_digests": wrong.withLock { $0 },
+            ])
+        }
+    }
+
+    /// The median of `passes` runs of `body`, which returns seconds.
+    private static func median(_ passes: Int, _ body: () throws -> Double) rethrows -> Double {
+        var seconds: [Double] = []
+        for _ in 0..<passes { seconds.append(try body()) }
+        return seconds.sorted()[passes / 2]
     }
 
     /// Runs `body(i)` for i in 0..<count, split into `threads` interleaved slices; returns the seconds.

@@ -105,6 +105,35 @@ import Testing
 
     /// A flipped bit anywhere in a needle (its size, its digest or its bytes) makes that one
     /// value a miss, never wrong bytes, and its entry is dropped; the other values still read.
+    /// A read finds its needle under the mutex and copies it after (``PackedRead``): the pack
+    /// must stay mapped for it even when the store unmaps it and the file is deleted meanwhile.
+    @Test func aNeedleFoundBeforeItsPackIsUnmappedAndDeletedStillReadsBack() throws {
+        try withTemporaryDirectory { dir throws in
+            let layout = StoreLayout(root: dir.child("s"))
+            try FileManager.default.createDirectory(atPath: layout.packsDirectory, withIntermediateDirectories: true)
+            var packs = PackFiles()
+            var index = StoreIndex()
+            let data = value(1)
+            let digest = SHA256Hasher.hash(data)
+            let appended = try data.withUnsafeBytes {
+                try packs.append($0, digest: digest, index: index, layout: layout, fileMode: 0o644)
+            }
+            index.noteNeedle(at: appended.location, size: UInt64(data.count))
+            let found = packs.locate(appended.location, size: UInt64(data.count), digest: digest, layout: layout)
+            guard case .needle = found else {
+                Issue.record("the needle was not found: \(found)")
+                return
+            }
+            var unsynced: [FileDescriptor] = []
+            packs.closeAll(keepingUnsynced: &unsynced)
+            for fd in unsynced { Syscalls.close(fd) }
+            try FileManager.default.removeItem(atPath: layout.pack(appended.location.pack))
+            #expect(found.read() == .found(data))
+            let again = packs.locate(appended.location, size: UInt64(data.count), digest: digest, layout: layout)
+            #expect(again.read() == .missing)
+        }
+    }
+
     @Test func everyBitFlippedInAPackIsAMissOrTheRightBytes() throws {
         try withTemporaryDirectory { dir throws in
             let original = dir.child("original")

@@ -1,6 +1,5 @@
 internal import CLibCrypto
 import Foundation
-import Synchronization
 
 // The only file that calls libcrypto. Everything else sees `SHA256Digest`, `MD5Digest` and
 // the two incremental hashers below.
@@ -39,15 +38,15 @@ public final class SHA256Hasher {
 
     /// The SHA-256 of `bytes` in one call.
     ///
-    /// Contexts are reused from a small pool and the algorithm is fetched once: `EVP_Digest`
-    /// makes, fetches into and frees a context per call, which costs 0.4 µs, more than hashing
-    /// 100 bytes (measured with OpenSSL 3.0 on the benchmark machine).
+    /// Each thread reuses one context and the algorithm is fetched once: `EVP_Digest` makes,
+    /// fetches into and frees a context per call, which costs 0.4 µs, more than hashing 100
+    /// bytes (measured with OpenSSL 3.0 on the benchmark machine), and a pool shared by threads
+    /// made two threads reading at once wait for each other.
     public static func hash(_ bytes: UnsafeRawBufferPointer) -> SHA256Digest {
-        let context = OneShotContexts.shared.take()
-        defer { OneShotContexts.shared.give(context) }
+        let context = OneShotContext.ofThisThread()
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { output in
             var length: UInt32 = 0
-            guard EVP_DigestInit_ex(context, OneShotContexts.shared.sha256, nil) == 1,
+            guard EVP_DigestInit_ex(context, OneShotContext.sha256, nil) == 1,
                 bytes.isEmpty || EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1,
                 EVP_DigestFinal_ex(context, output.baseAddress, &length) == 1,
                 length == 32
@@ -80,41 +79,32 @@ public final class SHA256Hasher {
     }
 }
 
-/// Digest contexts kept for one-shot hashes, and SHA-256 fetched once. `@unchecked Sendable`: the
-/// contexts are only handed out under the mutex, one caller each, and the algorithm object is
-/// immutable once fetched.
-private final class OneShotContexts: @unchecked Sendable {
-    static let shared = OneShotContexts()
-
-    /// A context handed from one caller to the next, never used by two at once.
-    private struct Context: @unchecked Sendable {
-        let pointer: OpaquePointer
-    }
-
-    let sha256: OpaquePointer
-    private let idle = Mutex<[Context]>([])
-    /// Contexts beyond this many idle ones are freed.
-    private static let limit = 16
-
-    private init() {
+/// The digest context of each thread for one-shot hashes (kept in a `pthread` key, freed when
+/// the thread ends), and SHA-256 fetched once. A context is only used by its own thread, and
+/// ``SHA256Hasher/hash(_:)-(UnsafeRawBufferPointer)`` calls nothing that could hash again
+/// before it is done with it.
+private enum OneShotContext {
+    /// Immutable once fetched, and libcrypto's algorithm objects may be shared by threads.
+    nonisolated(unsafe) static let sha256: OpaquePointer = {
         guard let fetched = EVP_MD_fetch(nil, "SHA256", nil) else { preconditionFailure("EVP_MD_fetch(SHA256) failed") }
-        sha256 = fetched
-    }
+        return fetched
+    }()
 
-    func take() -> OpaquePointer {
-        if let context = idle.withLock({ $0.popLast() }) { return context.pointer }
-        guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
-        return context
-    }
-
-    func give(_ pointer: OpaquePointer) {
-        let context = Context(pointer: pointer)
-        let kept = idle.withLock { idle -> Bool in
-            guard idle.count < Self.limit else { return false }
-            idle.append(context)
-            return true
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key) { context in
+            if let context { EVP_MD_CTX_free(OpaquePointer(context)) }
         }
-        if !kept { EVP_MD_CTX_free(pointer) }
+        precondition(created == 0, "pthread_key_create failed")
+        return key
+    }()
+
+    /// This thread's context, made on its first hash.
+    static func ofThisThread() -> OpaquePointer {
+        if let context = pthread_getspecific(key) { return OpaquePointer(context) }
+        guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
+        precondition(pthread_setspecific(key, UnsafeRawPointer(context)) == 0, "pthread_setspecific failed")
+        return context
     }
 }
 

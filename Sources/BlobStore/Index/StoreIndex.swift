@@ -141,6 +141,43 @@ struct StoreIndex: Sendable {
         return (item.entry, changedBlobs[item.entry.digest]?.location ?? item.location)
     }
 
+    /// What a read of an entry needs, from ``hit(_:at:)``.
+    struct Hit {
+        var entry: IndexEntry
+        var location: BlobLocation
+        /// This process verified the blob (``BlobReference/isVerified``).
+        var isVerified: Bool
+    }
+
+    /// A read of `key` at `time`: its entry, where its blob is and whether this process verified
+    /// it, with the access noted as ``touch(_:at:)`` notes it; `nil`, with nothing noted, when
+    /// there is no entry or it expired. What ``located(_:)``, ``blob(_:)`` and ``touch(_:at:)``
+    /// would find, in the fewest hash lookups (two for a changed entry): every read of a value
+    /// runs this under the mutex.
+    mutating func hit(_ key: StoreKey, at time: Int64) -> Hit? {
+        if let position = positions[key].map(Int.init) {
+            let entry = records[position].entry
+            guard !entry.isExpired(at: time) else { return nil }
+            if time > entry.lastAccess { records[position].entry.lastAccess = time }
+            let reference = blob(entry.digest)
+            return Hit(
+                entry: entry, location: reference?.location ?? .loose, isVerified: reference?.isVerified ?? false)
+        }
+        guard let base, shadowed.isEmpty || !shadowed.contains(key), var item = base.entry(for: key) else {
+            return nil
+        }
+        let accessed = baseAccess.isEmpty ? nil : baseAccess[item.key]
+        if let accessed, accessed > item.entry.lastAccess { item.entry.lastAccess = accessed }
+        guard !item.entry.isExpired(at: time) else { return nil }
+        if (accessed ?? .min) < time { baseAccess[key] = time }
+        let digest = item.entry.digest
+        if let changed = changedBlobs[digest] {
+            return Hit(entry: item.entry, location: changed.location, isVerified: changed.isVerified)
+        }
+        let verified = !verifiedBaseBlobs.isEmpty && verifiedBaseBlobs.contains(digest)
+        return Hit(entry: item.entry, location: item.location, isVerified: verified)
+    }
+
     /// What the index knows of `digest`, or `nil` when no entry refers to it.
     func blob(_ digest: SHA256Digest) -> BlobReference? {
         if let reference = changedBlobs[digest] { return reference.referenceCount > 0 ? reference : nil }

@@ -3,19 +3,20 @@ import Glibc
 
 /// The packs one process uses: those it has mapped for reading, and the one it appends to.
 ///
-/// Lives in ``StoreState``, so everything here runs under the store's mutex, and that is what
-/// makes the raw mappings safe: a read copies a needle out of the mapping while the mutex is
-/// held, and a mapping is only unmapped under the same mutex (`@unchecked Sendable`).
+/// Lives in ``StoreState``, so everything here runs under the store's mutex. A read finds a
+/// needle here and copies it out after the mutex is let go (``PackedRead``): a mapping is a
+/// ``FileMapping``, unmapped when the last reference goes, so a pack this process stops using
+/// stays mapped until the reads that found a needle in it are done.
 ///
 /// Every pack is mapped ``PackFormat/maximumPackSize`` bytes long whatever its size, so a pack
 /// that grows never needs a new mapping. Touching a page past the end of the file would raise
 /// `SIGBUS`, so a needle is read only below ``Mapping/knownSize``, the size `fstat` last showed;
 /// a needle beyond it costs one `lstat` to learn the new size. The store never truncates a pack
 /// (docs/design.md, "Packs").
-struct PackFiles: @unchecked Sendable {
+struct PackFiles: Sendable {
     /// One pack mapped read-only and shared.
     struct Mapping {
-        let base: UnsafeRawPointer
+        let file: FileMapping
         /// The file's size when last looked at: every byte below it can be read.
         var knownSize: UInt64
         let device: UInt64
@@ -45,24 +46,20 @@ struct PackFiles: @unchecked Sendable {
 
     // MARK: - Reading
 
-    /// The `size` bytes of the needle at `location`, checked against its header (size and
-    /// digest) but not rehashed. `missing` when the pack file is gone or shorter than the needle
-    /// (a pack deleted by a repack this index has not seen yet, or one lost with a power cut);
-    /// `corrupt` when the header does not match or the pack's own header is damaged.
-    mutating func read(
+    /// Finds the needle at `location`, which a record says holds `size` bytes hashing to
+    /// `digest`, to be read with the mutex let go (``PackedRead/read()``). `missing` when the
+    /// pack file is gone or shorter than the needle (a pack deleted by a repack this index has
+    /// not seen yet, or one lost with a power cut); `corrupt` when the place is impossible or the
+    /// pack's own header is damaged.
+    mutating func locate(
         _ location: PackLocation, size: UInt64, digest: SHA256Digest, layout: StoreLayout
-    ) -> ContentStore.ReadResult {
+    ) -> PackedRead {
         let end = location.offset &+ PackFormat.needleSize(size)
         guard size <= UInt64(PackFormat.maximumPackedValue), location.offset >= PackFormat.headerSize,
             end <= PackFormat.maximumPackSize
         else { return .corrupt(reason: "needle at \(location.offset) outside a pack") }
-        var mapping: Mapping
-        if let mapped = mappings[location.pack] {
-            mapping = mapped
-        } else {
-            if let problem = map(location.pack, layout: layout) { return problem }
-            mapping = mappings[location.pack]!
-        }
+        if mappings[location.pack] == nil, let problem = map(location.pack, layout: layout) { return problem }
+        var mapping = mappings[location.pack]!
         if end > mapping.knownSize {
             // The pack grew since it was mapped (or it is short): look again.
             guard let info = try? Syscalls.lstat(layout.pack(location.pack)),
@@ -72,8 +69,18 @@ struct PackFiles: @unchecked Sendable {
             mappings[location.pack] = mapping
             guard end <= mapping.knownSize else { return .missing }
         }
-        let readable = UnsafeRawBufferPointer(start: mapping.base, count: Int(mapping.knownSize))
-        return PackFormat.needle(in: readable, at: location.offset, size: size, digest: digest)
+        return .needle(
+            PackedRead.Needle(
+                mapping: mapping.file, readable: Int(mapping.knownSize), offset: location.offset, size: size,
+                digest: digest))
+    }
+
+    /// ``locate(_:size:digest:layout:)`` and the copy, for callers that hold the mutex anyway
+    /// (repacking, verifying).
+    mutating func read(
+        _ location: PackLocation, size: UInt64, digest: SHA256Digest, layout: StoreLayout
+    ) -> ContentStore.ReadResult {
+        locate(location, size: size, digest: digest, layout: layout).read()
     }
 
     /// The bytes at a needle's place (header and value, as many as the pack holds), unchecked:
@@ -82,33 +89,30 @@ struct PackFiles: @unchecked Sendable {
         if mappings[location.pack] == nil, map(location.pack, layout: layout) != nil { return nil }
         guard let mapping = mappings[location.pack], location.offset < mapping.knownSize else { return nil }
         let end = min(mapping.knownSize, location.offset &+ PackFormat.needleSize(size))
-        return Array(
-            UnsafeRawBufferPointer(start: mapping.base + Int(location.offset), count: Int(end - location.offset)))
+        return Array(mapping.file.bytes[Int(location.offset)..<Int(end)])
     }
 
     /// Maps pack `number` after checking its header; returns why it cannot be read, or `nil`.
-    private mutating func map(_ number: UInt32, layout: StoreLayout) -> ContentStore.ReadResult? {
+    private mutating func map(_ number: UInt32, layout: StoreLayout) -> PackedRead? {
         let fd: FileDescriptor
         do {
             guard let opened = try Syscalls.openIfExists(layout.pack(number), O_RDONLY | O_NONBLOCK) else {
-                return (.missing)
+                return .missing
             }
             fd = opened
         } catch {
-            return (.corrupt(reason: "the pack cannot be opened (\(error))"))
+            return .corrupt(reason: "the pack cannot be opened (\(error))")
         }
         defer { Syscalls.close(fd) }
         guard let info = try? Syscalls.fstat(fd), info.st_mode & S_IFMT == S_IFREG else {
-            return (.corrupt(reason: "the pack is not a regular file"))
+            return .corrupt(reason: "the pack is not a regular file")
         }
         guard Self.hasValidHeader(fd, number: number) else {
-            return (.corrupt(reason: "the pack's header is damaged"))
+            return .corrupt(reason: "the pack's header is damaged")
         }
-        guard let base = try? Syscalls.mapReadOnly(fd, length: Int(PackFormat.maximumPackSize)) else {
-            return (.missing)
-        }
+        guard let file = try? FileMapping(fd, length: Int(PackFormat.maximumPackSize)) else { return .missing }
         let mapping = Mapping(
-            base: base, knownSize: min(UInt64(info.st_size), PackFormat.maximumPackSize), device: UInt64(info.st_dev),
+            file: file, knownSize: min(UInt64(info.st_size), PackFormat.maximumPackSize), device: UInt64(info.st_dev),
             inode: UInt64(info.st_ino))
         mappings[number] = mapping
         return nil
@@ -127,19 +131,13 @@ struct PackFiles: @unchecked Sendable {
     /// be, and a mapping would keep their disk space in use.
     mutating func unmapUnused(_ index: StoreIndex) {
         guard !mappings.isEmpty else { return }
-        for (number, mapping) in mappings where (index.packs[number]?.live ?? 0) == 0 {
-            Syscalls.unmap(mapping.base, length: Int(PackFormat.maximumPackSize))
-            mappings[number] = nil
-        }
+        mappings = mappings.filter { number, _ in (index.packs[number]?.live ?? 0) > 0 }
     }
 
     /// Unmaps every pack and stops appending. The writer's descriptor goes to `unsynced` when it
     /// has needles not yet synced (it is synced and closed by the next group commit), and is
     /// closed otherwise.
     mutating func closeAll(keepingUnsynced unsynced: inout [FileDescriptor], writerUnsynced: Bool = false) {
-        for mapping in mappings.values {
-            Syscalls.unmap(mapping.base, length: Int(PackFormat.maximumPackSize))
-        }
         mappings.removeAll()
         if let writer {
             if writerUnsynced { unsynced.append(writer.descriptor) } else { Syscalls.close(writer.descriptor) }

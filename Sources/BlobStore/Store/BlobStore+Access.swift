@@ -43,15 +43,17 @@ extension BlobStore {
             try state.catchUpIfChanged(layout: layout, changes: changes)
             let now = Syscalls.nowMilliseconds()
             guard let entry = state.index[key], !entry.isExpired(at: now), matches(entry) else { return false }
-            noteAccess(key, at: now, &state)
+            state.index.touch(key, at: now)
+            queueAccess(key, at: now, &state)
             return true
         }
     }
 
-    /// Notes a read of `key` in the index and the access buffer, and appends the buffer once it
-    /// holds ``Configuration/accessBatchSize`` items or 1 MiB. Call with the mutex held.
-    func noteAccess(_ key: StoreKey, at now: Int64, _ state: inout StoreState) {
-        state.noteAccess(key, at: now)
+    /// Queues a read of `key` for the journal (the index has noted it: ``StoreIndex/touch(_:at:)``,
+    /// ``StoreIndex/hit(_:at:)``), and appends the queue once it holds
+    /// ``Configuration/accessBatchSize`` items or 1 MiB. Call with the mutex held.
+    func queueAccess(_ key: StoreKey, at now: Int64, _ state: inout StoreState) {
+        state.queueAccess(key, at: now)
         if state.pendingAccess.count >= configuration.accessBatchSize || state.pendingAccessBytes >= 1 << 20 {
             appendAccessHints(&state)
         }

@@ -89,9 +89,9 @@ extension BlobStore {
                 throw state.withLock { $0.poisoningIfSync(error) }
             }
         }
-        // Copied out under the mutex (the only place a mapping goes away), hashed after it.
-        let read = state.withLock { $0.packs.read(location, size: reference.size, digest: digest, layout: layout) }
-        guard case .found(let data) = read else { return false }
+        // Found under the mutex, copied and hashed after it.
+        let needle = state.withLock { $0.packs.locate(location, size: reference.size, digest: digest, layout: layout) }
+        guard case .found(let data) = needle.read() else { return false }
         if !reference.isVerified, SHA256Hasher.hash(data) != digest { return false }
         if configuration.durability == .always {
             try syncOrPoison {
@@ -111,18 +111,18 @@ extension BlobStore {
         return SHA256Hasher.hash(data) == digest ? result : .corrupt(reason: "content does not hash to its name")
     }
 
-    /// Reads the needle of a packed blob under the mutex (the bytes are copied out of the
-    /// mapping). A needle whose pack is gone may have been moved by a repack this process has not
-    /// seen yet: then the store catches up (system calls, even when the change counter says
-    /// nothing moved) and `location` is asked again, once.
-    func readPacked(
+    /// Finds the needle of a packed blob, to be read once the mutex is let go
+    /// (``PackedRead/read()``). A needle whose pack is gone may have been moved by a repack this
+    /// process has not seen yet: then the store catches up (system calls, even when the change
+    /// counter says nothing moved) and `location` is asked again, once.
+    func locatePacked(
         _ digest: SHA256Digest, size: UInt64, location: PackLocation, _ state: inout StoreState,
         locateAgain: (inout StoreState) -> PackLocation?
-    ) throws -> ContentStore.ReadResult {
-        let result = state.packs.read(location, size: size, digest: digest, layout: layout)
-        guard case .missing = result else { return result }
+    ) throws -> PackedRead {
+        let found = state.packs.locate(location, size: size, digest: digest, layout: layout)
+        guard case .missing = found else { return found }
         try state.catchUp(layout: layout)
         guard let again = locateAgain(&state) else { return .missing }
-        return state.packs.read(again, size: size, digest: digest, layout: layout)
+        return state.packs.locate(again, size: size, digest: digest, layout: layout)
     }
 }

@@ -26,7 +26,7 @@ extension BlobStore {
         let (entry, packed, verified) = found
         return try keepingHit {
             let result =
-                try packed.map { Self.checked($0, digest: entry.digest, verify: configuration.verifyReads) }
+                try packed.map { Self.checked($0.read(), digest: entry.digest, verify: configuration.verifyReads) }
                 ?? content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads)
             return try settle(result, digest: entry.digest).map { data in
                 finishHit(entry.digest, wasVerified: verified)
@@ -102,7 +102,7 @@ extension BlobStore {
     public func blob(_ digest: SHA256Digest) throws -> Data? {
         let (size, packed) = try indexedBlob(digest)
         let result =
-            try packed.map { Self.checked($0, digest: digest, verify: true) }
+            try packed.map { Self.checked($0.read(), digest: digest, verify: true) }
             ?? content.read(digest, expectedSize: size, verify: true)
         guard let data = try settle(result, digest: digest, repairingMissing: size != nil).value else { return nil }
         state.withLock { $0.index.markVerified(digest) }
@@ -125,7 +125,7 @@ extension BlobStore {
     public func openBlob(_ digest: SHA256Digest) throws -> ReadOutcome<FileHandle> {
         let (size, packed) = try indexedBlob(digest)
         if let packed {
-            return try settle(Self.checked(packed, digest: digest, verify: true), digest: digest).map { data in
+            return try settle(Self.checked(packed.read(), digest: digest, verify: true), digest: digest).map { data in
                 state.withLock { $0.index.markVerified(digest) }
                 return try content.unnamedFile(containing: data)
             }
@@ -199,23 +199,24 @@ extension BlobStore {
     // MARK: - Internals
 
     /// Catches up and returns the size the index knows for `digest` (`nil` when no entry refers
-    /// to it) and, for a packed blob, its needle's bytes as read (not yet rehashed).
-    private func indexedBlob(_ digest: SHA256Digest) throws -> (size: UInt64?, packed: ContentStore.ReadResult?) {
+    /// to it) and, for a packed blob, its needle (not yet read).
+    private func indexedBlob(_ digest: SHA256Digest) throws -> (size: UInt64?, packed: PackedRead?) {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
             guard let reference = state.index.blob(digest) else { return (nil, nil) }
             guard let location = reference.location.packed else { return (reference.size, nil) }
-            let packed = try readPacked(digest, size: reference.size, location: location, &state) {
+            let packed = try locatePacked(digest, size: reference.size, location: location, &state) {
                 $0.index.blob(digest)?.location.packed
             }
             return (reference.size, packed)
         }
     }
 
-    /// Catches up and finds `key`'s live entry, counting a miss when there is none. For a
-    /// packed blob, its needle's bytes come too, copied out of the pack under the mutex (not yet
-    /// rehashed), and whether this process has verified the blob before.
+    /// Catches up and finds `key`'s live entry, counting a miss when there is none, and whether
+    /// this process has verified its blob before. For a packed blob, its needle comes too, found
+    /// under the mutex and copied out by the caller after it (``PackedRead/read()``): readers
+    /// wait for each other only for the index's lookups.
     ///
     /// A found entry's hit is counted and its access noted here, in the same hold of the mutex
     /// (one hold per read, not two): the caller runs the rest of the read in
@@ -227,30 +228,30 @@ extension BlobStore {
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
             let now = Syscalls.nowMilliseconds()
-            guard let (entry, location) = state.index.located(key), !entry.isExpired(at: now) else {
+            guard let hit = state.index.hit(key, at: now) else {
                 state.misses += 1
                 usage?.add(.misses)
                 return nil
             }
-            var packed: ContentStore.ReadResult?
-            if let location = location.packed {
-                packed = try readPacked(entry.digest, size: entry.size, location: location, &state) { state in
+            let entry = hit.entry
+            var packed: PackedRead?
+            if let location = hit.location.packed {
+                packed = try locatePacked(entry.digest, size: entry.size, location: location, &state) { state in
                     guard let (again, location) = state.index.located(key), again.digest == entry.digest else {
                         return nil
                     }
                     return location.packed
                 }
             }
-            let verified = state.index.blob(entry.digest)?.isVerified ?? false
             state.hits += 1
-            if !state.isClosed { noteAccess(key, at: now, &state) }
-            return (entry, packed, verified)
+            if !state.isClosed { queueAccess(key, at: now, &state) }
+            return (entry, packed, hit.isVerified)
         }
     }
 
-    /// What ``lookup(_:)`` found: the live entry, a packed value's bytes (not yet rehashed), and
+    /// What ``lookup(_:)`` found: the live entry, a packed value's needle (not yet read), and
     /// whether this process verified the blob before.
-    typealias Found = (entry: IndexEntry, packed: ContentStore.ReadResult?, verified: Bool)
+    typealias Found = (entry: IndexEntry, packed: PackedRead?, verified: Bool)
 
     /// What ``openEntry(_:)`` found: the bytes of a packed value (verified unless reads do not
     /// verify), or a descriptor on a loose blob, not yet verified.
@@ -274,7 +275,7 @@ extension BlobStore {
         let (entry, packed, verified) = found
         return try keepingHit {
             if let packed {
-                let checked = Self.checked(packed, digest: entry.digest, verify: configuration.verifyReads)
+                let checked = Self.checked(packed.read(), digest: entry.digest, verify: configuration.verifyReads)
                 return try settle(checked, digest: entry.digest).map { (entry, .packed($0), verified) }
             }
             switch try content.open(entry.digest) {

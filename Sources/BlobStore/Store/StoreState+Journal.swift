@@ -176,9 +176,8 @@ extension StoreState {
         pendingAccessBytes = 0
     }
 
-    /// Records a read in memory (the index now, the journal with the next append).
-    mutating func noteAccess(_ key: StoreKey, at time: Int64) {
-        index.touch(key, at: time)
+    /// Queues a read the index has noted, for the journal's next append.
+    mutating func queueAccess(_ key: StoreKey, at time: Int64) {
         pendingAccess.append(JournalRecord.AccessItem(key: key, time: time))
         pendingAccessBytes += key.bytes.count + 20
     }

@@ -1,0 +1,46 @@
+import Foundation
+
+/// A packed value as ``PackFiles/locate(_:size:digest:layout:)`` found it under the store's
+/// mutex: a needle inside the part of a mapped pack known to exist, or why it cannot be read.
+///
+/// The bytes are copied out by ``read()``, which needs neither the mutex nor a system call: the
+/// needle holds its pack's mapping, so the pack stays mapped until the copy is done even if the
+/// store unmaps it meanwhile (the pack deleted by a repack or a gc), and the store never
+/// truncates a pack or writes over a needle (docs/design.md, "Packs"). A reader copying a needle
+/// therefore never holds the mutex that other readers and writers wait for.
+enum PackedRead: Sendable {
+    /// A needle whose bytes the pack held when it was found.
+    case needle(Needle)
+    /// The pack is gone or shorter than the needle.
+    case missing
+    /// The needle's place is impossible or the pack's own header is damaged.
+    case corrupt(reason: String)
+
+    /// A needle's place in a mapped pack.
+    struct Needle: Sendable {
+        /// The pack's mapping (``PackFormat/maximumPackSize`` bytes long whatever the file's size).
+        let mapping: FileMapping
+        /// Bytes of the mapping that the file held when the needle was found: all that may be read.
+        let readable: Int
+        let offset: UInt64
+        let size: UInt64
+        let digest: SHA256Digest
+    }
+
+    /// The value, checked against the needle's header (size and digest) but not rehashed:
+    /// ``PackFormat/needle(in:at:size:digest:)`` over the readable part of the mapping.
+    func read() -> ContentStore.ReadResult {
+        switch self {
+        case .needle(let needle):
+            return withExtendedLifetime(needle.mapping) {
+                PackFormat.needle(
+                    in: UnsafeRawBufferPointer(rebasing: needle.mapping.bytes[..<needle.readable]), at: needle.offset,
+                    size: needle.size, digest: needle.digest)
+            }
+        case .missing:
+            return .missing
+        case .corrupt(let reason):
+            return .corrupt(reason: reason)
+        }
+    }
+}
