@@ -254,6 +254,6 @@ final class WireConnection: @unchecked Sendable {
     func flushUnsent() throws {
         let bytes = unsent
         unsent = []
-        try bytes.withUnsafeBytes { try ProxySyscalls.send(fd, $0, waiting: true) }
+        _ = try bytes.withUnsafeBytes { try ProxySyscalls.send(fd, $0, waiting: true) }
     }
 }
