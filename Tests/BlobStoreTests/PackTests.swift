@@ -1,6 +1,7 @@
 import BlobStoreTestKit
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import BlobStore
@@ -131,6 +132,56 @@ import Testing
             #expect(found.read() == .found(data))
             let again = packs.locate(appended.location, size: UInt64(data.count), digest: digest, layout: layout)
             #expect(again.read() == .missing)
+        }
+    }
+
+    /// Readers on three threads copy needles with the mutex let go while a fourth removes nine
+    /// values in ten, repacks (the pack holding the kept tenth and the last round's values is
+    /// rewritten and deleted, and unmapped by this process) and puts them back, twenty times: a
+    /// kept value is never missed, and no read returns bytes other than the value's.
+    @Test func readersOnOtherThreadsKeepTheirValuesWhilePacksAreRewritten() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s"), smallPacks) { store throws in
+                let count = 300
+                for index in 0..<count { try store.put(value(index), for: StoreKey("k\(index)")) }
+                let done = Atomic<Bool>(false)
+                let problems = Mutex<[String]>([])
+                let rewritten = Atomic<Int>(0)
+                let reads = Atomic<Int>(0)
+                DispatchQueue.concurrentPerform(iterations: 4) { worker in
+                    do {
+                        if worker == 0 {
+                            defer { done.store(true, ordering: .releasing) }
+                            for _ in 0..<20 {
+                                for index in 0..<count where index % 10 != 0 { try store.remove(StoreKey("k\(index)")) }
+                                let report = try store.collectGarbage(gracePeriod: .zero)
+                                rewritten.add(report.packsRewritten, ordering: .relaxed)
+                                for index in 0..<count where index % 10 != 0 {
+                                    try store.put(value(index), for: StoreKey("k\(index)"))
+                                }
+                            }
+                            return
+                        }
+                        while !done.load(ordering: .acquiring) {
+                            for index in 0..<count {
+                                let read = try store.value(for: StoreKey("k\(index)"))
+                                reads.add(1, ordering: .relaxed)
+                                if read == nil && index % 10 != 0 { continue }
+                                if read != value(index) {
+                                    let found = read.map { "\($0.count) other bytes" } ?? "missed"
+                                    problems.withLock { $0.append("k\(index): \(found)") }
+                                }
+                            }
+                        }
+                    } catch {
+                        problems.withLock { $0.append("worker \(worker): \(error)") }
+                    }
+                }
+                #expect(problems.withLock { $0 } == [])
+                #expect(rewritten.load(ordering: .relaxed) >= 20)
+                #expect(reads.load(ordering: .relaxed) >= 3 * count)
+                #expect(try store.verify().isClean)
+            }
         }
     }
 
