@@ -137,49 +137,55 @@ import Testing
 
     /// Readers on three threads copy needles with the mutex let go while a fourth removes nine
     /// values in ten, repacks (the pack holding the kept tenth and the last round's values is
-    /// rewritten and deleted, and unmapped by this process) and puts them back, twenty times: a
-    /// kept value is never missed, and no read returns bytes other than the value's.
+    /// rewritten and deleted, and unmapped by this process) and puts them back: a kept value is
+    /// never missed, and no read returns bytes other than the value's. The rewriting goes on for
+    /// at least twenty rounds and until every reader has read all values twice while it ran.
     @Test func readersOnOtherThreadsKeepTheirValuesWhilePacksAreRewritten() throws {
         try withTemporaryDirectory { dir throws in
             try withStore(dir.child("s"), smallPacks) { store throws in
                 let count = 300
+                let readers = 3
                 for index in 0..<count { try store.put(value(index), for: StoreKey("k\(index)")) }
                 let done = Atomic<Bool>(false)
                 let problems = Mutex<[String]>([])
                 let rewritten = Atomic<Int>(0)
-                let reads = Atomic<Int>(0)
-                DispatchQueue.concurrentPerform(iterations: 4) { worker in
+                let rounds = Atomic<Int>(0)
+                let passes = Mutex<[Int]>(Array(repeating: 0, count: readers))
+                onThreads(1 + readers) { worker in
                     do {
                         if worker == 0 {
                             defer { done.store(true, ordering: .releasing) }
-                            for _ in 0..<20 {
+                            while rounds.load(ordering: .relaxed) < 20
+                                || passes.withLock({ $0.min()! }) < 2 && rounds.load(ordering: .relaxed) < 2_000
+                            {
                                 for index in 0..<count where index % 10 != 0 { try store.remove(StoreKey("k\(index)")) }
                                 let report = try store.collectGarbage(gracePeriod: .zero)
                                 rewritten.add(report.packsRewritten, ordering: .relaxed)
                                 for index in 0..<count where index % 10 != 0 {
                                     try store.put(value(index), for: StoreKey("k\(index)"))
                                 }
+                                rounds.add(1, ordering: .relaxed)
                             }
                             return
                         }
                         while !done.load(ordering: .acquiring) {
                             for index in 0..<count {
                                 let read = try store.value(for: StoreKey("k\(index)"))
-                                reads.add(1, ordering: .relaxed)
                                 if read == nil && index % 10 != 0 { continue }
                                 if read != value(index) {
                                     let found = read.map { "\($0.count) other bytes" } ?? "missed"
                                     problems.withLock { $0.append("k\(index): \(found)") }
                                 }
                             }
+                            if !done.load(ordering: .acquiring) { passes.withLock { $0[worker - 1] += 1 } }
                         }
                     } catch {
                         problems.withLock { $0.append("worker \(worker): \(error)") }
                     }
                 }
                 #expect(problems.withLock { $0 } == [])
-                #expect(rewritten.load(ordering: .relaxed) >= 20)
-                #expect(reads.load(ordering: .relaxed) >= 3 * count)
+                #expect(rewritten.load(ordering: .relaxed) >= rounds.load(ordering: .relaxed))
+                #expect(passes.withLock { $0.min()! } >= 2, "a reader did not read while packs were rewritten")
                 #expect(try store.verify().isClean)
             }
         }
