@@ -7,8 +7,12 @@ import Foundation
 /// - the store opens, neither opening nor `verify()` finds damage (a torn tail is fine), and
 ///   `quarantine/` is empty: no process found damage during the round either;
 /// - every key holds what its last acknowledged change left, or what the change in flight when
-///   its worker died left; and never bytes that are not the value of the version its metadata
-///   names.
+///   its worker died left, or nothing where an eviction explains it; and never bytes that are
+///   not the value of the version its metadata names;
+/// - every read or remove that found nothing where a version was acknowledged is explained by an
+///   eviction: a collection with a limit, in any worker, that began before the read returned and
+///   ended (or was killed) after the version's put began (`WorkerLog.Eviction`). Nothing else
+///   makes an acknowledged value go away.
 struct TortureChecker {
     var store: String
     /// The key prefix of each worker, in the order of the logs.
@@ -20,10 +24,26 @@ struct TortureChecker {
         var states: [[KeyState]]
         var inFlight = 0
         var inFlightApplied = 0
+        /// Absences that an eviction explains: during the round, and at the check after it.
+        var evicted = 0
     }
 
     func check(_ logs: [WorkerLog]) -> Outcome {
         var outcome = Outcome(states: logs.map(\.states))
+        let evictions = logs.flatMap(\.evictions)
+        for (worker, log) in logs.enumerated() {
+            for absence in log.absences {
+                if evictions.contains(where: { $0.explains(putBegan: absence.putBegan, seen: absence.seen) }) {
+                    outcome.evicted += 1
+                } else {
+                    outcome.findings.append(
+                        Finding(
+                            .lost,
+                            "\(prefixes[worker])-\(absence.key): expected \(absence.expected), read absent, "
+                                + "and no eviction ran between its put and that read"))
+                }
+            }
+        }
         let store: BlobStore
         do {
             store = try BlobStore(at: self.store)
@@ -50,7 +70,7 @@ struct TortureChecker {
             }
             for (worker, log) in logs.enumerated() {
                 for key in 0..<TortureWorker.keyCount {
-                    try check(store, worker: worker, key: key, log: log, into: &outcome)
+                    try check(store, worker: worker, key: key, log: log, evictions: evictions, into: &outcome)
                 }
             }
             try store.close()
@@ -60,7 +80,10 @@ struct TortureChecker {
         return outcome
     }
 
-    private func check(_ store: BlobStore, worker: Int, key: Int, log: WorkerLog, into outcome: inout Outcome) throws {
+    private func check(
+        _ store: BlobStore, worker: Int, key: Int, log: WorkerLog, evictions: [WorkerLog.Eviction],
+        into outcome: inout Outcome
+    ) throws {
         let name = StoreKey("\(prefixes[worker])-\(key)")
         let acknowledged = log.states[key]
         let inFlight = log.inFlight.flatMap { $0.key == key ? $0.state : nil }
@@ -85,6 +108,13 @@ struct TortureChecker {
         if let inFlight, inFlight != acknowledged {
             outcome.inFlight += 1
             if found == inFlight { outcome.inFlightApplied += 1 }
+        }
+        if found == .absent && found != acknowledged && found != inFlight
+            && evictions.contains(where: { $0.explains(putBegan: log.putBegan[key], seen: .max) })
+        {
+            outcome.evicted += 1
+            outcome.states[worker][key] = found
+            return
         }
         guard found == acknowledged || found == inFlight else {
             let alternative = inFlight.map { " (or \($0), if the change in flight took effect)" } ?? ""

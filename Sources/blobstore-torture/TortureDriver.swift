@@ -55,6 +55,7 @@ struct TortureDriver {
             summary.rounds = round
             summary.inFlight += outcome.inFlight
             summary.inFlightApplied += outcome.inFlightApplied
+            summary.evicted += outcome.evicted
             summary.count(findings)
             summary.seconds = Date().timeIntervalSince(started)
             for finding in findings { print("round \(round): \(finding)") }
@@ -77,7 +78,7 @@ struct TortureDriver {
         for (worker, keys) in states.enumerated() {
             let plan = WorkerProcess.Plan(
                 store: store, prefix: "w\(worker)", firstVersion: round * 1_000_000, random: &random,
-                durability: options.durability)
+                durability: options.durability, eviction: options.eviction)
             workers.append(try WorkerProcess(plan, states: keys, logs: logs))
         }
         let started = Date()

@@ -11,6 +11,9 @@ struct TortureSummary {
     var reads = 0
     var compactions = 0
     var collections = 0
+    /// Collections with an eviction limit that returned, and the absences evictions explain.
+    var evictions = 0
+    var evicted = 0
     var kills = 0
     /// Kills by the stage of the worker's log when it died (`WorkerLog.stage`).
     var killsDuring: [String: Int] = [:]
@@ -42,17 +45,19 @@ struct TortureSummary {
         reads += log.reads
         compactions += log.compactions
         collections += log.collections
+        evictions += log.evictions.filter { $0.ended != .max }.count
     }
 
     private var stages: String {
-        let order = ["open", "put", "rm", "get", "compact", "gc", "between", "close", "exit"]
+        let order = ["open", "put", "rm", "get", "compact", "gc", "evict", "between", "close", "exit"]
         return order.compactMap { stage in killsDuring[stage].map { "\(stage) \($0)" } }.joined(separator: ", ")
     }
 
     var line: String {
         "rounds: \(rounds), acknowledged: \(acknowledged), lost: \(lost), wrong bytes: \(wrongBytes), "
             + "recovery failures: \(recoveryFailures), errors: \(errors), reads: \(reads), "
-            + "compactions: \(compactions), gcs: \(collections), kills: \(kills) (\(stages)), in flight: \(inFlight) "
+            + "compactions: \(compactions), gcs: \(collections), evicting gcs: \(evictions) "
+            + "(absences they explain: \(evicted)), kills: \(kills) (\(stages)), in flight: \(inFlight) "
             + "(took effect: \(inFlightApplied)), seed: \(seed), seconds: \(Int(seconds.rounded()))"
     }
 }

@@ -13,7 +13,8 @@ final class WorkerProcess {
         var killAfter: Int?
 
         init(
-            store: String, prefix: String, firstVersion: Int, random: inout SplitMix64, durability: Durability?
+            store: String, prefix: String, firstVersion: Int, random: inout SplitMix64, durability: Durability?,
+            eviction: Bool
         ) {
             let seed = random.next()
             let durability = durability ?? Durability.allCases[Int(random.next() % 3)]
@@ -34,7 +35,7 @@ final class WorkerProcess {
             }
             worker = TortureWorker(
                 store: store, prefix: prefix, firstVersion: firstVersion, seed: seed, operations: operations,
-                durability: durability)
+                durability: durability, eviction: eviction)
         }
     }
 

@@ -20,14 +20,16 @@
 // and before its record is appended; prints `ack` once the put returns (after SIGCONT).
 //
 //   blobstore-torture torture --store DIR [--rounds N] [--workers W] [--seed S] [--durability MODE]
+//                             [--eviction on|off]
 //
 // Crash torture (`TortureDriver`, docs/reliability.md): rounds of W worker processes doing mixed
 // put/get/remove/compact/gc on one store, SIGKILLed at random moments; after each round the store
 // is opened and checked against what the workers acknowledged. Prints one summary line; exits 1
 // if anything acknowledged was lost, a read was wrong, recovery failed or an operation failed.
 // MODE is none, batched, always, or mixed (the default: each worker of each round draws one).
+// With eviction on (the default) half of the collections evict to a capacity or an entry limit.
 //
-//   blobstore-torture worker STORE PREFIX FIRST_VERSION SEED OPERATIONS none|batched|always
+//   blobstore-torture worker STORE PREFIX FIRST_VERSION SEED OPERATIONS none|batched|always on|off
 //
 // One crash-torture worker (`TortureWorker`), started by `torture`.
 

@@ -13,9 +13,10 @@ import Testing
         return fields
     }
 
-    /// Three workers doing mixed put, get, remove, compact and gc on one store, SIGKILLed at
-    /// random moments round after round, with durabilities mixed: after every round the store
-    /// opens clean and holds everything acknowledged, and no read was ever wrong.
+    /// Three workers doing mixed put, get, remove, compact, gc and evicting gc on one store,
+    /// SIGKILLed at random moments round after round, with durabilities mixed: after every round
+    /// the store opens clean and holds everything acknowledged that no logged eviction explains,
+    /// and no read was ever wrong.
     @Test func crashTortureLosesNothingAcknowledged() throws {
         let scratch = TemporaryDirectory()
         defer { scratch.cleanup() }
@@ -32,6 +33,7 @@ import Testing
         #expect(summary["rounds"] == crashRounds, "\(output)")
         #expect(summary["acknowledged"] ?? 0 > 0, "\(output)")
         #expect(summary["kills"] ?? 0 > 0, "\(output)")
+        #expect(summary["evicting gcs"] ?? 0 > 0, "\(output)")
         for field in ["lost", "wrong bytes", "recovery failures", "errors"] {
             #expect(summary[field] == 0, "\(field): \(output)")
         }

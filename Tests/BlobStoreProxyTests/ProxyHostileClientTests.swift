@@ -87,7 +87,7 @@ struct ProxyHostileClientTests {
         let directory = TemporaryDirectory()
         defer { directory.cleanup() }
         let path = directory.child("access.log")
-        FileManager.default.createFile(atPath: path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let log = try #require(FileHandle(forWritingAtPath: path))
         let proxy = try ProxyHarness(accessLog: log)
         defer { proxy.stop() }
