@@ -155,7 +155,7 @@ struct StorageProtocolTests {
                     directory.child("store") + "/blobs/sha256/" + digest.hex.prefix(2) + "/" + digest.hex, at: 500,
                     bit: 3)
                 let target = directory.child("target")
-                FileManager.default.createFile(atPath: target, contents: nil)
+                #expect(FileManager.default.createFile(atPath: target, contents: nil))
                 let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: target))
                 defer { try? handle.close() }
                 #expect(try store.writeValue(for: "k", to: handle) == nil)

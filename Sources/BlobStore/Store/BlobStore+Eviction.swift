@@ -51,24 +51,22 @@ extension BlobStore {
     /// With the exclusive lock and the state mutex held, after catching up (gc).
     func evictionRound(
         _ state: inout StoreState, limits: EvictionLimits, now: Int64, protecting key: StoreKey? = nil
-    ) throws -> (plan: EvictionPlan, deleted: (count: Int, bytes: UInt64)) {
+    ) throws -> EvictionRound {
         let plan = try startEviction(&state, limits: limits, now: now, protecting: key)
         if evictionNeedsCommit(&state) { try groupCommitLocked(&state) }
-        return (plan, try finishEviction(&state, plan: plan, limits: limits))
+        return try finishEviction(&state, plan: plan, limits: limits)
     }
 
     /// ``evictionRound(_:limits:now:protecting:)`` with the state mutex let go for its group
     /// commit. Holding ``writers`` and the exclusive lock, caught up: nothing but hints changes
     /// between the steps.
-    func evictionRoundInSteps(limits: EvictionLimits, now: Int64, protecting key: StoreKey?) throws
-        -> (plan: EvictionPlan, deleted: (count: Int, bytes: UInt64))
-    {
+    func evictionRoundInSteps(limits: EvictionLimits, now: Int64, protecting key: StoreKey?) throws -> EvictionRound {
         let (plan, commits) = try state.withLock { state in
             let plan = try startEviction(&state, limits: limits, now: now, protecting: key)
             return (plan, evictionNeedsCommit(&state))
         }
         if commits { try commitOutsideMutex() }
-        return (plan, try state.withLock { try finishEviction(&$0, plan: plan, limits: limits) })
+        return try state.withLock { try finishEviction(&$0, plan: plan, limits: limits) }
     }
 
     /// The round's first step: plans it and appends the evict records (reporting them).
@@ -102,15 +100,15 @@ extension BlobStore {
     /// The round's last step, once its records are durable: deletes the garbage, and rewrites
     /// packs when the round freed needles or the store is still over a limit.
     private func finishEviction(_ state: inout StoreState, plan: EvictionPlan, limits: EvictionLimits) throws
-        -> (count: Int, bytes: UInt64)
+        -> EvictionRound
     {
         // A poisoned handle did not make the records durable: nothing may be deleted.
         if let poison = state.poison { throw poison }
-        let deleted = state.deleteGarbage(layout: layout)
+        var round = EvictionRound(plan: plan, deleted: state.deleteGarbage(layout: layout))
         if !plan.victims.isEmpty || state.index.isOverLimits(limits) {
-            try reclaimPacks(&state, capacity: limits.capacity)
+            round.repacked = try reclaimPacks(&state, capacity: limits.capacity)
         }
-        return deleted
+        return round
     }
 
     /// Refuses a value larger than the capacity. `size` is the value's size, or with

@@ -58,8 +58,8 @@ extension BlobStore {
                 report.blobsDeleted += round.deleted.count
                 report.blobBytesDeleted &+= round.deleted.bytes
                 let repack = try reclaimPacks(&state, capacity: limits.capacity)
-                report.packsRewritten += repack.packsRewritten
-                report.needlesMoved += repack.needlesMoved
+                report.packsRewritten += round.repacked.packsRewritten + repack.packsRewritten
+                report.needlesMoved += round.repacked.needlesMoved + repack.needlesMoved
             }
             report.expiredEntries = plan.count(.expired)
             report.agedEntries = plan.count(.aged)
