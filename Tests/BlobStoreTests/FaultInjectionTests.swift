@@ -11,6 +11,8 @@ private enum Step: CustomStringConvertible {
     case remove(String)
     case compact
     case gc
+    /// A collection that evicts to ``evictionLimits``.
+    case evict
     case flush
 
     var description: String {
@@ -19,10 +21,15 @@ private enum Step: CustomStringConvertible {
         case .remove(let key): "rm \(key)"
         case .compact: "compact"
         case .gc: "gc"
+        case .evict: "evict"
         case .flush: "flush"
         }
     }
 }
+
+/// The limits of the `evict` step: one entry, so that it evicts most of the workload's keys and
+/// leaves their pack mostly dead, to be rewritten by the same collection.
+private let evictionLimits = EvictionLimits(maxEntries: 2)
 
 /// The small workloads swept: every counted operation of each is failed in turn.
 private let workloads: [String: [Step]] = [
@@ -31,6 +38,7 @@ private let workloads: [String: [Step]] = [
     "remove": [.put("a", "alpha"), .put("b", "beta"), .remove("a"), .put("a", "again")],
     "compact": [.put("a", "one"), .put("b", "beta"), .put("a", "two"), .remove("b"), .compact, .put("c", "gamma")],
     "gc": [.put("a", "one"), .put("a", "two"), .put("b", "beta"), .remove("b"), .gc, .put("c", "gamma")],
+    "evict": [.put("a", "one"), .put("b", "beta"), .put("c", "gamma"), .put("a", "two"), .evict, .put("d", "delta")],
 ]
 
 /// What each key may hold after a run.
@@ -53,6 +61,10 @@ private struct Expectation {
             for (key, values) in allowed { sinceDurable[key] = values }
         case .gc:
             return
+        case .evict:
+            // An eviction only removes: each key may now be absent, never an older value.
+            for key in allowed.keys { allowed[key]?.insert(nil) }
+            for key in sinceDurable.keys { sinceDurable[key]?.insert(nil) }
         }
     }
 
@@ -73,10 +85,14 @@ private struct Expectation {
 @Suite(.serialized) struct FaultInjectionTests {
     private func run(
         _ steps: [Step], at path: String, durability: Durability, plan: FaultInjection.Plan?
-    ) -> (expectation: Expectation, errors: [String], acknowledgedAfterSyncFailure: [String]) {
+    ) -> (
+        expectation: Expectation, errors: [String], acknowledgedAfterSyncFailure: [String],
+        eviction: GarbageCollectionReport?
+    ) {
         var expectation = Expectation()
         var errors: [String] = []
         var afterSyncFailure: [String] = []
+        var eviction: GarbageCollectionReport?
         if let plan { FaultInjection.begin(plan) }
         var configuration = BlobStore.Configuration(durability: durability)
         configuration.compactionMinimumJournalBytes = .max
@@ -85,7 +101,7 @@ private struct Expectation {
             store = try BlobStore(at: path, configuration: configuration)
         } catch {
             if !(error is BlobStoreError) { errors.append("open threw \(type(of: error))") }
-            return (expectation, errors, afterSyncFailure)
+            return (expectation, errors, afterSyncFailure, eviction)
         }
         for step in steps {
             let syncFailedBefore = FaultInjection.firstFailure?.hasPrefix("sync") == true
@@ -96,6 +112,7 @@ private struct Expectation {
                 case .remove(let key): try store.remove(StoreKey(key))
                 case .compact: try store.compact()
                 case .gc: try store.collectGarbage(gracePeriod: .zero)
+                case .evict: eviction = try store.collectGarbage(limits: evictionLimits, gracePeriod: .zero)
                 case .flush: try store.flush()
                 }
             } catch {
@@ -106,7 +123,7 @@ private struct Expectation {
             expectation.apply(step, acknowledged: acknowledged, durability: durability)
         }
         try? store.close()
-        return (expectation, errors, afterSyncFailure)
+        return (expectation, errors, afterSyncFailure, eviction)
     }
 
     /// Opens the store after a run and checks it against what was acknowledged.
@@ -134,6 +151,11 @@ private struct Expectation {
             let run = run(steps, at: path, durability: durability, plan: FaultInjection.Plan(root: path))
             let outcome = FaultInjection.end()
             #expect(run.errors.isEmpty && outcome.failed == nil)
+            if steps.contains(where: { if case .evict = $0 { true } else { false } }) {
+                // Without a fault the eviction evicts, and rewrites the pack it leaves mostly dead.
+                #expect(run.eviction?.leastRecentlyUsedEntries ?? 0 >= 2, "\(String(describing: run.eviction))")
+                #expect(run.eviction?.packsRewritten ?? 0 >= 1, "\(String(describing: run.eviction))")
+            }
             return outcome.operations
         }
     }
