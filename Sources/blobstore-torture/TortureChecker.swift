@@ -39,8 +39,8 @@ struct TortureChecker {
                     outcome.findings.append(
                         Finding(
                             .lost,
-                            "\(prefixes[worker])-\(absence.key): expected \(absence.expected), read absent, "
-                                + "and no eviction ran between its put and that read"))
+                            "\(prefixes[worker])-\(absence.key): expected \(absence.expected), a read or remove found "
+                                + "nothing, and no eviction ran between its put and that moment"))
                 }
             }
         }

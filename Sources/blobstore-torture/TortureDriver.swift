@@ -40,7 +40,7 @@ struct TortureDriver {
             let ended = try runWorkers(round: round, store: store, logs: logs, states: states, random: &random)
             for (worker, end) in ended.enumerated() {
                 let text = (try? String(contentsOfFile: "\(logs)/\(prefixes[worker]).out", encoding: .utf8)) ?? ""
-                let log = WorkerLog(text, states: states[worker])
+                let log = WorkerLog(text, states: states[worker], ended: end.reaped)
                 summary.count(log)
                 findings += log.findings + end.findings(log, name: prefixes[worker])
                 workerLogs.append(log)

@@ -11,7 +11,8 @@ struct TortureSummary {
     var reads = 0
     var compactions = 0
     var collections = 0
-    /// Collections with an eviction limit that returned, and the absences evictions explain.
+    /// Collections with an eviction limit that returned having evicted something, and the
+    /// absences evictions explain.
     var evictions = 0
     var evicted = 0
     var kills = 0
@@ -45,7 +46,7 @@ struct TortureSummary {
         reads += log.reads
         compactions += log.compactions
         collections += log.collections
-        evictions += log.evictions.filter { $0.ended != .max }.count
+        evictions += log.evictionsReturned
     }
 
     private var stages: String {

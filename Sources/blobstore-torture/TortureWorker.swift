@@ -23,7 +23,7 @@ struct TortureWorker {
     var seed: UInt64
     var operations: Int
     var durability: Durability
-    /// Whether half of the collections evict (`TortureOptions.eviction`).
+    /// Whether a quarter of the collections evict (`TortureOptions.eviction`).
     var eviction: Bool
 
     /// The limits of an evicting collection: the store holds up to 3 × 24 keys of up to about

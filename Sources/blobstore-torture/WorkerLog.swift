@@ -16,7 +16,8 @@ struct WorkerLog {
         var seen: UInt64
     }
 
-    /// When an evicting collection began and returned (`UInt64.max`: it never did).
+    /// When an evicting collection began and returned (or, when it never did, when its worker
+    /// was reaped). A collection that returned having evicted nothing is none.
     struct Eviction {
         var began: UInt64
         var ended: UInt64
@@ -30,13 +31,16 @@ struct WorkerLog {
     /// The state of each key after the last acknowledged change (or the last read that found it
     /// absent).
     var states: [KeyState]
-    /// When the put behind each key's state began (0: in an earlier round).
+    /// When the put behind each key's state began (0: in an earlier round), or when a later read
+    /// that found it began: an eviction that ended before then did not remove it.
     var putBegan: [UInt64]
     /// The change that was logged as begun but not acknowledged: the worker was killed during it
     /// (or it threw), so it may or may not have taken effect.
     var inFlight: (key: Int, state: KeyState)?
     var absences: [Absence] = []
     var evictions: [Eviction] = []
+    /// Evicting collections that returned having evicted something.
+    var evictionsReturned = 0
     var acknowledged = 0
     var reads = 0
     var compactions = 0
@@ -51,11 +55,12 @@ struct WorkerLog {
     var garbled: [String] = []
 
     /// Replays `text` (the worker's standard output) over `states`, the states the round began
-    /// with.
-    init(_ text: String, states: [KeyState]) {
+    /// with; `ended` is when the worker was reaped.
+    init(_ text: String, states: [KeyState], ended: UInt64) {
         self.states = states
         putBegan = [UInt64](repeating: 0, count: states.count)
         var putInFlightBegan: UInt64 = 0
+        var readBegan: UInt64 = 0
         var evictionBegan: UInt64?
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 1)
@@ -73,7 +78,8 @@ struct WorkerLog {
                     putInFlightBegan = time
                 case .remove(let key): inFlight = (key, .absent)
                 case .evict: evictionBegan = time
-                case .read, .compact, .collect: break
+                case .read: readBegan = time
+                case .compact, .collect: break
                 }
             case .put(let key, let version):
                 putBegan[key] = putInFlightBegan
@@ -83,12 +89,15 @@ struct WorkerLog {
                 acknowledge(key, .absent)
             case .read(let key, let hit):
                 reads += 1
-                if !hit { noteAbsence(of: key, at: time) }
+                if hit { putBegan[key] = readBegan } else { noteAbsence(of: key, at: time) }
             case .compacted: compactions += 1
             case .collected: collections += 1
-            case .evicted:
+            case .evicted(let entries):
                 collections += 1
-                evictions.append(Eviction(began: evictionBegan ?? 0, ended: time))
+                if entries > 0 {
+                    evictions.append(Eviction(began: evictionBegan ?? 0, ended: time))
+                    evictionsReturned += 1
+                }
                 evictionBegan = nil
             case .found(let finding): findings.append(finding)
             case .closing: stage = "close"
@@ -98,7 +107,7 @@ struct WorkerLog {
             }
             if event.isAcknowledgement { stage = "between" }
         }
-        if let evictionBegan { evictions.append(Eviction(began: evictionBegan, ended: .max)) }
+        if let evictionBegan { evictions.append(Eviction(began: evictionBegan, ended: max(ended, evictionBegan))) }
     }
 
     private mutating func acknowledge(_ key: Int, _ state: KeyState) {

@@ -45,6 +45,9 @@ final class WorkerProcess {
         var status: Int32
         var hung: Bool
         var standardError: String
+        /// The monotonic time once the worker was reaped: it did nothing after this (a killed
+        /// worker may finish a system call after SIGKILL is sent, never after it is reaped).
+        var reaped: UInt64
 
         var killed: Bool { !hung && reason == .uncaughtSignal && status == SIGKILL }
 
@@ -110,9 +113,10 @@ final class WorkerProcess {
             usleep(1000)
         }
         process.waitUntilExit()
+        let reaped = MonotonicClock.nanoseconds()
         let standardError = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
         return End(
             reason: process.terminationReason, status: process.terminationStatus, hung: hung,
-            standardError: standardError)
+            standardError: standardError, reaped: reaped)
     }
 }

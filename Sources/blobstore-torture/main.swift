@@ -27,7 +27,7 @@
 // is opened and checked against what the workers acknowledged. Prints one summary line; exits 1
 // if anything acknowledged was lost, a read was wrong, recovery failed or an operation failed.
 // MODE is none, batched, always, or mixed (the default: each worker of each round draws one).
-// With eviction on (the default) half of the collections evict to a capacity or an entry limit.
+// With eviction on (the default) a quarter of the collections evict to a capacity or an entry limit.
 //
 //   blobstore-torture worker STORE PREFIX FIRST_VERSION SEED OPERATIONS none|batched|always on|off
 //
