@@ -39,6 +39,8 @@ private let workloads: [String: [Step]] = [
     "compact": [.put("a", "one"), .put("b", "beta"), .put("a", "two"), .remove("b"), .compact, .put("c", "gamma")],
     "gc": [.put("a", "one"), .put("a", "two"), .put("b", "beta"), .remove("b"), .gc, .put("c", "gamma")],
     "evict": [.put("a", "one"), .put("b", "beta"), .put("c", "gamma"), .put("a", "two"), .evict, .put("d", "delta")],
+    // Nothing in the newest pack lives: gc deletes it, and the next put starts another.
+    "empty": [.put("a", "alpha"), .put("b", "beta"), .remove("a"), .remove("b"), .gc, .put("c", "gamma")],
 ]
 
 /// What each key may hold after a run.

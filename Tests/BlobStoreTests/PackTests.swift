@@ -324,6 +324,33 @@ import Testing
         }
     }
 
+    /// Once nothing in the newest pack lives it goes too (kept, it would take disk that nothing
+    /// counts), and the next put starts a pack of a new number.
+    @Test func theNewestPackGoesOnceNothingInItLivesAndTheNextPutStartsAnother() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path, fast) { store throws in
+                for index in 0..<3 { try store.put(value(index), for: StoreKey("a\(index)")) }
+                #expect(packFiles(path) == ["pack-1"])
+                for index in 0..<3 { try store.remove(StoreKey("a\(index)")) }
+                try store.collectGarbage(gracePeriod: .zero)
+                #expect(packFiles(path) == [])
+                #expect(try store.stats().storedBytes == 0)
+                try store.put(value(3), for: "b")
+                #expect(packFiles(path).count == 1 && packFiles(path) != ["pack-1"], "\(packFiles(path))")
+                #expect(try store.value(for: "b") == value(3))
+                #expect(try store.verify().isClean)
+            }
+            try withStore(path, fast) { store throws in
+                #expect(try store.entries().map(\.key.string) == ["b"])
+                #expect(try store.value(for: "b") == value(3))
+                try store.put(value(4), for: "c")
+                #expect(packFiles(path).count == 1, "\(packFiles(path))")
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
+
     @Test func aCapacityOfSmallValuesHoldsOnDisk() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")

@@ -77,8 +77,7 @@ struct StoreIndex: Sendable {
     private(set) var nextPack: UInt32 = 1
     /// The sizes of the packs that count against the capacity: those with a live needle (dead
     /// needles in them included). A pack with nothing live is deleted by the next eviction
-    /// round, compaction or gc (the newest one is kept for appending, and counts again once a
-    /// needle in it lives).
+    /// round, compaction or gc (``deadPacks``).
     private(set) var countedPackBytes: UInt64 = 0
     /// Bytes of referenced needles in all packs.
     private(set) var livePackBytes: UInt64 = 0
@@ -276,16 +275,24 @@ struct StoreIndex: Sendable {
         nextPack = max(nextPack, number)
     }
 
-    /// Forgets packs with nothing live that are not the newest, after their files were deleted.
+    /// Forgets the ``deadPacks``, after their files were deleted. When the newest is among them,
+    /// writers move on: the next needle goes to a pack of a new number (numbers are never
+    /// reused, so the one after the deleted pack is skipped; a process that has not seen this
+    /// finds the file gone and moves on too, ``PackFiles/append``).
     mutating func forgetDeadPacks() {
-        for (number, usage) in packs where usage.live == 0 && number != activePack {
-            packs[number] = nil
-        }
+        let dead = deadPacks
+        if let active = activePack, dead.contains(active) { nextPack = max(nextPack, active &+ 2) }
+        for number in dead { packs[number] = nil }
     }
 
-    /// The numbers of packs with nothing live, other than the newest: their files can go.
+    /// The numbers of packs with nothing live, whose files can go: every such pack but the
+    /// newest, and the newest too once it holds a dead needle (kept, it would take disk that
+    /// nothing counts, up to a whole pack). The newest with no needle at all stays for appending.
     var deadPacks: [UInt32] {
-        packs.compactMap { $0.value.live == 0 && $0.key != activePack ? $0.key : nil }
+        packs.compactMap { number, usage in
+            let holdsNeedles = number != activePack || usage.end > PackFormat.headerSize
+            return usage.live == 0 && holdsNeedles ? number : nil
+        }
     }
 
     /// The packed blobs in `numbers`, by pack and offset.

@@ -145,6 +145,16 @@ struct PackFiles: Sendable {
         writer = nil
     }
 
+    /// Stops appending to the writer's pack if it is one of `numbers`, packs this process is
+    /// deleting (nothing in them lives, so nothing in them needs a sync): the next append opens
+    /// its pack by number and finds it gone, instead of writing into a file no name leads to,
+    /// which it would not notice when it trusts its index (``append``).
+    mutating func closeWriter(ifAppendingTo numbers: [UInt32]) {
+        guard let writer, numbers.contains(writer.number) else { return }
+        Syscalls.close(writer.descriptor)
+        self.writer = nil
+    }
+
     // MARK: - Appending
 
     /// Appends a needle holding `value` to the newest pack (creating the next one when it is
@@ -157,7 +167,9 @@ struct PackFiles: Sendable {
     ///
     /// With `trustingIndex` (nobody else took the exclusive lock since this process last let it
     /// go caught up: ``ChangeCounter/isQuiet``), the index's end of the pack is its size and the
-    /// `fstat` is skipped. A pack in `avoiding` (one a repack is emptying) is never appended to:
+    /// `fstat` is skipped, but for a pack opened by this call and for one with nothing live: any
+    /// process may have deleted that (``StoreIndex/deadPacks``), before this process's last hold
+    /// as well, and only the file tells. A pack in `avoiding` (one a repack is emptying) is never appended to:
     /// the needle goes to a new pack instead. A pack is closed once a needle would take it past `rotateAt` bytes
     /// (``BlobStore/Configuration/packSize``), but an empty pack takes any needle.
     mutating func append(
@@ -168,6 +180,7 @@ struct PackFiles: Sendable {
         let needleSize = PackFormat.needleSize(UInt64(value.count))
         var retired: [FileDescriptor] = []
         var createdPack = false
+        var openedPack = false
         var target = index.activePack ?? 1
         if avoiding.contains(target) { target = index.nextPack }
         while true {
@@ -188,12 +201,14 @@ struct PackFiles: Sendable {
                 }
                 writer = opened.writer
                 createdPack = createdPack || opened.created
+                openedPack = true
             }
             let writer = writer!
             let known = max(index.packs[target]?.end ?? PackFormat.headerSize, PackFormat.headerSize)
             var offset = known
             var isLinked = true
-            if !trustingIndex || createdPack {
+            let mayBeGone = index.packs[target].map { $0.live == 0 && $0.end > PackFormat.headerSize } ?? false
+            if !trustingIndex || openedPack || mayBeGone {
                 let info = try Syscalls.fstat(writer.descriptor)
                 offset = max(UInt64(max(0, info.st_size)), known)
                 isLinked = info.st_nlink > 0

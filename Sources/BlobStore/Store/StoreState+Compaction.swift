@@ -138,12 +138,14 @@ extension StoreState {
         return (count, bytes)
     }
 
-    /// Deletes the pack files in which nothing is live (but the newest), once the records that
-    /// killed their needles are durable, as for ``deleteGarbage(layout:)``. Other processes that
+    /// Deletes the pack files in which nothing is live (``StoreIndex/deadPacks``: the newest too,
+    /// once it holds a needle), once the records that killed their needles are durable, as for
+    /// ``deleteGarbage(layout:)``; this process stops appending to any of them. Other processes that
     /// still map one keep reading it; its disk is freed when the last of them unmaps it.
     mutating func deleteDeadPacks(layout: StoreLayout) {
         let dead = index.deadPacks
         guard !dead.isEmpty else { return }
+        packs.closeWriter(ifAppendingTo: dead)
         for number in dead {
             _ = try? Syscalls.unlink(layout.pack(number))
         }
