@@ -6,6 +6,10 @@ struct PackUsage: Equatable, Sendable {
     /// Bytes of needles that some entry refers to.
     var live: UInt64 = 0
 
+    /// Whether the pack holds needles and none of them is referenced: its file can go
+    /// (``StoreIndex/deadPacks``), and any process may have deleted it already.
+    var holdsOnlyDeadNeedles: Bool { live == 0 && end > PackFormat.headerSize }
+
     /// The part of the pack's needle bytes that is referenced, from 0 to 1.
     var liveFraction: Double {
         let needles = end &- PackFormat.headerSize

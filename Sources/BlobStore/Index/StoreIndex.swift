@@ -290,8 +290,7 @@ struct StoreIndex: Sendable {
     /// nothing counts, up to a whole pack). The newest with no needle at all stays for appending.
     var deadPacks: [UInt32] {
         packs.compactMap { number, usage in
-            let holdsNeedles = number != activePack || usage.end > PackFormat.headerSize
-            return usage.live == 0 && holdsNeedles ? number : nil
+            usage.holdsOnlyDeadNeedles || (usage.live == 0 && number != activePack) ? number : nil
         }
     }
 

@@ -146,9 +146,9 @@ struct PackFiles: Sendable {
     }
 
     /// Stops appending to the writer's pack if it is one of `numbers`, packs this process is
-    /// deleting (nothing in them lives, so nothing in them needs a sync): the next append opens
-    /// its pack by number and finds it gone, instead of writing into a file no name leads to,
-    /// which it would not notice when it trusts its index (``append``).
+    /// deleting (nothing in them lives, so nothing in them needs a sync), and closes its
+    /// descriptor, which would otherwise keep the deleted file's disk in use: the next append
+    /// opens its pack by number and finds it gone.
     mutating func closeWriter(ifAppendingTo numbers: [UInt32]) {
         guard let writer, numbers.contains(writer.number) else { return }
         Syscalls.close(writer.descriptor)
@@ -204,11 +204,11 @@ struct PackFiles: Sendable {
                 openedPack = true
             }
             let writer = writer!
-            let known = max(index.packs[target]?.end ?? PackFormat.headerSize, PackFormat.headerSize)
+            let usage = index.packs[target]
+            let known = max(usage?.end ?? PackFormat.headerSize, PackFormat.headerSize)
             var offset = known
             var isLinked = true
-            let mayBeGone = index.packs[target].map { $0.live == 0 && $0.end > PackFormat.headerSize } ?? false
-            if !trustingIndex || openedPack || mayBeGone {
+            if !trustingIndex || openedPack || usage?.holdsOnlyDeadNeedles == true {
                 let info = try Syscalls.fstat(writer.descriptor)
                 offset = max(UInt64(max(0, info.st_size)), known)
                 isLinked = info.st_nlink > 0
