@@ -4,7 +4,7 @@ import Foundation
 /// The records decoded lately, by their metadata bytes: a hit on a hot URL decodes its JSON once,
 /// not at every request (decoding costs more than the rest of a memory hit).
 final class DecodedRecords: Sendable {
-    private let records: BoundedMemo<Data, CacheRecord>
+    private let records: BoundedMemo<WholeBytes, CacheRecord>
 
     /// Keeps at most `capacity` records.
     init(capacity: Int = 4096) {
@@ -13,6 +13,6 @@ final class DecodedRecords: Sendable {
 
     /// The record in `metadata`, or `nil` when it is not one this version reads.
     func record(in metadata: Data) -> CacheRecord? {
-        records.value(for: metadata, CacheRecord.decoded)
+        records.value(for: WholeBytes(metadata)) { CacheRecord.decoded($0.data) }
     }
 }
