@@ -5,10 +5,15 @@
 #
 #   scripts/bench-proxy.sh [SECONDS]     # each wrk run lasts SECONDS (default 10)
 #
-# Measured, for each proxy: cached hits of a 4 KiB and a 1 MiB body with 1 connection and with 64
-# (wrk -t2), and misses (a no-store 4 KiB response, so every request goes to the origin) with 1
-# connection, beside the same requests sent to the origin directly. Prints one Markdown table:
-# requests per second and the 50th, 90th and 99th latency percentiles.
+# Traffic shaped like a site's, each wrk thread going round its own slice of many distinct URLs
+# (never one URL, which flatters every cache): cached 4 KiB hits over 1,000 URLs at 1 and 64
+# connections, cached 1 MiB hits over 32 URLs at 16, `no-store` 4 KiB responses at 16 (every
+# request passes through to the origin), `no-cache` ones at 16 (every request revalidated: the
+# origin answers 304 to blobstore serve; nginx and Varnish pass such responses through), and cold
+# misses at 16 (every request a URL never asked for). Each proxy is measured in turn; blobstore
+# serve twice, with its access log off and with the default log (standard error, into a file).
+# Prints one Markdown table: requests per second, the 50th and 99th latency percentiles, and the
+# proxy's CPU time and context switches per request (perf stat on its process tree).
 #
 # Installs wrk, varnish and nginx from Debian when missing (apt-get, as root or with sudo); every
 # server listens on 127.0.0.1 only, on free ports, runs from a temporary directory and is stopped
@@ -49,35 +54,53 @@ wait_port() {
     return 1
 }
 
-# The origin: nginx serving 4 KiB and 1 MiB files, cacheable for an hour, and a no-store copy.
+# The origin: nginx serving 1,000 distinct 4 KiB files and 32 distinct 1 MiB ones, cacheable for an
+# hour; the same 4 KiB files `no-store` (every request passes through) and `no-cache` (every request
+# is revalidated: a shared cache sends a conditional request and the origin answers 304); and any
+# /cold/ path answered with a 4 KiB body (every request a URL never seen: a cold miss).
 origin_port=$(free_port)
-mkdir -p "$work/origin/root/nostore" "$work/origin/logs"
-head -c 4096 /dev/urandom >"$work/origin/root/4k.bin"
-head -c 1048576 /dev/urandom >"$work/origin/root/1m.bin"
-cp "$work/origin/root/4k.bin" "$work/origin/root/nostore/4k.bin"
+mkdir -p "$work/origin/root/f" "$work/origin/root/m" "$work/origin/logs"
+python3 - "$work/origin/root" <<'PY'
+import os, sys
+root = sys.argv[1]
+for i in range(1000):
+    with open(f"{root}/f/{i}.bin", "wb") as f: f.write(os.urandom(4096))
+for i in range(32):
+    with open(f"{root}/m/{i}.bin", "wb") as f: f.write(os.urandom(1 << 20))
+PY
 cat >"$work/origin/nginx.conf" <<CONF
 daemon off; master_process off; worker_processes 1;
 pid $work/origin/nginx.pid; error_log $work/origin/logs/error.log;
-events { worker_connections 1024; }
+events { worker_connections 4096; }
 http {
     access_log off;
+    keepalive_requests 1000000;
     client_body_temp_path $work/origin/body; proxy_temp_path $work/origin/proxy;
     fastcgi_temp_path $work/origin/fastcgi; uwsgi_temp_path $work/origin/uwsgi; scgi_temp_path $work/origin/scgi;
     server {
         listen 127.0.0.1:$origin_port;
         root $work/origin/root;
         location / { add_header Cache-Control "max-age=3600"; }
-        location /nostore/ { add_header Cache-Control "no-store"; }
+        location /nostore/ { alias $work/origin/root/f/; add_header Cache-Control "no-store"; }
+        location /nocache/ { alias $work/origin/root/f/; add_header Cache-Control "no-cache"; }
+        location /cold/ { add_header Cache-Control "max-age=3600"; try_files /f/0.bin =404; }
     }
 }
 CONF
 /usr/sbin/nginx -c "$work/origin/nginx.conf" -p "$work/origin" &
 pids+=($!)
 
-# blobstore serve.
+# blobstore serve, with its access log off (/dev/null) and, a second one, with the default log
+# (standard error, here into a file).
 serve_port=$(free_port)
 "$blobstore" serve --store "$work/blobstore" --origin "http://127.0.0.1:$origin_port" \
     --listen "127.0.0.1:$serve_port" --access-log /dev/null 2>"$work/serve.log" &
+serve_pid=$!
+pids+=($!)
+serve_logged_port=$(free_port)
+"$blobstore" serve --store "$work/blobstore-logged" --origin "http://127.0.0.1:$origin_port" \
+    --listen "127.0.0.1:$serve_logged_port" 2>"$work/serve-logged.log" &
+serve_logged_pid=$!
 pids+=($!)
 
 # nginx with proxy_cache, as its documentation sets it up: two workers (one per core here).
@@ -86,9 +109,10 @@ mkdir -p "$work/nginx/cache" "$work/nginx/logs"
 cat >"$work/nginx/nginx.conf" <<CONF
 daemon off; worker_processes 2; user $(id -un) $(id -gn);
 pid $work/nginx/nginx.pid; error_log $work/nginx/logs/error.log;
-events { worker_connections 1024; }
+events { worker_connections 4096; }
 http {
     access_log off;
+    keepalive_requests 1000000;
     client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;
     fastcgi_temp_path $work/nginx/fastcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
     proxy_cache_path $work/nginx/cache levels=1:2 keys_zone=bench:10m max_size=1g inactive=1h;
@@ -106,6 +130,7 @@ http {
 }
 CONF
 /usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
+nginx_pid=$!
 pids+=($!)
 
 # Varnish with its default VCL for the origin, 256 MiB of memory storage.
@@ -113,53 +138,131 @@ varnish_port=$(free_port)
 mkdir -p "$work/varnish"
 /usr/sbin/varnishd -F -j none -n "$work/varnish" -a "127.0.0.1:$varnish_port" -b "127.0.0.1:$origin_port" \
     -s malloc,256m -T none >"$work/varnish.log" 2>&1 &
+varnish_pid=$!
 pids+=($!)
 
-for port in "$origin_port" "$serve_port" "$nginx_port" "$varnish_port"; do wait_port "$port"; done
+for port in "$origin_port" "$serve_port" "$serve_logged_port" "$nginx_port" "$varnish_port"; do
+    wait_port "$port"
+done
+# nginx's and Varnish's work is done in child processes: perf stat counts the whole tree, as it is
+# when it starts (nginx's cache loader comes and goes).
+tree() {
+    local list=$1 child
+    for child in $(pgrep -P "$1"); do list="$list,$(tree "$child")"; done
+    echo "$list"
+}
 
-# One wrk run: prints "requests/s | p50 | p90 | p99".
+
+# The requests: each wrk thread goes round its own slice of COUNT URLs under PREFIX (`<i>.bin`),
+# or, with "unique", asks for a URL never asked before at each request.
+cat >"$work/urls.lua" <<'LUA'
+local next_thread = 0
+function setup(thread)
+    thread:set("thread_index", next_thread)
+    thread:set("thread_count", tonumber(os.getenv("WRK_THREADS")))
+    next_thread = next_thread + 1
+end
+function init(args)
+    prefix, count, unique = args[1], tonumber(args[2]), args[3] == "unique"
+    slice = math.max(1, math.floor(count / thread_count))
+    first, step = thread_index * slice, 0
+    run = tostring(os.time()) .. "-" .. thread_index
+end
+function request()
+    step = step + 1
+    if unique then return wrk.format(nil, prefix .. run .. "-" .. step .. ".bin") end
+    return wrk.format(nil, prefix .. (first + step % slice) .. ".bin")
+end
+LUA
+
+# One wrk run against PORT: prints "requests/s | p50 | p99 | CPU us per request | switches per
+# request", the last two read by perf stat from the server's process (PID).
 measure() {
-    local url=$1 connections=$2 threads=1
+    local port=$1 pid=$2 path=$3 count=$4 connections=$5 mode=${6:-} threads=1
     [ "$connections" -gt 1 ] && threads=2
-    wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency "$url" | python3 -c '
+    perf stat -x, -e task-clock,context-switches -p "$(tree "$pid")" -o "$work/perf.txt" &
+    local perf_pid=$!
+    sleep 0.2
+    WRK_THREADS=$threads wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency -s "$work/urls.lua" \
+        "http://127.0.0.1:$port" -- "$path" "$count" $mode >"$work/wrk.txt"
+    kill -INT "$perf_pid"
+    wait "$perf_pid" 2>/dev/null || true
+    python3 - "$work/wrk.txt" "$work/perf.txt" "$seconds" <<'PY'
 import re, sys
-text = sys.stdin.read()
-rate = re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)
+text = open(sys.argv[1]).read()
+perf = open(sys.argv[2]).read()
+rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+requests = int(re.search(r"(\d+) requests in", text).group(1))
 def ms(label):
     value, unit = re.search(r"^\s+" + str(label) + r"%\s+([\d.]+)(us|ms|s)\s*$", text, re.M).groups()
     return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+def counter(name):
+    for line in perf.splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[2].startswith(name):
+            return float(fields[0]) if fields[0] not in ("<not counted>", "<not supported>") else 0.0
+    return 0.0
+cpu_us = counter("task-clock") * 1000 / max(requests, 1)
+switches = counter("context-switches") / max(requests, 1)
 errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+socket_errors = re.search(r"Socket errors: (.*)", text)
 note = f" ({errors.group(1)} non-2xx)" if errors else ""
-print(f"{float(rate):,.0f}{note} | {ms(50):.3f} | {ms(90):.3f} | {ms(99):.3f}")'
+note += f" (socket errors: {socket_errors.group(1)})" if socket_errors else ""
+print(f"{rate:,.0f}{note} | {ms(50):.3f} | {ms(99):.3f} | {cpu_us:.1f} | {switches:.2f}")
+PY
 }
 
-echo "| workload | server | requests/s | p50 ms | p90 ms | p99 ms |"
-echo "|---|---|---:|---:|---:|---:|"
-for name in serve nginx varnish; do
+names=(serve serve_logged nginx varnish)
+label() {
+    case $1 in
+        serve) echo "blobstore serve" ;;
+        serve_logged) echo "blobstore serve, default log" ;;
+        nginx) echo "nginx proxy_cache" ;;
+        varnish) echo "Varnish" ;;
+    esac
+}
+for name in "${names[@]}"; do
     port_var="${name}_port"
-    for file in 4k.bin 1m.bin; do
-        if ! curl -fsS -o /dev/null "http://127.0.0.1:${!port_var}/$file"; then
-            echo "$name does not serve /$file:" >&2
+    for path in f/0.bin m/0.bin nostore/0.bin nocache/0.bin cold/x.bin; do
+        if ! curl -fsS -o /dev/null "http://127.0.0.1:${!port_var}/$path"; then
+            echo "$name does not serve /$path:" >&2
             cat "$work/serve.log" "$work/varnish.log" "$work"/*/logs/error.log >&2
             exit 1
         fi
     done
 done
-for workload in "4k.bin 1" "4k.bin 64" "1m.bin 1" "1m.bin 64"; do
-    set -- $workload
-    for name in serve nginx varnish; do
-        port_var="${name}_port"
-        label="blobstore serve"
-        [ "$name" = nginx ] && label="nginx proxy_cache"
-        [ "$name" = varnish ] && label="Varnish"
-        echo "| hit $1, $2 conn | $label | $(measure "http://127.0.0.1:${!port_var}/$1" "$2") |"
-    done
-done
-echo "| miss 4 KiB, 1 conn | origin directly | $(measure "http://127.0.0.1:$origin_port/nostore/4k.bin" 1) |"
-for name in serve nginx varnish; do
+# Every cached URL is asked for once before it is measured.
+warm() {
+    local port=$1 prefix=$2 count=$3
+    python3 - "$port" "$prefix" "$count" <<'PY'
+import http.client, sys
+port, prefix, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+connection = http.client.HTTPConnection("127.0.0.1", port)
+for i in range(count):
+    connection.request("GET", f"{prefix}{i}.bin")
+    connection.getresponse().read()
+PY
+}
+for name in "${names[@]}"; do
     port_var="${name}_port"
-    label="blobstore serve"
-    [ "$name" = nginx ] && label="nginx proxy_cache"
-    [ "$name" = varnish ] && label="Varnish"
-    echo "| miss 4 KiB, 1 conn | $label | $(measure "http://127.0.0.1:${!port_var}/nostore/4k.bin" 1) |"
+    warm "${!port_var}" /f/ 1000
+    warm "${!port_var}" /m/ 32
+    warm "${!port_var}" /nocache/ 1000
 done
+
+echo "| workload | server | requests/s | p50 ms | p99 ms | CPU µs/request | switches/request |"
+echo "|---|---|---:|---:|---:|---:|---:|"
+row() {
+    local title=$1 path=$2 count=$3 connections=$4 mode=${5:-}
+    for name in "${names[@]}"; do
+        port_var="${name}_port"
+        pid_var="${name}_pid"
+        echo "| $title | $(label "$name") | $(measure "${!port_var}" "${!pid_var}" "$path" "$count" "$connections" $mode) |"
+    done
+}
+row "hit 4 KiB, 1,000 URLs, 1 conn" /f/ 1000 1
+row "hit 4 KiB, 1,000 URLs, 64 conn" /f/ 1000 64
+row "hit 1 MiB, 32 URLs, 16 conn" /m/ 32 16
+row "no-store 4 KiB, 1,000 URLs, 16 conn" /nostore/ 1000 16
+row "revalidated (304) 4 KiB, 1,000 URLs, 16 conn" /nocache/ 1000 16
+row "cold miss 4 KiB, every URL new, 16 conn" /cold/ 10000 16 unique
