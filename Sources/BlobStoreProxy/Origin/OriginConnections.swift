@@ -1,13 +1,15 @@
-import Synchronization
+import BlobStore
+import Foundation
 
-/// The idle kept-alive connections to origins, by `host:port`, so that a request reuses one
-/// instead of connecting again. Bounded: at most ``maxIdlePerOrigin`` each; more are closed.
-final class OriginConnections: Sendable {
+/// The idle kept-alive connections to origins of one ``EventLoop``'s tasks, by `host:port`, so
+/// that a request reuses one instead of connecting again. Bounded: at most ``maxIdlePerOrigin``
+/// each; more are closed. Used on its loop's thread only, so it has no lock.
+final class OriginConnections: @unchecked Sendable {
     /// The most idle connections kept for one origin.
     let maxIdlePerOrigin: Int
-    /// The connect timeout and the read and write timeout of each connection.
+    /// The connect timeout, and the read and write timeout of each connection.
     let timeout: Duration
-    private let idle = Mutex<[String: [(connection: WireConnection, since: ContinuousClock.Instant)]]>([:])
+    private var idle: [String: [(connection: WireConnection, since: ContinuousClock.Instant)]] = [:]
     /// How long an idle connection is kept: less than the keep-alive timeouts origins commonly
     /// use (5 s for Node.js and Apache httpd), so that the origin rarely closes one under it.
     static let maxIdleTime: Duration = .seconds(4)
@@ -17,38 +19,43 @@ final class OriginConnections: Sendable {
         self.maxIdlePerOrigin = maxIdlePerOrigin
     }
 
-    /// An idle connection to `host:port`, or a new one.
+    /// An idle connection to `host:port`, or a new one made without blocking `loop`, whose tasks
+    /// use it.
     ///
     /// - Returns: The connection, and whether it was reused (a reused one may have been closed by
     ///   the origin meanwhile: a request that fails on it before any response byte is retried).
     /// - Throws: `network` when a new connection cannot be made in time.
-    func connection(host: String, port: UInt16, fresh: Bool = false) throws -> (WireConnection, reused: Bool) {
+    func connection(host: String, port: UInt16, on loop: EventLoop, fresh: Bool = false) async throws
+        -> (WireConnection, reused: Bool)
+    {
         let authority = "\(host):\(port)"
-        while !fresh, let (reused, since) = idle.withLock({ $0[authority]?.popLast() }) {
+        while !fresh, let (reused, since) = idle[authority]?.popLast() {
             // One the origin closed while it waited (or that waited too long) is dropped.
             if ContinuousClock.now - since < Self.maxIdleTime, ProxySyscalls.isOpen(reused.fd) { return (reused, true) }
         }
-        let fd = try ProxySyscalls.connect(host: host, port: port, timeout: timeout)
-        ProxySyscalls.setTimeouts(fd, receive: timeout, send: timeout)
-        return (WireConnection(fd: fd, peer: authority), false)
+        let fd = try ProxySyscalls.startConnecting(host: host, port: port)
+        let connection = WireConnection(fd: fd, peer: authority, timeouts: (timeout, timeout))
+        connection.loop = loop
+        try await connection.connected(host: host, port: port, within: timeout)
+        return (connection, false)
     }
 
     /// Keeps `connection` for the next request to `host:port` (its response was read to the end
     /// and the origin keeps it open).
     func giveBack(_ connection: WireConnection, host: String, port: UInt16) {
-        guard !connection.hasBufferedBytes, !connection.reachedEnd else { return }
+        guard !connection.hasBufferedBytes, !connection.reachedEnd, !connection.hasUnsent else { return }
         let authority = "\(host):\(port)"
-        idle.withLock { idle in
-            guard idle[authority, default: []].count < maxIdlePerOrigin else { return }
-            idle[authority, default: []].append((connection, ContinuousClock.now))
-        }
+        guard idle[authority, default: []].count < maxIdlePerOrigin else { return }
+        idle[authority, default: []].append((connection, ContinuousClock.now))
+    }
+
+    /// Keeps `connection` when `keepsAlive`, else lets it close.
+    func giveBack(_ connection: WireConnection, host: String, port: UInt16, if keepsAlive: Bool) {
+        if keepsAlive { giveBack(connection, host: host, port: port) }
     }
 
     /// Closes every idle connection.
     func closeAll() {
-        _ = idle.withLock { idle in
-            defer { idle.removeAll() }
-            return idle
-        }
+        idle.removeAll()
     }
 }

@@ -8,8 +8,10 @@ struct BackgroundRevalidation {
     let context: ProxyContext
     /// The request whose answer was stale: its fields select the variant and go to the origin.
     let request: RequestHead
+    /// The loop the revalidation's task runs on.
+    let loop: EventLoop
 
-    func run(_ stored: StoredResponse, body: StoredBody, url: URL, target: ForwardTarget) {
+    func run(_ stored: StoredResponse, body: StoredBody, url: URL, target: ForwardTarget) async {
         let cache = context.cache
         var headers = request.headers
         headers.set("If-None-Match", stored.headers["ETag"])
@@ -19,12 +21,13 @@ struct BackgroundRevalidation {
         let requestTime = Date()
         context.metrics.revalidations.add(1, ordering: .relaxed)
         do {
-            let (fd, _) = try context.origins.connection(host: target.host, port: target.port, fresh: true)
+            let (fd, _) = try await loop.origins.connection(host: target.host, port: target.port, on: loop, fresh: true)
             try fd.write(head)
+            try await fd.flush()
             var response: ResponseHead
             repeat {
                 guard
-                    let bytes = try fd.readHead(
+                    let bytes = try await fd.readHead(
                         maxBytes: 64 << 10, idle: context.configuration.originTimeout,
                         complete: context.configuration.originTimeout, tooLarge: 502)
                 else { return }
@@ -42,7 +45,7 @@ struct BackgroundRevalidation {
                 url: url.absoluteString, status: response.status, headers: response.headers, vary: nil,
                 requestTime: requestTime, responseTime: Date())
             let kept = KeptBody(spoolingTo: context.makeSpoolFile)
-            while let chunk = try reader.next() {
+            while let chunk = try await reader.next() {
                 guard kept.count + chunk.count <= context.configuration.maxObjectBytes else { return }
                 try kept.append(chunk)
             }

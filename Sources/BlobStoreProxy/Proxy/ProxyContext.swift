@@ -4,12 +4,12 @@ import BlobStoreHTTP
 import Foundation
 import Synchronization
 
-/// What every request handler of one proxy shares: its configuration, the cache, the origin
-/// connections, the counters, the flights of collapsed requests and the access log.
+/// What every request handler of one proxy shares: its configuration, the cache, the counters,
+/// the flights of collapsed requests and the access log (the idle origin connections are each
+/// event loop's own, ``EventLoop/origins``).
 final class ProxyContext: Sendable {
     let configuration: ProxyConfiguration
     let cache: HTTPCache
-    let origins: OriginConnections
     let metrics = ProxyMetrics()
     let collapsing = RequestCollapsing()
     let log: AccessLog
@@ -30,7 +30,6 @@ final class ProxyContext: Sendable {
     init(configuration: ProxyConfiguration, cache: HTTPCache, log: AccessLog) {
         self.configuration = configuration
         self.cache = cache
-        self.origins = OriginConnections(timeout: configuration.originTimeout)
         self.log = log
         if let disk = (cache.store as? CachedStore)?.disk ?? (cache.store as? BlobStore) {
             self.makeSpoolFile = { try disk.makeSpoolFile() }

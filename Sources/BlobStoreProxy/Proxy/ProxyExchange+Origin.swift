@@ -12,7 +12,7 @@ extension ProxyExchange {
     func forward(
         to target: ForwardTarget, body: inout BodyReader, stored: (StoredResponse, StoredBody)?,
         conditional: Bool = true
-    ) throws {
+    ) async throws {
         let requestTime = Date()
         var headers = request.headers
         if let (response, _) = stored, conditional {
@@ -25,7 +25,7 @@ extension ProxyExchange {
         let response: ResponseHead
         let connection: WireConnection
         do {
-            (response, connection) = try send(head, body: &body, to: target, relayingInterim: true)
+            (response, connection) = try await send(head, body: &body, to: target, relayingInterim: true)
         } catch let error as BlobStoreError {
             if let (storedResponse, storedBody) = stored,
                 storedResponse.mayAnswerOnError(at: Date(), requestHeaders: request.headers, policy: policy)
@@ -34,7 +34,7 @@ extension ProxyExchange {
                 // The origin cannot be reached: a disconnected cache may answer stale (RFC 9111
                 // §4.2.4), unless the response or the request forbids it.
                 cacheStatus.detail = "stale, the origin failed: \(error.message)"
-                return try serve(storedResponse, body: storedBody)
+                return try await serve(storedResponse, body: storedBody)
             }
             context.metrics.originErrors.add(1, ordering: .relaxed)
             let timedOut = error.errno == ETIMEDOUT
@@ -46,12 +46,12 @@ extension ProxyExchange {
         cacheStatus.forwardStatus = response.status
         if let (storedResponse, storedBody) = stored, let url = target.url {
             if response.status == 304, conditional {
-                context.origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
+                origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
                 guard storedResponse.isValidated(by: response.headers) else {
                     // The 304 is about another representation (RFC 9111 §4.3.4): fetch it anew.
                     _ = try? cache.removeStored(storedResponse, url: url)
                     var none = BodyReader(connection: client, framing: .none)
-                    return try forward(to: target, body: &none, stored: nil)
+                    return try await forward(to: target, body: &none, stored: nil)
                 }
                 context.metrics.notModified.add(1, ordering: .relaxed)
                 let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
@@ -62,13 +62,13 @@ extension ProxyExchange {
                 } catch {
                     cacheStatus.detail = "the store failed: \(error)"
                 }
-                return try serve(refreshed, body: storedBody)
+                return try await serve(refreshed, body: storedBody)
             }
             if [500, 502, 503, 504].contains(response.status),
                 storedResponse.mayAnswerOnError(at: Date(), requestHeaders: request.headers, policy: policy)
             {
                 cacheStatus.detail = "stale-if-error"
-                return try serve(storedResponse, body: storedBody)
+                return try await serve(storedResponse, body: storedBody)
             }
         }
         if request.method == "HEAD", response.status == 200, let url = target.url,
@@ -76,13 +76,16 @@ extension ProxyExchange {
         {
             // A 200 to HEAD freshens the stored GET response it describes (RFC 9111 §4.3.5), and the
             // client is answered from it, so that fields the HEAD left out are kept.
-            context.origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
+            origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
             let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
             _ = try? storedBody.refresh(refreshed, in: cache, requestHeaders: request.headers)
-            return try serve(refreshed, body: storedBody)
+            return try await serve(refreshed, body: storedBody)
         }
-        try relay(response, from: connection, target: target, requestTime: requestTime)
+        try await relay(response, from: connection, target: target, requestTime: requestTime)
     }
+
+    /// The idle origin connections of the client's loop, whose tasks this exchange runs in.
+    var origins: OriginConnections { client.loop!.origins }
 
     /// The stored GET response a HEAD request's answer may freshen.
     private func lookUpForHead(_ url: URL) -> (StoredResponse, StoredBody)? {
@@ -115,24 +118,29 @@ extension ProxyExchange {
     ///
     /// - Throws: `network` when the origin cannot be reached or fails; ``Rejection`` 502 for a
     ///   response that is not HTTP/1.x.
-    func send(_ head: [UInt8], body: inout BodyReader, to target: ForwardTarget, relayingInterim: Bool) throws
-        -> (ResponseHead, WireConnection)
+    func send(_ head: [UInt8], body: inout BodyReader, to target: ForwardTarget, relayingInterim: Bool)
+        async throws -> (ResponseHead, WireConnection)
     {
         let idempotent = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(request.method)
         var fresh = false
         while true {
-            let (connection, reused) = try context.origins.connection(
-                host: target.host, port: target.port, fresh: fresh)
+            let (connection, reused) = try await origins.connection(
+                host: target.host, port: target.port, on: client.loop!, fresh: fresh)
             do {
                 try connection.write(head)
                 if body.framing != .none {
+                    // Each piece of the request body is read once the origin has taken the one before.
                     let writer = BodyWriter(connection: connection, framing: body.framing)
-                    while let chunk = try body.next() { try writer.write(chunk) }
+                    while let chunk = try await body.next() {
+                        try writer.write(chunk)
+                        try await connection.flush()
+                    }
                     try writer.finish()
                 }
+                try await connection.flush()
                 while true {
                     guard
-                        let bytes = try connection.readHead(
+                        let bytes = try await connection.readHead(
                             maxBytes: 64 << 10, idle: configuration.originTimeout,
                             complete: configuration.originTimeout,
                             tooLarge: 502)
@@ -145,6 +153,7 @@ extension ProxyExchange {
                             minorVersion: 1, status: response.status, reason: response.reason,
                             headers: StoredResponse.endToEnd(response.headers))
                         try? client.write(interim.serialized)
+                        try? await client.flush()
                     }
                 }
             } catch let error as BlobStoreError
@@ -162,9 +171,7 @@ extension ProxyExchange {
     /// away mid-body does not stop a response that is being stored: it is read to its end.
     private func relay(
         _ response: ResponseHead, from connection: WireConnection, target: ForwardTarget, requestTime: Date
-    )
-        throws
-    {
+    ) async throws {
         let responseTime = Date()
         let incoming: BodyFraming
         do {
@@ -195,6 +202,16 @@ extension ProxyExchange {
         let head = finalHead(status: response.status, reason: response.reason, headers: headers)
         var clientAlive = true
         do { try client.write(head.serialized) } catch { clientAlive = false }
+        // What the client has not taken of the body so far: the origin is read no further ahead.
+        func flushed() async {
+            guard clientAlive else { return }
+            do {
+                try await client.flush()
+            } catch {
+                clientAlive = false
+                client.discardUnsent()
+            }
+        }
         sentStatus = response.status
         var body = BodyReader(connection: connection, framing: incoming)
         let writer = BodyWriter(connection: client, framing: outgoing)
@@ -213,7 +230,7 @@ extension ProxyExchange {
             }
         }
         do {
-            while let chunk = try body.next() {
+            while let chunk = try await body.next() {
                 context.metrics.bytesFromOrigin.add(chunk.count, ordering: .relaxed)
                 if let body = kept {
                     if body.count + chunk.count > configuration.maxObjectBytes {
@@ -231,6 +248,7 @@ extension ProxyExchange {
                 send(held[...])
                 held = []
                 if kept != nil { held = Array(chunk) } else { send(chunk) }
+                await flushed()
                 if !clientAlive, kept == nil { break }
             }
         } catch {
@@ -252,7 +270,7 @@ extension ProxyExchange {
         }
         send(held[...])
         if complete, incoming != .untilClose {
-            context.origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
+            origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
         }
         guard clientAlive, complete else {
             throw BlobStoreError(.network, clientAlive ? "The origin's body ended early." : "The client went away.")
@@ -284,9 +302,3 @@ extension ProxyExchange {
     }
 }
 
-extension OriginConnections {
-    /// Keeps `connection` when `keepsAlive`, else lets it close.
-    func giveBack(_ connection: WireConnection, host: String, port: UInt16, if keepsAlive: Bool) {
-        if keepsAlive { giveBack(connection, host: host, port: port) }
-    }
-}

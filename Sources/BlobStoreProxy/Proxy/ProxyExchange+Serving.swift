@@ -7,7 +7,16 @@ import Foundation
 extension ProxyExchange {
     /// Answers with a stored response, or `304 Not Modified` when the client's own copy matches
     /// it (`If-None-Match`, else `If-Modified-Since`; RFC 9110 §13.2.2).
-    func serve(_ stored: StoredResponse, body: StoredBody) throws {
+    ///
+    /// - Throws: `network` when the client connection fails; `io` when a stored file cannot be read.
+    func serve(_ stored: StoredResponse, body: StoredBody) async throws {
+        let (head, range) = answer(stored, body: body)
+        try await body.send(range, after: head, to: client)
+    }
+
+    /// The head and the range of the body that answer with `stored` (``serve(_:body:)``), noted
+    /// for the log and the metrics.
+    func answer(_ stored: StoredResponse, body: StoredBody) -> (head: [UInt8], range: Range<Int>) {
         let now = Date()
         let matches = Self.clientCopyMatches(stored, request: request.headers)
         let ranged =
@@ -19,7 +28,7 @@ extension ProxyExchange {
             sentStatus = stored.status
             sentBytes = range.count
             context.metrics.bytesFromCache.add(range.count, ordering: .relaxed)
-            return try body.send(range, after: head, to: client)
+            return (head, range)
         }
         var headers = stored.servedHeaders(at: now)
         var status = stored.status
@@ -56,7 +65,7 @@ extension ProxyExchange {
         if request.method == "HEAD" || status == 304 || status == 204 { range = 0..<0 }
         sentBytes = range.count
         context.metrics.bytesFromCache.add(range.count, ordering: .relaxed)
-        try body.send(range, after: head.serialized, to: client)
+        return (head.serialized, range)
     }
 
     /// Whether the request's `Range` may be served from `stored`: no `If-Range`, or one naming
@@ -137,15 +146,17 @@ extension ProxyExchange {
         try client.write(bytes)
     }
 
-    /// Revalidates `stored` on another thread while the stale response answers
-    /// (`stale-while-revalidate`); one revalidation per stored response at a time.
+    /// Revalidates `stored` in a task of its own on the client's loop while the stale response
+    /// answers (`stale-while-revalidate`); one revalidation per stored response at a time.
     func revalidateInBackground(_ stored: StoredResponse, body: StoredBody, url: URL, target: ForwardTarget) {
+        guard let loop = client.loop else { return }
         let key = HTTPCache.key(for: url).string + "\n" + (stored.vary?.suffix ?? "")
         guard context.revalidating.withLock({ $0.insert(key).inserted }) else { return }
-        let (context, request) = (self.context, self.request)
-        Thread.detachNewThread {
+        let revalidation = BackgroundRevalidation(context: context, request: request, loop: loop)
+        let context = self.context
+        loop.spawn {
             defer { _ = context.revalidating.withLock { $0.remove(key) } }
-            BackgroundRevalidation(context: context, request: request).run(stored, body: body, url: url, target: target)
+            await revalidation.run(stored, body: body, url: url, target: target)
         }
     }
 }

@@ -23,8 +23,6 @@ final class ProxyExchange {
     var sentCacheStatus: (status: CacheStatus, member: String)?
     /// Whether the client connection may serve another request after this one.
     var keepAlive: Bool
-    /// Where the log line goes before it is written, on an event loop's thread.
-    var logBatch: AccessLog.Batch?
 
     init(context: ProxyContext, client: WireConnection, request: RequestHead) {
         self.context = context
@@ -42,7 +40,7 @@ final class ProxyExchange {
     /// - Returns: Whether the connection may carry another request.
     /// - Throws: ``Rejection`` for a request the proxy refuses before sending anything; `network`
     ///   when the client connection fails (nothing more can be sent on it).
-    func respond(lookedUp: StoredLookup? = nil) throws -> Bool {
+    func respond(lookedUp: StoredLookup? = nil) async throws -> Bool {
         context.metrics.requests.add(1, ordering: .relaxed)
         defer { logged() }
         let framing = try HeadParser.framing(of: request)
@@ -51,13 +49,14 @@ final class ProxyExchange {
         if request.expectsContinue, framing != .none {
             // The proxy takes the body itself and forwards it with the request (RFC 9110 §10.1.1).
             try client.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+            try await client.flush()
         }
         let isLookup = request.method == "GET" || request.method == "HEAD"
         if let url = cachedURL(framing: framing, target: target) {
-            try answerFromCache(url: url, target: target, lookedUp: lookedUp)
+            try await answerFromCache(url: url, target: target, lookedUp: lookedUp)
         } else {
             cacheStatus.forward = isLookup ? (saysNoStore ? "request" : "bypass") : "method"
-            try forward(to: target, body: &body, stored: nil)
+            try await forward(to: target, body: &body, stored: nil)
         }
         if !body.isFinished { keepAlive = false }
         return keepAlive
@@ -73,14 +72,15 @@ final class ProxyExchange {
     enum LoopAnswer {
         /// Answered; whether the connection may carry another request.
         case answered(keepAlive: Bool)
-        /// Nothing sent or counted; ``respond(lookedUp:)`` answers it on another thread, with a new
+        /// Nothing sent or counted; ``respond(lookedUp:)`` answers it in a task, with a new
         /// exchange, from what the cache held (`nil` when it was not looked up).
         case notAnswered(StoredLookup?)
     }
 
     /// Answers the request if a stored response that is fresh (or stale within the request's
-    /// `max-stale`) and read into memory answers it: what an event loop's thread does, which must
-    /// not wait for the origin.
+    /// `max-stale`) and read into memory answers it: what an event loop does before it starts a
+    /// task, which costs more than such an answer. What the socket does not take at once waits in
+    /// the connection for ``WireConnection/flush()``.
     ///
     /// - Throws: `network` when the client connection fails.
     func respondIfFreshInMemory() throws -> LoopAnswer {
@@ -90,7 +90,9 @@ final class ProxyExchange {
         let found = lookUp(url)
         // A lookup the store failed is tried again on the other thread, which logs why.
         guard cacheStatus.detail == nil else { return .notAnswered(nil) }
-        guard let (stored, body) = found, case .bytes = body else { return .notAnswered(StoredLookup(found: found)) }
+        guard let (stored, body) = found, case .bytes(let data) = body else {
+            return .notAnswered(StoredLookup(found: found))
+        }
         let now = Date()
         switch stored.use(at: now, requestHeaders: request.headers, policy: policy) {
         case .fresh, .staleAccepted: break
@@ -98,7 +100,9 @@ final class ProxyExchange {
         }
         context.metrics.requests.add(1, ordering: .relaxed)
         defer { logged() }
-        try serveHit(stored, body: body, at: now)
+        noteHit(stored, at: now)
+        let (head, range) = answer(stored, body: body)
+        try StoredBody.write(data, range, after: head, to: client)
         return .answered(keepAlive: keepAlive)
     }
 
@@ -129,22 +133,27 @@ final class ProxyExchange {
             status: sentStatus, bytes: sentBytes,
             cacheStatus: sentCacheStatus.flatMap { $0.status == cacheStatus ? $0.member : nil }
                 ?? cacheStatus.field(name: configuration.name),
-            duration: ContinuousClock.now - started, batch: logBatch)
+            duration: ContinuousClock.now - started, batch: client.loop?.logBatch)
     }
 
     // MARK: - From the cache
 
     /// Answers with `stored`, used without a request to the origin at `now`.
-    private func serveHit(_ stored: StoredResponse, body: StoredBody, at now: Date) throws {
+    private func serveHit(_ stored: StoredResponse, body: StoredBody, at now: Date) async throws {
+        noteHit(stored, at: now)
+        try await serve(stored, body: body)
+    }
+
+    /// Counts a hit on `stored` at `now`, for the metrics and the `Cache-Status` field.
+    private func noteHit(_ stored: StoredResponse, at now: Date) {
         context.metrics.hits.add(1, ordering: .relaxed)
         cacheStatus.hit = true
         cacheStatus.ttl = ttl(of: stored, at: now)
-        try serve(stored, body: body)
     }
 
     /// Answers a GET or HEAD from a stored response when one may be used, else from the origin
     /// (with a conditional request when a stored one has a validator).
-    private func answerFromCache(url: URL, target: ForwardTarget, lookedUp: StoredLookup?) throws {
+    private func answerFromCache(url: URL, target: ForwardTarget, lookedUp: StoredLookup?) async throws {
         let requestControl = CacheControl(request.headers["Cache-Control"])
         var collapsedOnce = false
         // A stale response without a validator: it answers only if the origin fails and
@@ -160,16 +169,16 @@ final class ProxyExchange {
                 let use = stored.use(at: now, requestHeaders: request.headers, policy: policy)
                 switch use {
                 case .fresh, .staleAccepted:
-                    return try serveHit(stored, body: body, at: now)
+                    return try await serveHit(stored, body: body, at: now)
                 case .staleWhileRevalidate:
                     revalidateInBackground(stored, body: body, url: url, target: target)
-                    return try serveHit(stored, body: body, at: now)
+                    return try await serveHit(stored, body: body, at: now)
                 case .revalidate:
                     if requestControl.onlyIfCached { return try answerOnlyIfCached() }
                     context.metrics.revalidations.add(1, ordering: .relaxed)
                     cacheStatus.forward = requestControl.noCache || requestControl.maxAge != nil ? "request" : "stale"
                     var none = BodyReader(connection: client, framing: .none)
-                    try forward(to: target, body: &none, stored: (stored, body))
+                    try await forward(to: target, body: &none, stored: (stored, body))
                     return
                 case .unusable:
                     cacheStatus.forward = "stale"
@@ -187,7 +196,7 @@ final class ProxyExchange {
             if collapsible, let flight = context.collapsing.lead(key) {
                 collapsedOnce = true
                 context.metrics.collapsed.add(1, ordering: .relaxed)
-                if context.collapsing.wait(for: flight, timeout: configuration.collapseTimeout) {
+                if await context.collapsing.wait(for: flight, timeout: configuration.collapseTimeout, on: client.loop) {
                     cacheStatus.collapsed = true
                     continue
                 }
@@ -196,7 +205,7 @@ final class ProxyExchange {
             defer { if leads { context.collapsing.finish(key) } }
             context.metrics.misses.add(1, ordering: .relaxed)
             var none = BodyReader(connection: client, framing: .none)
-            try forward(to: target, body: &none, stored: fallback, conditional: false)
+            try await forward(to: target, body: &none, stored: fallback, conditional: false)
             return
         }
     }

@@ -39,24 +39,22 @@ enum StoredBody {
         }
     }
 
-    /// Sends `head`, then the bytes of `range` of the body, to `client`.
+    /// Sends `head`, then the bytes of `range` of the body, to `client`, a piece at a time for a
+    /// body in a file: each piece is read once the client has taken the one before.
     ///
     /// - Throws: `network` when the client connection fails; `io` when the stored file cannot
     ///   be read or ends early.
-    func send(_ range: Range<Int>, after head: [UInt8], to client: WireConnection) throws {
+    func send(_ range: Range<Int>, after head: [UInt8], to client: WireConnection) async throws {
         switch self {
         case .bytes(let data):
-            var bytes = head
-            data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound].withUnsafeBytes {
-                bytes.append(contentsOf: $0)
-            }
-            try client.write(bytes)
+            try Self.write(data, range, after: head, to: client)
         case .file(let handle, _):
             try client.write(head)
             guard !range.isEmpty else { return }
             try handle.seek(toOffset: UInt64(range.lowerBound))
             var left = range.count
             while left > 0 {
+                try await client.flush()
                 let piece = try handle.read(upToCount: min(left, Self.pieceSize)) ?? Data()
                 guard !piece.isEmpty else {
                     throw BlobStoreError(.io, "The stored body ended \(left) bytes early.")
@@ -65,6 +63,18 @@ enum StoredBody {
                 left -= piece.count
             }
         }
+    }
+
+    /// Writes `head` and the bytes of `range` of `data` to `client` with one write, which does not
+    /// wait (what is not sent at once waits for ``WireConnection/flush()``).
+    ///
+    /// - Throws: `network` when the client connection fails.
+    static func write(_ data: Data, _ range: Range<Int>, after head: [UInt8], to client: WireConnection) throws {
+        var bytes = head
+        data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound].withUnsafeBytes {
+            bytes.append(contentsOf: $0)
+        }
+        try client.write(bytes)
     }
 
     /// Refreshes the stored `response` that has this body after a `304`

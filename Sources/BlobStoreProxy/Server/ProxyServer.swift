@@ -9,12 +9,13 @@ import Synchronization
 /// RFC 9111 with the rules of `BlobStoreHTTP`, request collapsing, bounded heads and timeouts, an
 /// access log and Prometheus metrics. docs/http.md, "The caching proxy", describes it all.
 ///
-/// Connections waiting for a request are held by event loops, one per core (`EventLoop`),
-/// which answer fresh hits in memory on their own thread as long as the socket takes the answer
-/// at once. Any other request, and any answer the client does not take at once, is handed with
-/// its connection to a thread of its own, with blocking sockets bounded by the configured
-/// timeouts, which gives the connection back to a loop when it waits for a request again;
-/// ``ProxyConfiguration/maxConnections`` bounds the connections and so the threads.
+/// Every connection belongs to one of the event loops, one per core (`EventLoop`), which answer
+/// fresh hits in memory in place. Any other request, and any answer the client does not take at
+/// once, becomes a task on the connection's loop: misses, revalidations, pass-through, request
+/// and response bodies are straight-line code whose socket waits suspend the task, never a
+/// thread, bounded by the configured timeouts; the task gives the connection back to its loop
+/// when it waits for a request again. ``ProxyConfiguration/maxConnections`` bounds the
+/// connections and so the tasks.
 ///
 /// ```swift
 /// let store = try BlobStore(at: "/var/cache/proxy")
@@ -67,7 +68,9 @@ public final class ProxyServer: Sendable {
         let cache = HTTPCache(store: store, policy: policy)
         self.context = ProxyContext(configuration: configuration, cache: cache, log: AccessLog(accessLog))
         self.usage = usage
-        self.loops = try (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map { _ in try EventLoop() }
+        self.loops = try (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map { _ in
+            try EventLoop(originTimeout: configuration.originTimeout)
+        }
         let listener = try ProxySyscalls.listen(host: configuration.host, port: configuration.port)
         self.listener = listener
         self.port = ProxySyscalls.boundPort(listener)
@@ -95,17 +98,22 @@ public final class ProxyServer: Sendable {
     public func run() {
         if let metricsListener {
             Thread.detachNewThread { [self] in
-                while let (fd, peer) = ProxySyscalls.accept(metricsListener) { serveMetrics(fd: fd, peer: peer) }
+                while let (fd, peer) = ProxySyscalls.accept(metricsListener) {
+                    let client = WireConnection(fd: fd, peer: peer, timeouts: (.seconds(5), .seconds(5)))
+                    client.loop = loops[0]
+                    loops[0].spawn { [self] in await serveMetrics(client) }
+                }
             }
         }
         for loop in loops {
-            let batch = AccessLog.Batch()
             let handler = EventLoop.Handler(
-                readable: { [self] in readable($0, on: $1, logBatch: batch) },
+                readable: { [self] in readable($0, on: $1) },
                 expired: { [self] in expired($0, at: $1) },
                 stopping: { [context] in context.stopping.load(ordering: .relaxed) },
-                beforeWaiting: { [context] in context.log.flush(batch) })
-            onThread { loop.run(handler) }
+                beforeWaiting: { [context] in context.log.flush(loop.logBatch) })
+            let thread = Thread { loop.run(handler) }
+            thread.stackSize = 1 << 20
+            thread.start()
         }
         var next = 0
         while let (fd, peer) = ProxySyscalls.accept(listener) {
@@ -121,11 +129,9 @@ public final class ProxyServer: Sendable {
                 continue
             }
             let configuration = context.configuration
-            ProxySyscalls.setTimeouts(
-                fd, receive: min(configuration.headerTimeout, configuration.clientTimeout),
-                send: configuration.clientTimeout)
             context.metrics.connections.add(1, ordering: .relaxed)
-            let client = WireConnection(fd: fd, peer: peer) { [self] in
+            let timeouts = (min(configuration.headerTimeout, configuration.clientTimeout), configuration.clientTimeout)
+            let client = WireConnection(fd: fd, peer: peer, timeouts: timeouts) { [self] in
                 context.metrics.connections.subtract(1, ordering: .relaxed)
                 state.withLock { $0.active -= 1 }
             }
@@ -134,7 +140,6 @@ public final class ProxyServer: Sendable {
         }
         let deadline = ContinuousClock.now + context.configuration.shutdownGrace
         while state.withLock({ $0.active }) > 0, ContinuousClock.now < deadline { usleep(20_000) }
-        context.origins.closeAll()
         for loop in loops { loop.finish() }
     }
 
@@ -159,10 +164,8 @@ public final class ProxyServer: Sendable {
     /// What becomes of a connection in an event loop that has bytes to read: the requests
     /// buffered whole are answered in place while fresh hits in memory answer them and the
     /// socket takes the answers at once; the first other one goes with the connection to a
-    /// thread of its own (``serveConnection(_:startingWith:returningTo:)``).
-    private func readable(_ client: WireConnection, on loop: EventLoop, logBatch: AccessLog.Batch)
-        -> EventLoop.Decision
-    {
+    /// task on the loop (``serveConnection(_:startingWith:returningTo:)``).
+    private func readable(_ client: WireConnection, on loop: EventLoop) -> EventLoop.Decision {
         do {
             guard try client.receiveWithoutWaiting() != false else { return .close }
         } catch {
@@ -176,37 +179,29 @@ public final class ProxyServer: Sendable {
                 else { return client.reachedEnd ? .close : .keep }
                 request = try HeadParser.request(head, maxFields: context.configuration.maxHeaderFields)
             } catch {
-                client.sendsWithoutWaiting = true
                 reject(error, on: client)
                 return .close
             }
             guard !context.stopping.load(ordering: .relaxed) else { return .close }
             let exchange = ProxyExchange(context: context, client: client, request: request)
-            exchange.logBatch = logBatch
-            client.sendsWithoutWaiting = true
             let answer: ProxyExchange.LoopAnswer
             do {
                 answer = try exchange.respondIfFreshInMemory()
             } catch {
                 return .close
             }
-            client.sendsWithoutWaiting = false
             let keepAlive: Bool
             switch answer {
             case .notAnswered(let lookedUp):
                 return .handOff { [self] in
-                    onThread { [self] in
-                        serveConnection(client, startingWith: (request, lookedUp), returningTo: loop)
-                    }
+                    await serveConnection(client, startingWith: (request, lookedUp), returningTo: loop)
                 }
             case .answered(let keepsAlive): keepAlive = keepsAlive
             }
-            if !client.unsent.isEmpty {
+            if client.hasUnsent {
                 return .handOff { [self] in
-                    onThread { [self] in
-                        guard (try? client.flushUnsent()) != nil, keepAlive else { return }
-                        serveConnection(client, startingWith: nil, returningTo: loop)
-                    }
+                    guard (try? await client.flush()) != nil, keepAlive else { return }
+                    await serveConnection(client, startingWith: nil, returningTo: loop)
                 }
             }
             guard keepAlive else { return .close }
@@ -221,28 +216,29 @@ public final class ProxyServer: Sendable {
         let configuration = context.configuration
         if let began = client.headBegan {
             guard now - began >= configuration.headerTimeout else { return false }
-            client.sendsWithoutWaiting = true
             reject(Rejection(408, "the head did not arrive in \(configuration.headerTimeout)"), on: client)
             return true
         }
         return now - client.waitingSince >= configuration.idleTimeout
     }
 
-    /// Runs `work` on a new thread.
-    private func onThread(_ work: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: work)
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-
     /// Serves the requests of one client connection, starting with `first` when a loop read it
     /// already (with what the cache held for it, when the loop looked), while its next request is
-    /// buffered; then gives it back to `loop`. Ends when the connection closes, errs or the proxy
-    /// stops.
+    /// buffered; then gives it back to `loop`, the task's own. Ends when the connection closes,
+    /// errs or the proxy stops (what was written to it sent first, as far as the client takes it).
     private func serveConnection(
         _ client: WireConnection, startingWith first: (RequestHead, ProxyExchange.StoredLookup?)?,
         returningTo loop: EventLoop
-    ) {
+    ) async {
+        await serveRequests(client, startingWith: first, returningTo: loop)
+        if client.hasUnsent { try? await client.flush() }
+    }
+
+    /// The requests of ``serveConnection(_:startingWith:returningTo:)``.
+    private func serveRequests(
+        _ client: WireConnection, startingWith first: (RequestHead, ProxyExchange.StoredLookup?)?,
+        returningTo loop: EventLoop
+    ) async {
         let configuration = context.configuration
         var next = first
         while true {
@@ -258,7 +254,7 @@ public final class ProxyServer: Sendable {
                         return loop.hold(client)
                     }
                     guard
-                        let head = try client.readHead(
+                        let head = try await client.readHead(
                             maxBytes: configuration.maxHeaderBytes, idle: configuration.idleTimeout,
                             complete: configuration.headerTimeout, tooLarge: 431)
                     else { return }
@@ -266,7 +262,9 @@ public final class ProxyServer: Sendable {
                 }
                 let exchange = ProxyExchange(context: context, client: client, request: request)
                 do {
-                    guard try exchange.respond(lookedUp: lookedUp) else { return }
+                    let keepAlive = try await exchange.respond(lookedUp: lookedUp)
+                    try await client.flush()
+                    guard keepAlive else { return }
                 } catch let rejection as Rejection {
                     exchange.keepAlive = false
                     context.metrics.rejected.add(1, ordering: .relaxed)
@@ -306,17 +304,15 @@ public final class ProxyServer: Sendable {
     /// Answers a connection over the limit with 503 and closes it.
     private func refuse(fd: CInt, peer: String) {
         let client = WireConnection(fd: fd, peer: peer)
-        ProxySyscalls.setTimeouts(fd, receive: .seconds(1), send: .seconds(1))
         reject(
             Rejection(503, "the proxy serves \(context.configuration.maxConnections) connections at most"), on: client)
     }
 
     /// Answers one request on the metrics listener: `GET /metrics`, else 404.
-    private func serveMetrics(fd: CInt, peer: String) {
-        let client = WireConnection(fd: fd, peer: peer)
-        ProxySyscalls.setTimeouts(fd, receive: .seconds(5), send: .seconds(5))
+    private func serveMetrics(_ client: WireConnection) async {
         guard
-            let head = try? client.readHead(maxBytes: 8 << 10, idle: .seconds(5), complete: .seconds(5), tooLarge: 431),
+            let head = try? await client.readHead(
+                maxBytes: 8 << 10, idle: .seconds(5), complete: .seconds(5), tooLarge: 431),
             let request = try? HeadParser.request(head, maxFields: 100)
         else { return }
         let found = request.method == "GET" && (request.target == "/metrics" || request.target.hasPrefix("/metrics?"))
@@ -329,5 +325,6 @@ public final class ProxyServer: Sendable {
                 "Content-Length": String(body.utf8.count), "Connection": "close",
             ])
         try? client.write(response.serialized + Array(body.utf8))
+        try? await client.flush()
     }
 }

@@ -75,97 +75,69 @@ enum ProxySyscalls {
         }
     }
 
-    /// A TCP connection to `host:port` made within `timeout`, blocking, with `TCP_NODELAY`.
+    /// A non-blocking TCP connection to `host:port` begun, with `TCP_NODELAY`: connected when
+    /// ``connectionError(_:)`` says nothing once the socket is writable.
     ///
-    /// - Throws: `network` when the name does not resolve or nothing answers in time.
-    static func connect(host: String, port: UInt16, timeout: Duration) throws -> CInt {
+    /// - Throws: `network` when the name does not resolve or the connection is refused at once.
+    static func startConnecting(host: String, port: UInt16) throws -> CInt {
         let address = try resolve(host: host, port: port, numericOnly: false, what: "origin")
         let fd = socket(
             address.family, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_NONBLOCK.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw failure("socket", "cannot create a socket") }
-        // man 2 connect: non-blocking, so that the wait below is bounded by `timeout`.
         let connected = address.bytes.withUnsafeBytes { bytes in
             Glibc.connect(fd, bytes.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))
+        }  // man 2 connect
+        guard connected == 0 || errno == EINPROGRESS || errno == EINTR else {
+            let error = failure("connect", "cannot connect to \(host):\(port)")
+            Glibc.close(fd)
+            throw error
         }
-        if connected != 0 {
-            guard errno == EINPROGRESS || errno == EINTR else {
-                let error = failure("connect", "cannot connect to \(host):\(port)")
-                Glibc.close(fd)
-                throw error
-            }
-            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let milliseconds = CInt(
-                clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-            var result: CInt
-            repeat { result = poll(&entry, 1, milliseconds) } while result < 0 && errno == EINTR  // man 2 poll
-            var error: CInt = result == 0 ? ETIMEDOUT : 0
-            if result > 0 {
-                var length = socklen_t(MemoryLayout<CInt>.size)
-                getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)  // man 2 getsockopt
-            }
-            guard error == 0 else {
-                Glibc.close(fd)
-                throw BlobStoreError(.network, "Cannot connect to \(host):\(port).", errno: error)
-            }
-        }
-        let flags = fcntl(fd, F_GETFL)  // man 2 fcntl: back to blocking, bounded by the timeouts
-        _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
         setNoDelay(fd)
         return fd
     }
 
-    /// Bounds each `recv` and `send` on `fd` to `receive` and `send`.
-    static func setTimeouts(_ fd: CInt, receive: Duration, send: Duration) {
-        for (option, duration) in [(SO_RCVTIMEO, receive), (SO_SNDTIMEO, send)] {
-            var value = timeval(
-                tv_sec: Int(duration.components.seconds),
-                tv_usec: Int(duration.components.attoseconds / 1_000_000_000_000))
-            setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))  // man 7 socket
-        }
+    /// Whether the connection ``startConnecting(host:port:)`` began on `fd`, now writable, failed.
+    ///
+    /// - Throws: `network` with the connection's error.
+    static func connectionError(_ fd: CInt, host: String, port: UInt16) throws {
+        var error: CInt = 0
+        var length = socklen_t(MemoryLayout<CInt>.size)
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)  // man 2 getsockopt
+        guard error == 0 else { throw BlobStoreError(.network, "Cannot connect to \(host):\(port).", errno: error) }
     }
 
-    /// Receives what has arrived: waiting up to the receive timeout for something, or, without
-    /// `waiting`, not at all.
+    /// Receives what has arrived, without waiting.
     ///
-    /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived
-    ///   and the call was not to wait.
-    /// - Throws: `network` with `ETIMEDOUT` when nothing arrived in time, or the failure.
-    static func receive(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer, waiting: Bool) throws -> Int? {
-        let flags = waiting ? 0 : CInt(MSG_DONTWAIT)
+    /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived.
+    /// - Throws: `network` when the connection broke.
+    static func receive(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
         while true {
-            let count = recv(fd, buffer.baseAddress, buffer.count, flags)  // man 2 recv
+            let count = recv(fd, buffer.baseAddress, buffer.count, CInt(MSG_DONTWAIT))  // man 2 recv
             if count >= 0 { return count }
             switch errno {
             case EINTR: continue
-            case EAGAIN, EWOULDBLOCK:
-                guard waiting else { return nil }
-                throw BlobStoreError(.network, "Nothing arrived in time.", errno: ETIMEDOUT)
+            case EAGAIN, EWOULDBLOCK: return nil
             default: throw failure("recv", "the connection broke")
             }
         }
     }
 
-    /// Sends `buffer` without raising `SIGPIPE`: all of it, waiting up to the send timeout while
-    /// the peer does not read, or, without `waiting`, what the socket takes at once.
+    /// Sends what the socket takes of `buffer` at once, without raising `SIGPIPE`.
     ///
-    /// - Returns: The count sent (all of it when `waiting`).
-    /// - Throws: `network` when the peer is gone or, `waiting`, stops reading for longer than the
-    ///   send timeout (`ETIMEDOUT`).
-    @discardableResult
-    static func send(_ fd: CInt, _ buffer: UnsafeRawBufferPointer, waiting: Bool) throws -> Int {
+    /// - Returns: The count sent.
+    /// - Throws: `network` when the peer is gone.
+    static func send(_ fd: CInt, _ buffer: UnsafeRawBufferPointer) throws -> Int {
         var offset = 0
-        let flags = CInt(MSG_NOSIGNAL) | (waiting ? 0 : CInt(MSG_DONTWAIT))
         while offset < buffer.count {
-            let count = Glibc.send(fd, buffer.baseAddress! + offset, buffer.count - offset, flags)  // man 2 send
+            let count = Glibc.send(
+                fd, buffer.baseAddress! + offset, buffer.count - offset, CInt(MSG_NOSIGNAL) | CInt(MSG_DONTWAIT))  // man 2 send
             if count >= 0 {
                 offset += count
                 continue
             }
             switch errno {
             case EINTR: continue
-            case EAGAIN, EWOULDBLOCK:
-                guard waiting else { return offset }
-                throw BlobStoreError(.network, "The peer stopped reading.", errno: ETIMEDOUT)
+            case EAGAIN, EWOULDBLOCK: return offset
             default: throw failure("send", "the connection broke")
             }
         }
@@ -205,15 +177,30 @@ enum ProxySyscalls {
         _ = blobstore_epoll_unwatch(epoll, fd)  // man 2 epoll_ctl
     }
 
+    /// Adds `fd` to `epoll`, readable and writable, edge-triggered: each change reports once,
+    /// for a descriptor read and written until it would block before the loop waits for it.
+    static func follow(_ epoll: CInt, _ fd: CInt) -> Bool {
+        blobstore_epoll_follow(epoll, fd) == 0  // man 2 epoll_ctl
+    }
+
+    /// What one descriptor of ``wait(_:into:events:timeout:)`` is ready for.
+    struct Readiness {
+        let mask: UInt32
+        var readable: Bool { mask & UInt32(blobstore_epoll_readable) != 0 }
+        var writable: Bool { mask & UInt32(blobstore_epoll_writable) != 0 }
+    }
+
     /// Waits up to `timeout` for descriptors of `epoll` to become ready, and writes their
-    /// numbers into `ready`.
+    /// numbers into `ready` and what they are ready for into `events`.
     ///
     /// - Returns: How many of `ready` were written; 0 on timeout or interruption.
-    static func wait(_ epoll: CInt, into ready: inout [CInt], timeout: Duration) -> Int {
+    static func wait(_ epoll: CInt, into ready: inout [CInt], events: inout [UInt32], timeout: Duration) -> Int {
         let milliseconds = CInt(
             timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let count = ready.withUnsafeMutableBufferPointer { ready in
-            blobstore_epoll_wait(epoll, ready.baseAddress, CInt(ready.count), milliseconds)  // man 2 epoll_wait
+            events.withUnsafeMutableBufferPointer { events in
+                blobstore_epoll_wait(epoll, ready.baseAddress, events.baseAddress, CInt(ready.count), milliseconds)  // man 2 epoll_wait
+            }
         }
         return max(0, Int(count))
     }

@@ -3,10 +3,12 @@ import BlobStoreHTTP
 import Foundation
 import Glibc
 
-/// One TCP connection, client or origin, with a read buffer: heads are read up to their empty
-/// line, bodies by framing. Used by one thread at a time: an idle origin connection passes
-/// between threads only through ``OriginConnections``, an idle client connection through an
-/// ``EventLoop``, each under its lock (hence `@unchecked Sendable`).
+/// One TCP connection, client or origin, with a read buffer and a write buffer: heads are read
+/// up to their empty line, bodies by framing. Its socket is never waited on by a thread: reads
+/// and writes go as far as the socket allows at once, and a task that must wait suspends on the
+/// connection's ``EventLoop`` (``EventLoop/ready(_:writable:until:)``), on whose thread the
+/// connection is used (hence `@unchecked Sendable`: a client connection reaches its loop
+/// through the loop's lock).
 final class WireConnection: @unchecked Sendable {
     /// The socket.
     let fd: CInt
@@ -24,11 +26,17 @@ final class WireConnection: @unchecked Sendable {
     private(set) var headBegan: ContinuousClock.Instant?
     /// Since when the connection has waited for its next request in an ``EventLoop``.
     var waitingSince = ContinuousClock.now
-    /// Whether ``write(_:)`` sends only what the socket takes at once and keeps the rest in
-    /// ``unsent`` (on an event loop's thread, which must not wait for one client).
-    var sendsWithoutWaiting = false
-    /// Bytes written while ``sendsWithoutWaiting`` that the socket did not take yet.
-    private(set) var unsent: [UInt8] = []
+    /// Bytes written that the socket did not take yet: `unsent[unsentStart...]`, sent by
+    /// ``flush()``.
+    private var unsent: [UInt8] = []
+    private var unsentStart = 0
+    /// The loop whose tasks use the connection.
+    var loop: EventLoop?
+    /// Whether the connection's socket is in its loop's `epoll` set, edge-triggered
+    /// (``EventLoop/ready(_:writable:until:)``).
+    var isFollowed = false
+    /// How long a read waits for bytes, and a ``flush()`` for the peer to take some.
+    var timeouts: (receive: Duration, send: Duration)
     /// Called once when the connection closes.
     private let onClose: (@Sendable () -> Void)?
     private var isClosed = false
@@ -36,10 +44,15 @@ final class WireConnection: @unchecked Sendable {
     /// The most bytes one `recv` asks for.
     static let readSize = 64 << 10
 
-    /// The connection on `fd` to `peer`; `onClose` is called once when it closes.
-    init(fd: CInt, peer: String, onClose: (@Sendable () -> Void)? = nil) {
+    /// The connection on `fd` to `peer`, whose reads and flushes wait at most `timeouts`;
+    /// `onClose` is called once when it closes.
+    init(
+        fd: CInt, peer: String, timeouts: (receive: Duration, send: Duration) = (.seconds(30), .seconds(30)),
+        onClose: (@Sendable () -> Void)? = nil
+    ) {
         self.fd = fd
         self.peer = peer
+        self.timeouts = timeouts
         self.onClose = onClose
     }
 
@@ -72,19 +85,19 @@ final class WireConnection: @unchecked Sendable {
     ///   sending a byte of it.
     /// - Throws: ``Rejection`` (`tooLarge`, or 408 when the head does not complete in time);
     ///   `network` when the connection fails or ends inside the head.
-    func readHead(maxBytes: Int, idle: Duration, complete: Duration, tooLarge: Int) throws -> ArraySlice<UInt8>? {
+    func readHead(maxBytes: Int, idle: Duration, complete: Duration, tooLarge: Int) async throws
+        -> ArraySlice<UInt8>?
+    {
         let began = ContinuousClock.now
         while true {
             if let head = try bufferedHead(maxBytes: maxBytes, tooLarge: tooLarge) { return head }
             do {
-                guard try fill() else {
+                guard try await fill(until: headBegan.map { $0 + complete } ?? began + idle) else {
                     if headBegan == nil { return nil }
                     throw BlobStoreError(.network, "The connection ended inside a head.")
                 }
             } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
-                if headBegan == nil, ContinuousClock.now - began >= idle { return nil }
-            }
-            if let headBegan, ContinuousClock.now - headBegan >= complete {
+                if headBegan == nil { return nil }
                 throw Rejection(408, "the head did not arrive in \(complete)")
             }
         }
@@ -121,15 +134,16 @@ final class WireConnection: @unchecked Sendable {
     ///   nothing has.
     /// - Throws: `network` when the connection broke.
     func receiveWithoutWaiting() throws -> Bool? {
-        try receive(waiting: false).map { $0 > 0 }
+        try receive().map { $0 > 0 }
     }
 
     /// Up to `limit` body bytes: buffered ones first, else what one `recv` brings.
     ///
     /// - Returns: Empty at the end of the stream.
-    func readSome(limit: Int) throws -> ArraySlice<UInt8> {
+    /// - Throws: `network` when the connection fails or nothing arrives within the receive timeout.
+    func readSome(limit: Int) async throws -> ArraySlice<UInt8> {
         if start == end {
-            guard try fill() else { return [] }
+            guard try await fill(until: .now + timeouts.receive) else { return [] }
         }
         let stop = min(end, start + limit)
         let slice = buffer[start..<stop]
@@ -140,7 +154,7 @@ final class WireConnection: @unchecked Sendable {
     /// One line (a chunk size, a trailer field), without its CRLF.
     ///
     /// - Throws: `network` when the line is longer than `maxBytes` or the stream ends first.
-    func readLine(maxBytes: Int) throws -> ArraySlice<UInt8> {
+    func readLine(maxBytes: Int) async throws -> ArraySlice<UInt8> {
         var searched = 0
         while true {
             if let newline = buffer[(start + searched)..<end].firstIndex(of: 0x0A) {
@@ -154,37 +168,37 @@ final class WireConnection: @unchecked Sendable {
             guard end - start <= maxBytes else {
                 throw BlobStoreError(.network, "A chunk line is longer than \(maxBytes) bytes.")
             }
-            guard try fill() else { throw BlobStoreError(.network, "The connection ended inside a chunk line.") }
+            guard try await fill(until: .now + timeouts.receive) else {
+                throw BlobStoreError(.network, "The connection ended inside a chunk line.")
+            }
         }
     }
 
-    /// Exactly `count` bytes, discarded (the CRLF after a chunk).
-    func skip(_ count: Int) throws {
-        var left = count
-        while left > 0 {
-            let bytes = try readSome(limit: left)
-            guard !bytes.isEmpty else { throw BlobStoreError(.network, "The connection ended inside a body.") }
-            left -= bytes.count
-        }
-    }
-
-    /// Receives more bytes into the buffer.
+    /// Receives more bytes into the buffer, waiting on the connection's loop until `deadline`.
     ///
     /// - Returns: `false` at the end of the stream.
-    private func fill() throws -> Bool {
-        try receive(waiting: true)! > 0
+    /// - Throws: `network`, with `ETIMEDOUT` when nothing arrived by `deadline`.
+    private func fill(until deadline: ContinuousClock.Instant) async throws -> Bool {
+        while true {
+            if let received = try receive() { return received > 0 }
+            try await onLoop().ready(self, writable: false, until: deadline)
+        }
     }
 
-    /// Receives into the buffer (``ProxySyscalls/receive(_:into:waiting:)``).
+    /// The loop to wait on.
+    private func onLoop() throws -> EventLoop {
+        guard let loop else { throw BlobStoreError(.network, "The connection has no event loop to wait on.") }
+        return loop
+    }
+
+    /// Receives what has arrived into the buffer (``ProxySyscalls/receive(_:into:)``).
     ///
-    /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived
-    ///   and the call was not to wait.
-    private func receive(waiting: Bool) throws -> Int? {
+    /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived.
+    private func receive() throws -> Int? {
         makeRoom()
         let old = end
         let received = try buffer.withUnsafeMutableBytes { bytes in
-            try ProxySyscalls.receive(
-                fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]), waiting: waiting)
+            try ProxySyscalls.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
         }
         guard let received else { return nil }
         end += received
@@ -233,27 +247,57 @@ final class WireConnection: @unchecked Sendable {
 
     // MARK: - Writing
 
-    /// Sends `bytes`, waiting up to the send timeout while the peer does not read, or, while
-    /// ``sendsWithoutWaiting``, keeping in ``unsent`` what the socket does not take at once.
+    /// Sends what the socket takes of `bytes` at once and keeps the rest for ``flush()``: a
+    /// write never waits, and a writer that must not get ahead of its peer flushes after it.
     ///
-    /// - Throws: `network` when the peer is gone or stopped reading.
+    /// - Throws: `network` when the peer is gone.
     func write(_ bytes: some ContiguousBytes) throws {
         try bytes.withUnsafeBytes { bytes in
-            guard sendsWithoutWaiting else {
-                try ProxySyscalls.send(fd, bytes, waiting: true)
-                return
-            }
-            let sent = unsent.isEmpty ? try ProxySyscalls.send(fd, bytes, waiting: false) : 0
+            let sent = hasUnsent ? 0 : try ProxySyscalls.send(fd, bytes)
             unsent.append(contentsOf: bytes[sent...])
         }
     }
 
-    /// Sends ``unsent``, waiting up to the send timeout while the peer does not read.
+    /// Whether written bytes wait for ``flush()``.
+    var hasUnsent: Bool { unsentStart < unsent.count }
+
+    /// Sends the bytes written that the socket did not take, waiting on the connection's loop
+    /// while the peer does not read (at most the send timeout for each wait).
     ///
-    /// - Throws: `network` when the peer is gone or stopped reading.
-    func flushUnsent() throws {
-        let bytes = unsent
-        unsent = []
-        _ = try bytes.withUnsafeBytes { try ProxySyscalls.send(fd, $0, waiting: true) }
+    /// - Throws: `network` when the peer is gone or stopped reading (`ETIMEDOUT`).
+    func flush() async throws {
+        while hasUnsent {
+            let sent = try unsent.withUnsafeBytes { bytes in
+                try ProxySyscalls.send(fd, UnsafeRawBufferPointer(rebasing: bytes[unsentStart...]))
+            }
+            unsentStart += sent
+            if !hasUnsent { break }
+            do {
+                try await onLoop().ready(self, writable: true, until: .now + timeouts.send)
+            } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
+                throw BlobStoreError(.network, "The peer stopped reading.", errno: ETIMEDOUT)
+            }
+        }
+        (unsent, unsentStart) = ([], 0)
+    }
+
+    /// Forgets the bytes written that were not sent (to a peer that is gone).
+    func discardUnsent() {
+        (unsent, unsentStart) = ([], 0)
+    }
+}
+
+extension WireConnection {
+    /// Waits, on the connection's loop, for the connection begun on its socket
+    /// (``ProxySyscalls/startConnecting(host:port:)``) to be made.
+    ///
+    /// - Throws: `network` when it fails, or is not made within `timeout` (`ETIMEDOUT`).
+    func connected(host: String, port: UInt16, within timeout: Duration) async throws {
+        do {
+            try await loop!.ready(self, writable: true, until: .now + timeout)
+        } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
+            throw BlobStoreError(.network, "Cannot connect to \(host):\(port) in \(timeout).", errno: ETIMEDOUT)
+        }
+        try ProxySyscalls.connectionError(fd, host: host, port: port)
     }
 }

@@ -33,19 +33,19 @@ struct BodyReader {
     /// The next bytes of the body, at most `limit`; `nil` once it has ended.
     ///
     /// - Throws: `network` when the connection fails, or a chunk line is malformed.
-    mutating func next(limit: Int = WireConnection.readSize) throws -> ArraySlice<UInt8>? {
+    mutating func next(limit: Int = WireConnection.readSize) async throws -> ArraySlice<UInt8>? {
         guard !isFinished else { return nil }
         switch framing {
         case .none:
             return nil
         case .length:
-            let bytes = try connection.readSome(limit: Int(min(Int64(limit), remaining)))
+            let bytes = try await connection.readSome(limit: Int(min(Int64(limit), remaining)))
             guard !bytes.isEmpty else { return truncated() }
             remaining -= Int64(bytes.count)
             if remaining == 0 { isFinished = true }
             return bytes
         case .untilClose:
-            let bytes = try connection.readSome(limit: limit)
+            let bytes = try await connection.readSome(limit: limit)
             if bytes.isEmpty {
                 isFinished = true
                 return nil
@@ -53,19 +53,19 @@ struct BodyReader {
             return bytes
         case .chunked:
             if remaining == 0 {
-                let size = try chunkSize()
+                let size = try await chunkSize()
                 if size == 0 {
-                    try skipTrailers()
+                    try await skipTrailers()
                     isFinished = true
                     return nil
                 }
                 remaining = size
             }
-            let bytes = try connection.readSome(limit: Int(min(Int64(limit), remaining)))
+            let bytes = try await connection.readSome(limit: Int(min(Int64(limit), remaining)))
             guard !bytes.isEmpty else { return truncated() }
             remaining -= Int64(bytes.count)
             if remaining == 0 {
-                let end = try connection.readLine(maxBytes: 2)
+                let end = try await connection.readLine(maxBytes: 2)
                 guard end.isEmpty else { throw BlobStoreError(.network, "A chunk is not followed by CRLF.") }
             }
             return bytes
@@ -79,8 +79,8 @@ struct BodyReader {
     }
 
     /// The size on a chunk-size line, extensions ignored.
-    private func chunkSize() throws -> Int64 {
-        let line = try connection.readLine(maxBytes: Self.maxLineBytes)
+    private func chunkSize() async throws -> Int64 {
+        let line = try await connection.readLine(maxBytes: Self.maxLineBytes)
         let digits = line.prefix { $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
         guard !digits.isEmpty, digits.count <= 15, let size = Int64(String(decoding: digits, as: UTF8.self), radix: 16)
         else { throw BlobStoreError(.network, "A chunk-size line is not a hexadecimal number.") }
@@ -88,9 +88,9 @@ struct BodyReader {
     }
 
     /// The trailer section after the last chunk, up to its empty line.
-    private func skipTrailers() throws {
+    private func skipTrailers() async throws {
         var count = 0
-        while try !connection.readLine(maxBytes: Self.maxLineBytes).isEmpty {
+        while try await !connection.readLine(maxBytes: Self.maxLineBytes).isEmpty {
             count += 1
             guard count <= 100 else { throw BlobStoreError(.network, "The trailer section has over 100 fields.") }
         }

@@ -1,5 +1,6 @@
 /// Writes one message body to a connection in the framing its head announced: as it is for a
-/// length or a close-delimited body, as chunks for chunked framing.
+/// length or a close-delimited body, as chunks for chunked framing. A write does not wait
+/// (``WireConnection/write(_:)``): the caller flushes the connection after each.
 struct BodyWriter {
     /// The connection the body goes to.
     let connection: WireConnection

@@ -23,11 +23,30 @@ static inline int blobstore_epoll_unwatch(int epoll, int fd) {
     return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL);
 }
 
-/// epoll_wait(2) for at most 256 descriptors, written as their numbers into `fds`.
-static inline int blobstore_epoll_wait(int epoll, int *fds, int max, int timeout) {
+/// epoll_ctl(2) EPOLL_CTL_ADD of `fd`, readable and writable and edge-triggered: each change
+/// reports once, for a descriptor that is read and written until it would block before the
+/// loop is asked to wait for it.
+static inline int blobstore_epoll_follow(int epoll, int fd) {
+    struct epoll_event event = {0};
+    event.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+    event.data.fd = fd;
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+}
+
+/// The events of blobstore_epoll_wait that make a descriptor readable (an end of stream, a
+/// hang-up or an error too: the read that follows reports them) or writable.
+static const unsigned blobstore_epoll_readable = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+static const unsigned blobstore_epoll_writable = EPOLLOUT | EPOLLHUP | EPOLLERR;
+
+/// epoll_wait(2) for at most 256 descriptors, written as their numbers into `fds` and their
+/// events into `masks`.
+static inline int blobstore_epoll_wait(int epoll, int *fds, unsigned *masks, int max, int timeout) {
     struct epoll_event events[256];
     int count = epoll_wait(epoll, events, max < 256 ? max : 256, timeout);
-    for (int index = 0; index < count; index++) fds[index] = events[index].data.fd;
+    for (int index = 0; index < count; index++) {
+        fds[index] = events[index].data.fd;
+        masks[index] = events[index].events;
+    }
     return count;
 }
 
