@@ -1,6 +1,7 @@
-@testable import BlobStoreHTTP
 import Foundation
 import Testing
+
+@testable import BlobStoreHTTP
 
 /// The memo of decoded records keys them by all their bytes: stored records of one site share
 /// long prefixes, which `Data`'s own hash (its count and first 80 bytes) cannot tell apart.
@@ -30,7 +31,8 @@ import Testing
             let record = CacheRecord(
                 response: StoredResponse(
                     url: "https://example.com/\(padding)/\(index)", status: 200, headers: ["ETag": "\"\(index)\""],
-                    vary: nil, requestTime: Date(timeIntervalSince1970: 0), responseTime: Date(timeIntervalSince1970: 0)))
+                    vary: nil, requestTime: Date(timeIntervalSince1970: 0), responseTime: Date(timeIntervalSince1970: 0)
+                ))
             let metadata = try record.encoded()
             let found = try #require(memo.record(in: metadata))
             #expect(found.response?.url.hasSuffix("/\(index)") == true)

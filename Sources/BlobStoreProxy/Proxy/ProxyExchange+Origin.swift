@@ -301,4 +301,3 @@ extension ProxyExchange {
         return record
     }
 }
-

@@ -129,8 +129,9 @@ enum ProxySyscalls {
     static func send(_ fd: CInt, _ buffer: UnsafeRawBufferPointer) throws -> Int {
         var offset = 0
         while offset < buffer.count {
+            // man 2 send
             let count = Glibc.send(
-                fd, buffer.baseAddress! + offset, buffer.count - offset, CInt(MSG_NOSIGNAL) | CInt(MSG_DONTWAIT))  // man 2 send
+                fd, buffer.baseAddress! + offset, buffer.count - offset, CInt(MSG_NOSIGNAL) | CInt(MSG_DONTWAIT))
             if count >= 0 {
                 offset += count
                 continue
@@ -199,7 +200,8 @@ enum ProxySyscalls {
             timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let count = ready.withUnsafeMutableBufferPointer { ready in
             events.withUnsafeMutableBufferPointer { events in
-                blobstore_epoll_wait(epoll, ready.baseAddress, events.baseAddress, CInt(ready.count), milliseconds)  // man 2 epoll_wait
+                // man 2 epoll_wait
+                blobstore_epoll_wait(epoll, ready.baseAddress, events.baseAddress, CInt(ready.count), milliseconds)
             }
         }
         return max(0, Int(count))

@@ -294,7 +294,7 @@ extension WireConnection {
     /// - Throws: `network` when it fails, or is not made within `timeout` (`ETIMEDOUT`).
     func connected(host: String, port: UInt16, within timeout: Duration) async throws {
         do {
-            try await loop!.ready(self, writable: true, until: .now + timeout)
+            try await onLoop().ready(self, writable: true, until: .now + timeout)
         } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
             throw BlobStoreError(.network, "Cannot connect to \(host):\(port) in \(timeout).", errno: ETIMEDOUT)
         }
