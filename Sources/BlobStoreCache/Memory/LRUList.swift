@@ -1,53 +1,76 @@
 import BlobStore
 
 /// Values by key in recency order, with O(1) insert, lookup, promotion and removal of the least
-/// recent: a doubly linked list threaded through a dictionary by key (no reference types).
+/// recent: a doubly linked list of slots in one array, linked by index, and a dictionary from key
+/// to slot. A hit hashes its key once; the list is relinked by index, without hashing again.
 struct LRUList<Value> {
-    private struct Node {
-        var value: Value
-        /// The next more recent key, or `nil` for the most recent.
-        var newer: StoreKey?
-        /// The next less recent key, or `nil` for the least recent.
-        var older: StoreKey?
+    private struct Slot {
+        /// The key and value, or `nil` in a slot that is free.
+        var entry: (key: StoreKey, value: Value)?
+        /// The slot of the next more recent key, or `nil` for the most recent.
+        var newer: Int?
+        /// The slot of the next less recent key, or `nil` for the least recent.
+        var older: Int?
     }
 
-    private var nodes: [StoreKey: Node] = [:]
-    private(set) var mostRecent: StoreKey?
-    private(set) var leastRecent: StoreKey?
+    /// The slots in use and, at the indices in `free`, empty ones to reuse.
+    private var slots: [Slot] = []
+    private var free: [Int] = []
+    private var index: [StoreKey: Int] = [:]
+    private var newest: Int?
+    private var oldest: Int?
 
-    var count: Int { nodes.count }
+    var count: Int { index.count }
+
+    /// The most recent key.
+    var mostRecent: StoreKey? { newest.flatMap { slots[$0].entry?.key } }
+    /// The least recent key.
+    var leastRecent: StoreKey? { oldest.flatMap { slots[$0].entry?.key } }
 
     /// The value under `key`, without changing its recency.
-    func peek(_ key: StoreKey) -> Value? { nodes[key]?.value }
+    func peek(_ key: StoreKey) -> Value? { index[key].flatMap { slots[$0].entry?.value } }
 
     /// Changes the value under `key` in place, if there is one, without changing its recency.
     mutating func modify(_ key: StoreKey, _ change: (inout Value) -> Void) {
-        guard nodes[key] != nil else { return }
-        change(&nodes[key]!.value)
+        guard let slot = index[key] else { return }
+        change(&slots[slot].entry!.value)
     }
 
     /// The value under `key`, which becomes the most recent.
     mutating func use(_ key: StoreKey) -> Value? {
-        guard let value = nodes[key]?.value else { return nil }
-        unlink(key)
-        linkAsMostRecent(key, value)
-        return value
+        guard let slot = index[key] else { return nil }
+        if slot != newest {
+            unlink(slot)
+            linkAsNewest(slot)
+        }
+        return slots[slot].entry?.value
     }
 
     /// Inserts or replaces `value` as the most recent; returns the value it replaced.
     @discardableResult
     mutating func set(_ value: Value, for key: StoreKey) -> Value? {
         let old = remove(key)
-        linkAsMostRecent(key, value)
+        let slot: Int
+        if let reused = free.popLast() {
+            slot = reused
+            slots[slot].entry = (key, value)
+        } else {
+            slot = slots.count
+            slots.append(Slot(entry: (key, value)))
+        }
+        index[key] = slot
+        linkAsNewest(slot)
         return old
     }
 
     /// Removes `key`; returns its value.
     @discardableResult
     mutating func remove(_ key: StoreKey) -> Value? {
-        guard let value = nodes[key]?.value else { return nil }
-        unlink(key)
-        return value
+        guard let slot = index.removeValue(forKey: key) else { return nil }
+        unlink(slot)
+        free.append(slot)
+        defer { slots[slot].entry = nil }
+        return slots[slot].entry?.value
     }
 
     /// Removes the least recent entry and returns it.
@@ -59,32 +82,37 @@ struct LRUList<Value> {
     /// Keys from the most recent to the least recent.
     var keysByRecency: [StoreKey] {
         var keys: [StoreKey] = []
-        var cursor = mostRecent
-        while let key = cursor {
-            keys.append(key)
-            cursor = nodes[key]?.older
+        var cursor = newest
+        while let slot = cursor {
+            if let key = slots[slot].entry?.key { keys.append(key) }
+            cursor = slots[slot].older
         }
         return keys
     }
 
     mutating func removeAll() {
-        nodes = [:]
-        mostRecent = nil
-        leastRecent = nil
+        slots = []
+        free = []
+        index = [:]
+        newest = nil
+        oldest = nil
     }
 
     // MARK: - Links
 
-    private mutating func linkAsMostRecent(_ key: StoreKey, _ value: Value) {
-        nodes[key] = Node(value: value, newer: nil, older: mostRecent)
-        if let previous = mostRecent { nodes[previous]?.newer = key }
-        mostRecent = key
-        if leastRecent == nil { leastRecent = key }
+    private mutating func linkAsNewest(_ slot: Int) {
+        slots[slot].newer = nil
+        slots[slot].older = newest
+        if let previous = newest { slots[previous].newer = slot }
+        newest = slot
+        if oldest == nil { oldest = slot }
     }
 
-    private mutating func unlink(_ key: StoreKey) {
-        guard let node = nodes.removeValue(forKey: key) else { return }
-        if let newer = node.newer { nodes[newer]?.older = node.older } else { mostRecent = node.older }
-        if let older = node.older { nodes[older]?.newer = node.newer } else { leastRecent = node.newer }
+    private mutating func unlink(_ slot: Int) {
+        let (newer, older) = (slots[slot].newer, slots[slot].older)
+        if let newer { slots[newer].older = older } else { newest = older }
+        if let older { slots[older].newer = newer } else { oldest = newer }
+        slots[slot].newer = nil
+        slots[slot].older = nil
     }
 }

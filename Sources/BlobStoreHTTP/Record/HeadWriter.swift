@@ -8,9 +8,13 @@ package struct HeadWriter {
 
     /// A head starting with `HTTP/1.1 <status> <reason>`.
     package init(status: Int, reason: String) {
+        self.init(startLine: "HTTP/1.1 \(status) \(reason)")
+    }
+
+    /// A head starting with `startLine` (a request line, `GET / HTTP/1.1`, or a status line).
+    package init(startLine: String) {
         bytes.reserveCapacity(512)
-        bytes.append(contentsOf: "HTTP/1.1 \(status) ".utf8)
-        bytes.append(contentsOf: reason.utf8)
+        bytes.append(contentsOf: startLine.utf8)
         bytes.append(contentsOf: Self.lineEnd)
     }
 
@@ -28,8 +32,9 @@ package struct HeadWriter {
     }
 
     /// The head, ended by its empty line.
-    package func ended() -> [UInt8] {
-        bytes + Self.lineEnd
+    package consuming func ended() -> [UInt8] {
+        bytes.append(contentsOf: Self.lineEnd)
+        return bytes
     }
 
     private static let lineEnd: [UInt8] = [0x0D, 0x0A]

@@ -37,9 +37,10 @@ struct ResponseFields: Sendable, Equatable {
         let omitted = Set(cacheControl.omittedFields)
         via = omitted.contains("via") ? nil : headers["Via"]
         cacheStatus = omitted.contains("cache-status") ? nil : headers["Cache-Status"]
-        let set: Set<String> = ["age", "content-length", "transfer-encoding", "via", "cache-status"]
+        let set = ["Age", "Content-Length", "Transfer-Encoding", "Via", "Cache-Status"]
         var lines = HeadWriter()
-        for field in headers where !set.contains(field.name.lowercased()) && !omitted.contains(field.name.lowercased())
+        for field in headers
+        where !HTTPHeaders.isOne(of: set, field.name) && (omitted.isEmpty || !omitted.contains(field.name.lowercased()))
         {
             lines.field(field.name, field.value)
         }

@@ -29,6 +29,15 @@ public struct StoredResponse: Sendable, Equatable, Codable {
             responseTime: responseTime)
     }
 
+    /// A record with `headers` that are end to end already (``endToEnd(_:)``), kept as they are.
+    package init(
+        url: String, status: Int, endToEndHeaders headers: HTTPHeaders, requestTime: Date, responseTime: Date
+    ) {
+        self.init(
+            exactly: url, status: status, headers: headers, vary: nil, requestTime: requestTime,
+            responseTime: responseTime)
+    }
+
     /// A record with `headers` as they are.
     private init(
         exactly url: String, status: Int, headers: HTTPHeaders, vary: VaryKey?, requestTime: Date, responseTime: Date
@@ -62,14 +71,18 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// proxy authentication fields, which belong to one hop too: what is stored, and what the
     /// caching proxy passes on in either direction.
     package static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
-        let named = Set(headers.list("Connection").map { $0.lowercased() })
-        let hopByHop: Set<String> = [
-            "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-            "proxy-authorization", "proxy-authenticate",
-        ]
+        let named = headers.list("Connection")
         return HTTPHeaders(
-            headers.fields.filter { !hopByHop.contains($0.name.lowercased()) && !named.contains($0.name.lowercased()) })
+            headers.fields.filter {
+                !HTTPHeaders.isOne(of: hopByHopFields, $0.name) && !HTTPHeaders.isOne(of: named, $0.name)
+            })
     }
+
+    /// The fields that belong to one hop whatever `Connection` says.
+    private static let hopByHopFields = [
+        "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Transfer-Encoding", "Upgrade",
+        "Proxy-Authorization", "Proxy-Authenticate",
+    ]
 
     /// The freshness lifetime under `policy`.
     public func freshness(_ policy: HTTPCachePolicy) -> Freshness {

@@ -62,7 +62,7 @@ public struct CacheControl: Sendable, Equatable {
             case "no-cache", "private":
                 if let argument, !argument.isEmpty {
                     omittedFields += argument.split(separator: ",").map {
-                        $0.trimmingCharacters(in: .whitespaces).lowercased()
+                        $0.trimmingOptionalWhitespace().lowercased()
                     }.filter { !$0.isEmpty }
                 } else if name == "no-cache" {
                     noCache = true
@@ -137,13 +137,13 @@ public struct CacheControl: Sendable, Equatable {
             }
             if character == "\"" { quoted = true }
             if character == "," {
-                members.append(current.trimmingCharacters(in: .whitespaces))
+                members.append(current.trimmingOptionalWhitespace())
                 current = ""
             } else {
                 current.append(character)
             }
         }
-        members.append(current.trimmingCharacters(in: .whitespaces))
+        members.append(current.trimmingOptionalWhitespace())
         return members.contains(where: \.isEmpty) ? [] : members
     }
 

@@ -100,7 +100,7 @@ public struct Freshness: Sendable, Equatable {
             let first = line.split(separator: ",", omittingEmptySubsequences: false).first,
             let value = first.split(separator: ";", omittingEmptySubsequences: false).first
         else { return nil }
-        let digits = value.trimmingCharacters(in: .whitespaces)
+        let digits = value.trimmingOptionalWhitespace()
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return min(Int(digits) ?? .max, CacheControl.maximumSeconds)
     }

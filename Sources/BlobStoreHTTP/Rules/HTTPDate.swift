@@ -130,8 +130,10 @@ public enum HTTPDate {
         /// A three-letter month name, 1 to 12.
         mutating func month() -> Int? {
             guard index + 3 <= bytes.count else { return nil }
-            let name = String(decoding: bytes[index..<(index + 3)], as: UTF8.self).lowercased()
-            guard let month = CivilTime.monthNames.firstIndex(where: { $0.lowercased() == name }) else { return nil }
+            let name = String(decoding: bytes[index..<(index + 3)], as: UTF8.self)
+            guard let month = CivilTime.monthNames.firstIndex(where: { HTTPHeaders.sameName($0, name) }) else {
+                return nil
+            }
             index += 3
             if index < bytes.count, Self.isLetter(bytes[index]) { return nil }
             return month + 1

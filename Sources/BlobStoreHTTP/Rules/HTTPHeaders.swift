@@ -26,7 +26,7 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
 
     /// Headers from `(name, value)` pairs.
     public init(dictionaryLiteral elements: (String, String)...) {
-        self.fields = elements.map { Field(name: $0.0, value: $0.1.trimmingCharacters(in: .whitespaces)) }
+        self.fields = elements.map { Field(name: $0.0, value: $0.1.trimmingOptionalWhitespace()) }
     }
 
     /// Headers from a `URLRequest`'s or `HTTPURLResponse`'s dictionary, sorted by name (a
@@ -34,7 +34,7 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     public init(_ dictionary: [AnyHashable: Any]) {
         self.fields = dictionary.compactMap { name, value -> Field? in
             guard let name = name as? String else { return nil }
-            return Field(name: name, value: "\(value)".trimmingCharacters(in: .whitespaces))
+            return Field(name: name, value: "\(value)".trimmingOptionalWhitespace())
         }.sorted { $0.name.lowercased() < $1.name.lowercased() }
     }
 
@@ -51,6 +51,11 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
             found = found.map { $0 + ", " + field.value } ?? field.value
         }
         return found
+    }
+
+    /// Whether `name` is one of `names`, without regard to ASCII case.
+    package static func isOne(of names: [String], _ name: String) -> Bool {
+        names.contains { sameName($0, name) }
     }
 
     /// Whether a field named `name` (any case) is present.
@@ -76,8 +81,14 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
 
     /// The comma-separated elements of the fields named `name`, trimmed, empty ones dropped.
     public func list(_ name: String) -> [String] {
-        guard let joined = self[name] else { return [] }
-        return joined.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var elements: [String] = []
+        for field in fields where Self.sameName(field.name, name) {
+            for element in field.value.utf8.split(separator: UInt8(ascii: ",")) {
+                let trimmed = Substring(element).trimmingOptionalWhitespace()
+                if !trimmed.isEmpty { elements.append(trimmed) }
+            }
+        }
+        return elements
     }
 
     /// The fields as a dictionary for `HTTPURLResponse`, repeated names joined by `", "`.

@@ -38,11 +38,12 @@ public enum Storability: Sendable, Equatable {
     ///   - requestHeaders: The request's header fields.
     ///   - status: The response's status code.
     ///   - responseHeaders: The response's header fields.
-    ///   - freshness: The response's freshness lifetime (``Freshness/lifetime(status:headers:responseTime:policy:)``).
+    ///   - freshness: The response's freshness lifetime (``Freshness/lifetime(status:headers:responseTime:policy:)``),
+    ///     evaluated only when the other rules leave the decision to it.
     ///   - policy: Shared or private, and the minimum disk lifetime.
     public static func decide(
         method: String, requestHeaders: HTTPHeaders, status: Int, responseHeaders: HTTPHeaders,
-        freshness: Freshness, policy: HTTPCachePolicy
+        freshness: @autoclosure () -> Freshness, policy: HTTPCachePolicy
     ) -> Storability {
         let request = CacheControl(requestHeaders["Cache-Control"])
         let response = policy.responseDirectives(responseHeaders)
@@ -72,12 +73,13 @@ public enum Storability: Sendable, Equatable {
         }
         let hasValidator = responseHeaders.hasValidator
         let window = TimeInterval(response.staleWhileRevalidate ?? 0)
-        guard freshness.lifetime > 0 || window > 0 || hasValidator else {
+        let lifetime = freshness().lifetime
+        guard lifetime > 0 || window > 0 || hasValidator else {
             return .notStored("the response is stale at once and has no validator")
         }
         guard !response.noCache || hasValidator else {
             return .notStored("the response says no-cache and has no validator")
         }
-        return freshness.lifetime < policy.minimumDiskLifetime ? .memoryOnly : .memoryAndDisk
+        return lifetime < policy.minimumDiskLifetime ? .memoryOnly : .memoryAndDisk
     }
 }

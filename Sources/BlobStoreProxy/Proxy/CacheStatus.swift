@@ -27,9 +27,13 @@ struct CacheStatus: Sendable, Equatable {
         if stored { text += "; stored" }
         if collapsed { text += "; collapsed" }
         if let detail {
-            let escaped = detail.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
-                of: "\"", with: "\\\"")
-            text += "; detail=\"\(escaped)\""
+            text += "; detail=\""
+            for character in detail {
+                // A quoted-string (RFC 9110 §5.6.4): a quote or backslash goes after a backslash.
+                if character == "\"" || character == "\\" { text.append("\\") }
+                text.append(character)
+            }
+            text += "\""
         }
         return text
     }

@@ -4,6 +4,15 @@ import BlobStoreHTTP
 /// in order, including ones it does not know; hop-by-hop ones (RFC 9110 §7.6.1) are its own
 /// (`StoredResponse.endToEnd`, the one list the HTTP cache stores by).
 enum MessageHeaders {
+    /// Whether the connection that carried a message with `headers` in HTTP/1.`minorVersion`
+    /// stays open after it (RFC 9112 §9.3): in HTTP/1.1 unless `Connection` says `close`, in
+    /// HTTP/1.0 when it says `keep-alive`.
+    static func keepsAlive(_ headers: HTTPHeaders, minorVersion: Int) -> Bool {
+        let options = headers.list("Connection")
+        if HTTPHeaders.isOne(of: options, "close") { return false }
+        return minorVersion >= 1 || HTTPHeaders.isOne(of: options, "keep-alive")
+    }
+
     /// `headers` with `member` appended to its list field `name` (`Via`, `Cache-Status`).
     static func appending(_ member: String, to name: String, in headers: HTTPHeaders) -> HTTPHeaders {
         var headers = headers
@@ -31,11 +40,10 @@ enum MessageHeaders {
             headers.set("Transfer-Encoding", "chunked")
         case .none, .untilClose: break
         }
-        var text = "\(method) \(target.requestTarget) HTTP/1.1\r\n"
+        var writer = HeadWriter(startLine: "\(method) \(target.requestTarget) HTTP/1.1")
         // Host first, as RFC 9112 §3.2 recommends.
-        text += "Host: \(target.authority)\r\n"
-        for field in headers where field.name.lowercased() != "host" { text += "\(field.name): \(field.value)\r\n" }
-        text += "\r\n"
-        return Array(text.utf8)
+        writer.field("Host", target.authority)
+        for field in headers where !HTTPHeaders.sameName(field.name, "Host") { writer.field(field.name, field.value) }
+        return writer.ended()
     }
 }

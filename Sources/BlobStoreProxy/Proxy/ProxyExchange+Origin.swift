@@ -186,8 +186,10 @@ extension ProxyExchange {
             invalidate(
                 url, location: response.headers["Location"], contentLocation: response.headers["Content-Location"])
         }
+        var headers = StoredResponse.endToEnd(response.headers)
         var record = storable(
-            response, target: target, framing: incoming, requestTime: requestTime, responseTime: responseTime)
+            response, headers: headers, target: target, framing: incoming, requestTime: requestTime,
+            responseTime: responseTime)
         let outgoing: BodyFraming
         switch incoming {
         case .none: outgoing = .none
@@ -195,7 +197,6 @@ extension ProxyExchange {
         case .chunked, .untilClose: outgoing = request.minorVersion >= 1 ? .chunked : .untilClose
         }
         if outgoing == .untilClose { keepAlive = false }
-        var headers = StoredResponse.endToEnd(response.headers)
         if outgoing == .chunked { headers.set("Transfer-Encoding", "chunked") }
         if outgoing == .chunked || outgoing == .untilClose { headers.set("Content-Length", nil) }
         cacheStatus.stored = record != nil
@@ -278,18 +279,27 @@ extension ProxyExchange {
         try writer.finish()
     }
 
-    /// The response to store for `response`, or `nil` when it may not be stored (the reason goes
-    /// to the `Cache-Status` detail).
+    /// The response to store for `response`, whose end-to-end fields are `headers`, or `nil` when
+    /// it may not be stored (the reason goes to the `Cache-Status` detail). The record is made
+    /// only when the rules need its freshness or it is stored: a response that says `no-store`
+    /// is passed through without it.
     private func storable(
-        _ response: ResponseHead, target: ForwardTarget, framing: BodyFraming, requestTime: Date, responseTime: Date
+        _ response: ResponseHead, headers: HTTPHeaders, target: ForwardTarget, framing: BodyFraming,
+        requestTime: Date, responseTime: Date
     ) -> StoredResponse? {
         guard request.method == "GET", let url = target.url else { return nil }
-        let record = StoredResponse(
-            url: url.absoluteString, status: response.status, headers: response.headers, vary: nil,
-            requestTime: requestTime, responseTime: responseTime)
+        var made: StoredResponse?
+        func record() -> StoredResponse {
+            if let made { return made }
+            let record = StoredResponse(
+                url: url.absoluteString, status: response.status, endToEndHeaders: headers, requestTime: requestTime,
+                responseTime: responseTime)
+            made = record
+            return record
+        }
         let decision = Storability.decide(
-            method: "GET", requestHeaders: request.headers, status: response.status, responseHeaders: record.headers,
-            freshness: record.freshness(policy), policy: policy)
+            method: "GET", requestHeaders: request.headers, status: response.status, responseHeaders: headers,
+            freshness: record().freshness(policy), policy: policy)
         if case .notStored(let why) = decision {
             cacheStatus.detail = why
             return nil
@@ -298,6 +308,6 @@ extension ProxyExchange {
             cacheStatus.detail = "the body is larger than the \(configuration.maxObjectBytes) bytes stored"
             return nil
         }
-        return record
+        return record()
     }
 }

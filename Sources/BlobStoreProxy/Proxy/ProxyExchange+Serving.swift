@@ -73,7 +73,7 @@ extension ProxyExchange {
     /// §13.1.5).
     static func rangeApplies(_ stored: StoredResponse, request: HTTPHeaders) -> Bool {
         guard request.contains("Range") else { return false }
-        guard let condition = request["If-Range"]?.trimmingCharacters(in: .whitespaces) else { return true }
+        guard let condition = request["If-Range"]?.trimmingOptionalWhitespace() else { return true }
         if condition.hasPrefix("\"") { return stored.headers["ETag"] == condition }
         return stored.headers["Last-Modified"] == condition
     }
@@ -83,11 +83,11 @@ extension ProxyExchange {
     /// an `If-Modified-Since` not before its `Last-Modified`.
     static func clientCopyMatches(_ stored: StoredResponse, request: HTTPHeaders) -> Bool {
         if let tags = request["If-None-Match"] {
-            guard let etag = stored.headers["ETag"] else { return tags.trimmingCharacters(in: .whitespaces) == "*" }
+            guard let etag = stored.headers["ETag"] else { return tags.trimmingOptionalWhitespace() == "*" }
             let weak = { (tag: String) in tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag }
             return tags.split(separator: ",").contains { tag in
-                let tag = tag.trimmingCharacters(in: .whitespaces)
-                return tag == "*" || weak(tag) == weak(etag.trimmingCharacters(in: .whitespaces))
+                let tag = tag.trimmingOptionalWhitespace()
+                return tag == "*" || weak(tag) == weak(etag.trimmingOptionalWhitespace())
             }
         }
         guard let since = request["If-Modified-Since"].flatMap(HTTPDate.parse),

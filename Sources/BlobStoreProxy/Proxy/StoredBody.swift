@@ -40,7 +40,8 @@ enum StoredBody {
     }
 
     /// Sends `head`, then the bytes of `range` of the body, to `client`, a piece at a time for a
-    /// body in a file: each piece is read once the client has taken the one before.
+    /// body in a file: each piece is read once the client has taken the one before (the head
+    /// goes out with the first).
     ///
     /// - Throws: `network` when the client connection fails; `io` when the stored file cannot
     ///   be read or ends early.
@@ -54,13 +55,13 @@ enum StoredBody {
             try handle.seek(toOffset: UInt64(range.lowerBound))
             var left = range.count
             while left > 0 {
-                try await client.flush()
                 let piece = try handle.read(upToCount: min(left, Self.pieceSize)) ?? Data()
                 guard !piece.isEmpty else {
                     throw BlobStoreError(.io, "The stored body ended \(left) bytes early.")
                 }
                 try client.write(piece)
                 left -= piece.count
+                if left > 0 { try await client.flush() }
             }
         }
     }

@@ -198,7 +198,9 @@ public final class ProxyServer: Sendable {
                 }
             case .answered(let keepsAlive): keepAlive = keepsAlive
             }
-            if client.hasUnsent {
+            // What the socket does not take at once is sent by a task that waits for the client.
+            guard let sent = try? client.sendNow() else { return .close }
+            if !sent {
                 return .handOff { [self] in
                     guard (try? await client.flush()) != nil, keepAlive else { return }
                     await serveConnection(client, startingWith: nil, returningTo: loop)
@@ -296,6 +298,7 @@ public final class ProxyServer: Sendable {
                 "Content-Length": String(body.utf8.count), "Connection": "close",
             ])
         try? client.write(head.serialized + Array(body.utf8))
+        try? client.sendNow()
         context.log.record(
             peer: client.peer, request: nil, status: rejection.status, bytes: body.utf8.count,
             cacheStatus: "\(context.configuration.name); detail=\"rejected\"", duration: .zero)

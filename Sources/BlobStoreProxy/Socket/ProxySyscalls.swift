@@ -145,6 +145,41 @@ enum ProxySyscalls {
         return offset
     }
 
+    /// Sends what the socket takes of `first` followed by `second` at once, in one system call
+    /// when it takes them whole (a head and a body that go out together), without raising
+    /// `SIGPIPE`.
+    ///
+    /// - Returns: The count sent, of both together.
+    /// - Throws: `network` when the peer is gone.
+    static func send(_ fd: CInt, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) throws -> Int {
+        guard !first.isEmpty else { return try send(fd, second) }
+        var parts = [
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count),
+        ]
+        let count = parts.withUnsafeMutableBufferPointer { parts in
+            var message = msghdr()
+            message.msg_iov = parts.baseAddress
+            message.msg_iovlen = parts.count
+            while true {
+                let count = sendmsg(fd, &message, CInt(MSG_NOSIGNAL) | CInt(MSG_DONTWAIT))  // man 2 sendmsg
+                if count >= 0 || errno != EINTR { return count }
+            }
+        }
+        guard count >= 0 else {
+            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+            throw failure("sendmsg", "the connection broke")
+        }
+        // A partial send: the rest as far as the socket takes it.
+        if count < first.count {
+            let more = try send(fd, UnsafeRawBufferPointer(rebasing: first[count...]))
+            guard count + more == first.count else { return count + more }
+            return first.count + (try send(fd, second))
+        }
+        guard count < first.count + second.count else { return count }
+        return count + (try send(fd, UnsafeRawBufferPointer(rebasing: second[(count - first.count)...])))
+    }
+
     // MARK: - Event loop
 
     /// An `epoll` descriptor and an `eventfd` it watches, which ``signalWake(_:)`` makes readable.

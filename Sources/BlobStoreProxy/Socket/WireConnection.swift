@@ -26,8 +26,8 @@ final class WireConnection: @unchecked Sendable {
     private(set) var headBegan: ContinuousClock.Instant?
     /// Since when the connection has waited for its next request in an ``EventLoop``.
     var waitingSince = ContinuousClock.now
-    /// Bytes written that the socket did not take yet: `unsent[unsentStart...]`, sent by
-    /// ``flush()``.
+    /// Bytes written that the socket did not take yet, or that wait to go out with the next
+    /// ones: `unsent[unsentStart...]`, sent by ``flush()`` or ``sendNow()``.
     private var unsent: [UInt8] = []
     private var unsentStart = 0
     /// The loop whose tasks use the connection.
@@ -247,43 +247,76 @@ final class WireConnection: @unchecked Sendable {
 
     // MARK: - Writing
 
-    /// Sends what the socket takes of `bytes` at once and keeps the rest for ``flush()``: a
-    /// write never waits, and a writer that must not get ahead of its peer flushes after it.
+    /// Writes `bytes` without waiting: while the bytes waiting to go out stay within
+    /// ``coalescedBytes`` they are only kept, so that a head and a small body, or the pieces of
+    /// one answer, go out in one system call at the next ``sendNow()`` or ``flush()``; beyond,
+    /// what waits and `bytes` are sent at once as far as the socket takes them, and the rest is
+    /// kept. A writer that must not get ahead of its peer flushes after each write.
     ///
     /// - Throws: `network` when the peer is gone.
     func write(_ bytes: some ContiguousBytes) throws {
         try bytes.withUnsafeBytes { bytes in
-            let sent = hasUnsent ? 0 : try ProxySyscalls.send(fd, bytes)
-            unsent.append(contentsOf: bytes[sent...])
+            let waiting = unsent.count - unsentStart
+            guard waiting + bytes.count > Self.coalescedBytes else { return unsent.append(contentsOf: bytes) }
+            let sent = try unsent.withUnsafeBytes { kept in
+                try ProxySyscalls.send(fd, UnsafeRawBufferPointer(rebasing: kept[unsentStart...]), bytes)
+            }
+            if sent < waiting {
+                unsentStart += sent
+                unsent.append(contentsOf: bytes)
+            } else {
+                forgetUnsent()
+                unsent.append(contentsOf: bytes[(sent - waiting)...])
+            }
         }
     }
 
-    /// Whether written bytes wait for ``flush()``.
+    /// The most written bytes kept to go out with the next ones.
+    static let coalescedBytes = 16 << 10
+
+    /// Whether written bytes wait for ``sendNow()`` or ``flush()``.
     var hasUnsent: Bool { unsentStart < unsent.count }
 
-    /// Sends the bytes written that the socket did not take, waiting on the connection's loop
-    /// while the peer does not read (at most the send timeout for each wait).
+    /// Sends what the socket takes at once of the bytes written, without waiting.
+    ///
+    /// - Returns: Whether they all went.
+    /// - Throws: `network` when the peer is gone.
+    @discardableResult
+    func sendNow() throws -> Bool {
+        guard hasUnsent else { return true }
+        let sent = try unsent.withUnsafeBytes { bytes in
+            try ProxySyscalls.send(fd, UnsafeRawBufferPointer(rebasing: bytes[unsentStart...]))
+        }
+        unsentStart += sent
+        guard !hasUnsent else { return false }
+        forgetUnsent()
+        return true
+    }
+
+    /// Sends the bytes written, waiting on the connection's loop while the peer does not read
+    /// (at most the send timeout for each wait).
     ///
     /// - Throws: `network` when the peer is gone or stopped reading (`ETIMEDOUT`).
     func flush() async throws {
-        while hasUnsent {
-            let sent = try unsent.withUnsafeBytes { bytes in
-                try ProxySyscalls.send(fd, UnsafeRawBufferPointer(rebasing: bytes[unsentStart...]))
-            }
-            unsentStart += sent
-            if !hasUnsent { break }
+        while try !sendNow() {
             do {
                 try await onLoop().ready(self, writable: true, until: .now + timeouts.send)
             } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
                 throw BlobStoreError(.network, "The peer stopped reading.", errno: ETIMEDOUT)
             }
         }
-        (unsent, unsentStart) = ([], 0)
     }
 
     /// Forgets the bytes written that were not sent (to a peer that is gone).
     func discardUnsent() {
-        (unsent, unsentStart) = ([], 0)
+        forgetUnsent()
+    }
+
+    /// Empties the bytes waiting, keeping the buffer's memory when it is small: an idle
+    /// connection holds no large buffer.
+    private func forgetUnsent() {
+        unsentStart = 0
+        if unsent.capacity > 4 * Self.coalescedBytes { unsent = [] } else { unsent.removeAll(keepingCapacity: true) }
     }
 }
 

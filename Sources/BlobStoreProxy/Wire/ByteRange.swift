@@ -12,12 +12,12 @@ enum ByteRange: Equatable {
     /// The answer to `field` for a body of `length` bytes.
     static func of(_ field: String?, length: Int) -> ByteRange {
         guard let field else { return .whole }
-        let trimmed = field.trimmingCharacters(in: .whitespaces)
+        let trimmed = field.trimmingOptionalWhitespace()
         guard trimmed.lowercased().hasPrefix("bytes=") else { return .whole }
-        let spec = trimmed.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
+        let spec = trimmed.dropFirst("bytes=".count).trimmingOptionalWhitespace()
         guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }
-        let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
-        let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
+        let first = spec[..<dash].trimmingOptionalWhitespace()
+        let last = spec[spec.index(after: dash)...].trimmingOptionalWhitespace()
         let isDigits = { (text: String) in
             !text.isEmpty && text.count <= 18 && text.allSatisfy { $0.isASCII && $0.isNumber }
         }

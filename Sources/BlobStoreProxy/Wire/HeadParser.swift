@@ -97,7 +97,7 @@ enum HeadParser {
             if headers.contains("Content-Length") { throw Rejection(status, "Content-Length is empty") }
             return nil
         }
-        guard Set(values).count == 1, let value = values.first, value.utf8.count <= 18,
+        guard let value = values.first, values.allSatisfy({ $0 == value }), value.utf8.count <= 18,
             value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let length = Int64(value)
         else { throw Rejection(status, "Content-Length is not one decimal number") }
         return length

@@ -15,9 +15,7 @@ struct RequestHead: Sendable, Equatable {
     /// Whether the connection stays open after this exchange as far as the client is concerned:
     /// HTTP/1.1 unless `Connection: close`, HTTP/1.0 only with `Connection: keep-alive`.
     var keepsAlive: Bool {
-        let options = headers.list("Connection").map { $0.lowercased() }
-        if options.contains("close") { return false }
-        return minorVersion >= 1 || options.contains("keep-alive")
+        MessageHeaders.keepsAlive(headers, minorVersion: minorVersion)
     }
 
     /// Whether the client waits for `100 Continue` before it sends the body.

@@ -16,9 +16,7 @@ struct ResponseHead: Sendable, Equatable {
 
     /// Whether the sender keeps the connection open after this response.
     var keepsAlive: Bool {
-        let options = headers.list("Connection").map { $0.lowercased() }
-        if options.contains("close") { return false }
-        return minorVersion >= 1 || options.contains("keep-alive")
+        MessageHeaders.keepsAlive(headers, minorVersion: minorVersion)
     }
 
     /// The bytes of the status line and fields, ending with the empty line.
