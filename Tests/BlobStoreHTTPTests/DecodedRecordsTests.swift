@@ -33,10 +33,26 @@ import Testing
                     url: "https://example.com/\(padding)/\(index)", status: 200, headers: ["ETag": "\"\(index)\""],
                     vary: nil, requestTime: Date(timeIntervalSince1970: 0), responseTime: Date(timeIntervalSince1970: 0)
                 ))
-            let metadata = try record.encoded()
+            let metadata = record.encoded()
             let found = try #require(memo.record(in: metadata))
             #expect(found.response?.url.hasSuffix("/\(index)") == true)
             #expect(memo.record(in: metadata)?.response?.headers["ETag"] == "\"\(index)\"")
+        }
+    }
+
+    @Test("A record encoded through the memo is the one its bytes decode to")
+    func encodedRecordsAreRememberedAsTheyDecode() throws {
+        let memo = DecodedRecords(capacity: 16)
+        let times = [Date(timeIntervalSince1970: 1_800_000_000.123_456_7), Date(timeIntervalSinceReferenceDate: 0.1)]
+        for (index, time) in times.enumerated() {
+            let record = CacheRecord(
+                response: StoredResponse(
+                    url: "https://example.com/\(index)", status: 200,
+                    headers: ["Cache-Control": "no-cache", "Date": HTTPDate.format(time), "X-Note": "é \"q\""],
+                    vary: nil, requestTime: time, responseTime: time + 0.25))
+            let metadata = memo.encoded(record)
+            #expect(CacheRecord.decoded(metadata) == record)
+            #expect(memo.record(in: metadata) == record)
         }
     }
 }

@@ -151,12 +151,12 @@ public final class HTTPCache: Sendable {
         case .memoryOnly: placement = .memoryOnly
         case .notStored: return decision
         }
-        let metadata = try CacheRecord(response: record).encoded()
+        let metadata = decoded.encoded(CacheRecord(response: record))
         do {
             if let vary = record.vary {
                 // On disk whatever this variant's placement: the other variants on disk need it.
                 // Written only when it changes, so a memory-only variant costs no disk write.
-                let names = try CacheRecord(variants: vary.names).encoded()
+                let names = decoded.encoded(CacheRecord(variants: vary.names))
                 if try store.info(for: Self.key(for: url))?.metadata != names {
                     try store.put(
                         Data(), for: Self.key(for: url), metadata: names, expires: nil, placement: .memoryAndDisk)
@@ -195,7 +195,7 @@ public final class HTTPCache: Sendable {
             case .memoryAndDisk = plan.decision, plan.record.vary == response.vary
         else { return nil }
         let key = Self.entryKey(for: plan.record, url: plan.url)
-        let metadata = try CacheRecord(response: plan.record).encoded()
+        let metadata = decoded.encoded(CacheRecord(response: plan.record))
         guard try store.info(for: key) != nil, try store.update(key, metadata: metadata, expires: plan.expires) else {
             return nil
         }

@@ -13,14 +13,8 @@ struct CacheRecord: Codable, Equatable {
     var variants: [String]?
 
     /// The JSON stored as metadata.
-    func encoded() throws -> Data {
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return try encoder.encode(self)
-        } catch {
-            throw BlobStoreError(.unencodable, "An HTTP cache record could not be encoded (\(error)).")
-        }
+    func encoded() -> Data {
+        RecordJSON.encode(self)
     }
 
     /// The record in `metadata`, or `nil` when it is not one this version reads.

@@ -15,4 +15,12 @@ final class DecodedRecords: Sendable {
     func record(in metadata: Data) -> CacheRecord? {
         records.value(for: WholeBytes(metadata)) { CacheRecord.decoded($0.data) }
     }
+
+    /// `record` encoded, for storing, and kept as the record those bytes decode to: a response
+    /// refreshed by a 304 is read next time without decoding what was just encoded.
+    func encoded(_ record: CacheRecord) -> Data {
+        let metadata = record.encoded()
+        records.remember(record, for: WholeBytes(metadata))
+        return metadata
+    }
 }

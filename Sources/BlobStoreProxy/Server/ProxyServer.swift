@@ -298,7 +298,7 @@ public final class ProxyServer: Sendable {
                 "Content-Length": String(body.utf8.count), "Connection": "close",
             ])
         try? client.write(head.serialized + Array(body.utf8))
-        try? client.sendNow()
+        _ = try? client.sendNow()
         context.log.record(
             peer: client.peer, request: nil, status: rejection.status, bytes: body.utf8.count,
             cacheStatus: "\(context.configuration.name); detail=\"rejected\"", duration: .zero)

@@ -1,0 +1,148 @@
+import Foundation
+
+/// The JSON of a ``CacheRecord``, written directly: the bytes `JSONEncoder` with sorted keys
+/// writes for it (so records written before and after read and compare alike), at a fraction of
+/// its cost. A 304 rewrites a stored record at every revalidation, and encoding it through
+/// `Codable` was the largest part of that work. Read back with `JSONDecoder`, as before.
+struct RecordJSON {
+    private var bytes: [UInt8] = []
+    /// Whether the object or array being written has no member yet (no comma before the next).
+    private var first = true
+
+    /// The JSON of `record`.
+    static func encode(_ record: CacheRecord) -> Data {
+        var json = RecordJSON()
+        json.bytes.reserveCapacity(1024)
+        json.open("{")
+        if let response = record.response {
+            json.key("response")
+            json.response(response)
+        }
+        if let variants = record.variants {
+            json.key("variants")
+            json.open("[")
+            for name in variants {
+                json.element()
+                json.string(name)
+            }
+            json.close("]")
+        }
+        json.key("version")
+        json.integer(record.version)
+        json.close("}")
+        return Data(json.bytes)
+    }
+
+    /// A ``StoredResponse`` as its synthesized `Codable` conformances have it, keys sorted.
+    private mutating func response(_ response: StoredResponse) {
+        open("{")
+        key("headers")
+        open("{")
+        key("fields")
+        open("[")
+        for field in response.headers.fields {
+            element()
+            open("{")
+            key("name")
+            string(field.name)
+            key("value")
+            string(field.value)
+            close("}")
+        }
+        close("]")
+        close("}")
+        key("requestTime")
+        date(response.requestTime)
+        key("responseTime")
+        date(response.responseTime)
+        key("status")
+        integer(response.status)
+        key("url")
+        string(response.url)
+        if let vary = response.vary {
+            key("vary")
+            open("{")
+            key("elements")
+            open("[")
+            for variant in vary.elements {
+                element()
+                open("{")
+                key("name")
+                string(variant.name)
+                if let value = variant.value {
+                    key("value")
+                    string(value)
+                }
+                close("}")
+            }
+            close("]")
+            close("}")
+        }
+        close("}")
+    }
+
+    // MARK: - Values
+
+    /// Begins an object (`{`) or an array (`[`).
+    private mutating func open(_ bracket: Unicode.Scalar) {
+        bytes.append(UInt8(ascii: bracket))
+        first = true
+    }
+
+    /// Ends the object (`}`) or array (`]`) begun last; it is a value of the one around it.
+    private mutating func close(_ bracket: Unicode.Scalar) {
+        bytes.append(UInt8(ascii: bracket))
+        first = false
+    }
+
+    /// Begins the member `name` of an object: its value follows.
+    private mutating func key(_ name: String) {
+        element()
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Begins an element of an array (or a member of an object): a comma after the one before.
+    private mutating func element() {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        first = false
+    }
+
+    private mutating func integer(_ value: Int) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// A date as `JSONEncoder`'s default strategy writes it: seconds since 2001 as a number,
+    /// without a fraction when it is whole.
+    private mutating func date(_ date: Date) {
+        let seconds = date.timeIntervalSinceReferenceDate
+        guard seconds.isFinite else { return bytes.append(contentsOf: "0".utf8) }
+        var text = String(seconds)
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// A string with `"`, `\`, `/` and the control characters escaped, as `JSONEncoder` does;
+    /// everything else as its UTF-8.
+    private mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case UInt8(ascii: "/"): bytes.append(contentsOf: [0x5C, UInt8(ascii: "/")])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x08: bytes.append(contentsOf: [0x5C, UInt8(ascii: "b")])
+            case 0x0C: bytes.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                bytes.append(contentsOf: [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
