@@ -29,7 +29,8 @@ struct RecordJSONTests {
         ]
         var records: [CacheRecord] = [CacheRecord(variants: ["accept", "accept-encoding"]), CacheRecord()]
         for time in times {
-            records.append(CacheRecord(response: response(["ETag": "\"v1\"", "X-All": everyByte], vary: nil, time: time)))
+            let plain = response(["ETag": "\"v1\"", "X-All": everyByte], vary: nil, time: time)
+            records.append(CacheRecord(response: plain))
             records.append(
                 CacheRecord(
                     response: response(
