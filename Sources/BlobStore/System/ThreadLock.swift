@@ -6,9 +6,11 @@ import Glibc
 /// system call and the kernel's PI bookkeeping, which with dozens of threads on two cores cost
 /// more than the work the lock guards (docs/benchmarks.md, "Caching proxy"). A normal mutex
 /// waits and wakes with the plain futex calls.
+///
+/// Its methods are inlinable, so that the modules that use it specialize them for their state.
 package final class ThreadLock<State>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var state: State
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var state: State
 
     package init(_ state: State) {
         mutex = .allocate(capacity: 1)
@@ -22,6 +24,7 @@ package final class ThreadLock<State>: @unchecked Sendable {
     }
 
     /// Runs `body` with the state, the lock held.
+    @inlinable
     package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

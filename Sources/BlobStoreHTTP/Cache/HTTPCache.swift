@@ -104,13 +104,16 @@ public final class HTTPCache: Sendable {
     package func storedResponse<Body>(
         for url: URL, requestHeaders: HTTPHeaders, read: (StoreKey) throws -> (EntryInfo, Body)?
     ) throws -> (response: StoredResponse, body: Body)? {
-        guard let (info, value) = try read(Self.key(for: url)), let record = decoded.record(in: info.metadata) else {
+        let key = Self.key(for: url)
+        guard let (info, value) = try read(key), let record = decoded.record(in: info.metadata, under: key) else {
             return nil
         }
         if let names = record.variants {
             let vary = VaryKey(names: names, request: requestHeaders)
-            guard let (variantInfo, variantValue) = try read(Self.variantKey(for: url, vary)),
-                let response = decoded.record(in: variantInfo.metadata)?.response, response.vary == vary
+            let variantKey = Self.variantKey(for: url, vary)
+            guard let (variantInfo, variantValue) = try read(variantKey),
+                let response = decoded.record(in: variantInfo.metadata, under: variantKey)?.response,
+                response.vary == vary
             else { return nil }
             return (response, variantValue)
         }
@@ -151,12 +154,12 @@ public final class HTTPCache: Sendable {
         case .memoryOnly: placement = .memoryOnly
         case .notStored: return decision
         }
-        let metadata = decoded.encoded(CacheRecord(response: record))
+        let metadata = decoded.encoded(CacheRecord(response: record), for: Self.entryKey(for: record, url: url))
         do {
             if let vary = record.vary {
                 // On disk whatever this variant's placement: the other variants on disk need it.
                 // Written only when it changes, so a memory-only variant costs no disk write.
-                let names = decoded.encoded(CacheRecord(variants: vary.names))
+                let names = decoded.encoded(CacheRecord(variants: vary.names), for: Self.key(for: url))
                 if try store.info(for: Self.key(for: url))?.metadata != names {
                     try store.put(
                         Data(), for: Self.key(for: url), metadata: names, expires: nil, placement: .memoryAndDisk)
@@ -195,7 +198,7 @@ public final class HTTPCache: Sendable {
             case .memoryAndDisk = plan.decision, plan.record.vary == response.vary
         else { return nil }
         let key = Self.entryKey(for: plan.record, url: plan.url)
-        let metadata = decoded.encoded(CacheRecord(response: plan.record))
+        let metadata = decoded.encoded(CacheRecord(response: plan.record), for: key)
         guard try store.info(for: key) != nil, try store.update(key, metadata: metadata, expires: plan.expires) else {
             return nil
         }

@@ -22,10 +22,12 @@ final class AccessLog: Sendable {
             + "\(two(time.hour)):\(two(time.minute)):\(two(time.second)) +0000"
     }
 
-    /// Lines kept by one event loop's thread and written together before it waits again: one
-    /// `write` per wake-up rather than per request. Used by that thread only.
+    /// Lines kept by one event loop's thread and written together at its sweeps, about four
+    /// times a second, or when they fill a write: no system call per request. Used by that
+    /// thread only, which keeps its own copy of the last timestamp too.
     final class Batch: @unchecked Sendable {
         fileprivate var bytes: [UInt8] = []
+        fileprivate var lastTimestamp: (second: Int, text: String) = (-1, "")
         /// The most bytes written at once: `PIPE_BUF`, so that lines written to a pipe (standard
         /// error) are not interleaved with another thread's.
         fileprivate static let limit = 4096
@@ -40,10 +42,11 @@ final class AccessLog: Sendable {
         guard let handle else { return }
         let now = Date()
         let second = Int(now.timeIntervalSince1970.rounded(.down))
-        let date = lastTimestamp.withLock { last in
+        func latest(_ last: inout (second: Int, text: String)) -> String {
             if last.second != second { last = (second, Self.timestamp(now)) }
             return last.text
         }
+        let date = batch.map { latest(&$0.lastTimestamp) } ?? lastTimestamp.withLock { latest(&$0) }
         let tenths = duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000
         var line: [UInt8] = []
         line.reserveCapacity(256)

@@ -24,8 +24,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         var expired: @Sendable (WireConnection, ContinuousClock.Instant) -> Bool
         /// Whether the proxy is stopping: the loop then closes every connection it holds.
         var stopping: @Sendable () -> Bool
-        /// Called before the loop waits for descriptors again, and once when it ends.
-        var beforeWaiting: @Sendable () -> Void
+        /// Called at each sweep (every ``EventLoop/sweepInterval`` or so, busy or idle) and once
+        /// when the loop ends: the access log is flushed then.
+        var periodically: @Sendable () -> Void
     }
 
     /// What becomes of a held connection after its bytes were read.
@@ -67,12 +68,13 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var timers: [(deadline: ContinuousClock.Instant, work: () -> Void)] = []
     /// The idle kept-alive origin connections of this loop's tasks.
     let origins: OriginConnections
-    /// The access log lines of the exchanges on this loop, written before it waits again.
+    /// The access log lines of the exchanges on this loop, written at each sweep (or sooner,
+    /// when they fill a write).
     let logBatch = AccessLog.Batch()
     /// Whether ``run(_:)`` has ended and closed the descriptors.
     private var ended = false
     /// How often the loop looks for connections and waits past their timeouts.
-    private static let sweepInterval = Duration.milliseconds(250)
+    static let sweepInterval = Duration.milliseconds(250)
 
     /// A loop, not running yet, whose tasks connect to origins within `originTimeout`.
     ///
@@ -91,7 +93,6 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         var lastSweep = ContinuousClock.now
         while true {
             runJobs()
-            handler.beforeWaiting()
             let count = ProxySyscalls.wait(
                 epoll, into: &ready, events: &events, timeout: jobs.isEmpty ? Self.sweepInterval : .zero)
             var woken = false
@@ -133,7 +134,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
         waiting = [:]
         runJobs()
-        handler.beforeWaiting()
+        handler.periodically()
         origins.closeAll()
         ProxySyscalls.close(epoll)
         ProxySyscalls.close(wake)
@@ -233,9 +234,11 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Closes the held connections past their timeouts, fails the waits past their deadlines and
-    /// runs the timers due.
+    /// Calls the handler's ``Handler/periodically`` (the access log's flush), closes the held
+    /// connections past their timeouts, fails the waits past their deadlines and runs the timers
+    /// due.
     private func sweep(at now: ContinuousClock.Instant) {
+        handler.periodically()
         for connection in Array(held.values) where handler.expired(connection, now) { remove(connection) }
         for (fd, waiter) in waiting where waiter.deadline <= now {
             waiting[fd] = nil

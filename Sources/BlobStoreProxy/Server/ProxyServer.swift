@@ -110,7 +110,7 @@ public final class ProxyServer: Sendable {
                 readable: { [self] in readable($0, on: $1) },
                 expired: { [self] in expired($0, at: $1) },
                 stopping: { [context] in context.stopping.load(ordering: .relaxed) },
-                beforeWaiting: { [context] in context.log.flush(loop.logBatch) })
+                periodically: { [context] in context.log.flush(loop.logBatch) })
             let thread = Thread { loop.run(handler) }
             thread.stackSize = 1 << 20
             thread.start()
