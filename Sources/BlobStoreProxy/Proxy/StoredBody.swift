@@ -13,8 +13,6 @@ enum StoredBody {
 
     /// The largest body read into memory to be served.
     static let inMemoryLimit = 1 << 20
-    /// The most bytes of a body in a file read at once.
-    static let pieceSize = 256 << 10
 
     /// The body's size in bytes.
     var count: Int {
@@ -39,9 +37,9 @@ enum StoredBody {
         }
     }
 
-    /// Sends `head`, then the bytes of `range` of the body, to `client`, a piece at a time for a
-    /// body in a file: each piece is read once the client has taken the one before (the head
-    /// goes out with the first).
+    /// Sends `head`, then the bytes of `range` of the body, to `client`: a body in a file (a
+    /// loose blob, verified when it was opened) straight from the page cache as the client takes
+    /// it (``WireConnection/sendFile(_:_:)``).
     ///
     /// - Throws: `network` when the client connection fails; `io` when the stored file cannot
     ///   be read or ends early.
@@ -52,30 +50,19 @@ enum StoredBody {
         case .file(let handle, _):
             try client.write(head)
             guard !range.isEmpty else { return }
-            try handle.seek(toOffset: UInt64(range.lowerBound))
-            var left = range.count
-            while left > 0 {
-                let piece = try handle.read(upToCount: min(left, Self.pieceSize)) ?? Data()
-                guard !piece.isEmpty else {
-                    throw BlobStoreError(.io, "The stored body ended \(left) bytes early.")
-                }
-                try client.write(piece)
-                left -= piece.count
-                if left > 0 { try await client.flush() }
-            }
+            try await client.sendFile(handle.fileDescriptor, range)
         }
     }
 
-    /// Writes `head` and the bytes of `range` of `data` to `client` with one write, which does not
-    /// wait (what is not sent at once waits for ``WireConnection/flush()``).
+    /// Writes `head` and the bytes of `range` of `data` to `client` without waiting: together in
+    /// one system call, a large body without being copied (``WireConnection/write(_:)``); what is
+    /// not sent at once waits for ``WireConnection/flush()``.
     ///
     /// - Throws: `network` when the client connection fails.
     static func write(_ data: Data, _ range: Range<Int>, after head: [UInt8], to client: WireConnection) throws {
-        var bytes = head
-        data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound].withUnsafeBytes {
-            bytes.append(contentsOf: $0)
-        }
-        try client.write(bytes)
+        try client.write(head)
+        guard !range.isEmpty else { return }
+        try client.write(data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound])
     }
 
     /// Refreshes the stored `response` that has this body after a `304`

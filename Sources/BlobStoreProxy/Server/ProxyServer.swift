@@ -94,8 +94,10 @@ public final class ProxyServer: Sendable {
     }
 
     /// Accepts and serves connections until ``shutdown()``, then waits for the responses in
-    /// flight to finish (at most ``ProxyConfiguration/shutdownGrace``).
+    /// flight to finish (at most ``ProxyConfiguration/shutdownGrace``). Ignores `SIGPIPE` in the
+    /// process from then on (``ProxySyscalls/ignoreBrokenPipes()``).
     public func run() {
+        ProxySyscalls.ignoreBrokenPipes()
         if let metricsListener {
             Thread.detachNewThread { [self] in
                 while let (fd, peer) = ProxySyscalls.accept(metricsListener) {

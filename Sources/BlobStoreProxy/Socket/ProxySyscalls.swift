@@ -49,19 +49,19 @@ enum ProxySyscalls {
         return port
     }
 
-    /// The next connection on a listening socket, with `TCP_NODELAY`; `nil` when the listener
-    /// was shut down (or a connection failed before it was accepted).
+    /// The next connection on a listening socket, non-blocking (as ``sendFile(_:from:offset:count:)``
+    /// needs; every other call passes `MSG_DONTWAIT` anyway), with `TCP_NODELAY`; `nil` when the
+    /// listener was shut down (or a connection failed before it was accepted).
     static func accept(_ listener: CInt) -> (fd: CInt, peer: String)? {
         while true {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &storage) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.accept(listener, $0, &length)  // man 2 accept
+                    blobstore_accept(listener, $0, &length)  // man 2 accept4: not inherited by children
                 }
             }
             if fd >= 0 {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // man 2 fcntl: not inherited by children
                 setNoDelay(fd)
                 return (fd, peerName(storage))
             }
@@ -143,6 +143,25 @@ enum ProxySyscalls {
             }
         }
         return offset
+    }
+
+    /// Sends what a non-blocking socket takes at once of up to `count` bytes of the file `file`
+    /// from `offset`, which it advances: the bytes go from the page cache to the socket without
+    /// being copied through the process.
+    ///
+    /// - Returns: The count sent, 0 when the file ends at `offset`; `nil` when the socket takes
+    ///   nothing now.
+    /// - Throws: `network` when the peer is gone or the file cannot be read.
+    static func sendFile(_ fd: CInt, from file: CInt, offset: inout off_t, count: Int) throws -> Int? {
+        while true {
+            let sent = sendfile(fd, file, &offset, count)  // man 2 sendfile
+            if sent >= 0 { return sent }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default: throw failure("sendfile", "the connection broke or the stored file cannot be read")
+            }
+        }
     }
 
     /// Sends what the socket takes of `first` followed by `second` at once, in one system call
@@ -357,6 +376,13 @@ enum ProxySyscalls {
         }
         return status == 0
             ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "-"
+    }
+
+    /// Makes a write to a connection the peer closed fail with `EPIPE` rather than end the
+    /// process: `sendfile` has no `MSG_NOSIGNAL`, so a client that goes away during a body sent
+    /// from a file would raise `SIGPIPE`.
+    static func ignoreBrokenPipes() {
+        _ = signal(SIGPIPE, SIG_IGN)  // man 2 signal
     }
 
     /// Sends small writes at once instead of waiting for the previous segment's ACK (Nagle).

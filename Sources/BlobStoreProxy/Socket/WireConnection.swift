@@ -307,6 +307,30 @@ final class WireConnection: @unchecked Sendable {
         }
     }
 
+    /// Sends the bytes written, then `range` of the file `file` straight from the page cache
+    /// (`sendfile`), waiting on the connection's loop while the peer does not read: a large
+    /// stored body goes out without being read into memory.
+    ///
+    /// - Throws: `network` when the peer is gone or stopped reading (`ETIMEDOUT`); `io` when the
+    ///   file ends before `range` does.
+    func sendFile(_ file: CInt, _ range: Range<Int>) async throws {
+        try await flush()
+        var offset = off_t(range.lowerBound)
+        var left = range.count
+        while left > 0 {
+            if let sent = try ProxySyscalls.sendFile(fd, from: file, offset: &offset, count: min(left, 1 << 30)) {
+                guard sent > 0 else { throw BlobStoreError(.io, "The stored body ended \(left) bytes early.") }
+                left -= sent
+                continue
+            }
+            do {
+                try await onLoop().ready(self, writable: true, until: .now + timeouts.send)
+            } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
+                throw BlobStoreError(.network, "The peer stopped reading.", errno: ETIMEDOUT)
+            }
+        }
+    }
+
     /// Forgets the bytes written that were not sent (to a peer that is gone).
     func discardUnsent() {
         forgetUnsent()

@@ -1,13 +1,22 @@
 #ifndef BLOBSTORE_CEPOLL_H
 #define BLOBSTORE_CEPOLL_H
 
-/// epoll(7) and eventfd(2) for the caching proxy's event loops, which Swift's Glibc module does
+/// epoll(7), eventfd(2) and accept4(2) for the caching proxy's event loops, which Swift's Glibc module does
 /// not import. A module of its own, without _GNU_SOURCE (which CLinux defines): these headers
 /// bring in <sys/select.h>, whose fd_set must read as Foundation's modules read it.
 
 #include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+
+/// <sys/socket.h> declares accept4(2) only with _GNU_SOURCE; glibc has it whatever the macros.
+int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+/// accept4(2) of the next connection on `listener`, non-blocking and closed on exec.
+static inline int blobstore_accept(int listener, struct sockaddr *address, socklen_t *length) {
+    return accept4(listener, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
 
 /// epoll_ctl(2) EPOLL_CTL_ADD of `fd`, readable and level-triggered, with the descriptor's
 /// number as its data (struct epoll_event is packed on x86-64: it stays on this side).
