@@ -17,7 +17,7 @@ import Testing
     @Test func eachRecordIsFoundUnderItsOwnKey() throws {
         let memo = DecodedRecords(capacity: 4096)
         for index in 0..<300 {
-            let metadata = record(index, etag: "\"\(index)\"").encoded()
+            let metadata = try record(index, etag: "\"\(index)\"").encoded()
             let key = StoreKey("https://example.com/\(index)")
             let found = try #require(memo.record(in: metadata, under: key))
             #expect(found.response?.url.hasSuffix("/\(index)") == true)
@@ -29,8 +29,8 @@ import Testing
     func changedMetadataIsDecodedAgain() throws {
         let memo = DecodedRecords(capacity: 16)
         let key = StoreKey("https://example.com/a")
-        let first = record(1, etag: "\"v1\"").encoded()
-        let second = record(1, etag: "\"v2\"").encoded()
+        let first = try record(1, etag: "\"v1\"").encoded()
+        let second = try record(1, etag: "\"v2\"").encoded()
         #expect(memo.record(in: first, under: key)?.response?.headers["ETag"] == "\"v1\"")
         #expect(memo.record(in: second, under: key)?.response?.headers["ETag"] == "\"v2\"")
         #expect(memo.record(in: first, under: key)?.response?.headers["ETag"] == "\"v1\"")
@@ -48,7 +48,7 @@ import Testing
                     url: "https://example.com/\(index)", status: 200,
                     headers: ["Cache-Control": "no-cache", "Date": HTTPDate.format(time), "X-Note": "é \"q\""],
                     vary: nil, requestTime: time, responseTime: time + 0.25))
-            let metadata = memo.encoded(record, for: key)
+            let metadata = try memo.encoded(record, for: key)
             #expect(CacheRecord.decoded(metadata) == record)
             #expect(memo.record(in: metadata, under: key) == record)
         }

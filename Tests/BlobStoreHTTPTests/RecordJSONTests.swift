@@ -38,7 +38,7 @@ struct RecordJSONTests {
                         vary: VaryKey(names: ["Accept", "Cookie"], request: ["Accept": "text/html"]), time: time)))
         }
         for (index, record) in records.enumerated() {
-            let written = record.encoded()
+            let written = try record.encoded()
             #expect(
                 String(decoding: written, as: UTF8.self) == String(decoding: try encoderJSON(record), as: UTF8.self),
                 "record \(index)")

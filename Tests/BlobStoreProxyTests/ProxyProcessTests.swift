@@ -83,19 +83,19 @@ struct ProxyProcessTests {
         // Above the 1 MiB served from memory: sent from the stored file (sendfile), where a closed
         // connection raises SIGPIPE unless the server ignores it.
         let size = 8 << 20
-        let target = "/gone?cc=max-age%3D600&stream=\(size)"
+        let request = "GET /gone?cc=max-age%3D600&stream=\(size) HTTP/1.1\r\nHost: x\r\n\r\n"
         let first = try RawClient(port: serve.port, timeout: 120)
-        try first.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n")
+        try first.send(request)
         #expect(try first.response().body.count == size)
         for _ in 0..<5 {
             let leaving = try RawClient(port: serve.port, timeout: 120)
-            try leaving.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n")
+            try leaving.send(request)
             let head = try leaving.response(headOnly: true)
             #expect(head["Cache-Status"]?.contains("hit") == true)
         }  // each closes with most of the body unread
         try await Task.sleep(for: .milliseconds(200))
         let last = try RawClient(port: serve.port, timeout: 120)
-        try last.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n")
+        try last.send(request)
         let response = try last.response()
         #expect(response["Cache-Status"]?.contains("hit") == true)
         #expect(Data(response.body) == TestServer.pattern(size))

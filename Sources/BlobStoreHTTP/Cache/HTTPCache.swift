@@ -154,12 +154,12 @@ public final class HTTPCache: Sendable {
         case .memoryOnly: placement = .memoryOnly
         case .notStored: return decision
         }
-        let metadata = decoded.encoded(CacheRecord(response: record), for: Self.entryKey(for: record, url: url))
+        let metadata = try decoded.encoded(CacheRecord(response: record), for: Self.entryKey(for: record, url: url))
         do {
             if let vary = record.vary {
                 // On disk whatever this variant's placement: the other variants on disk need it.
                 // Written only when it changes, so a memory-only variant costs no disk write.
-                let names = decoded.encoded(CacheRecord(variants: vary.names), for: Self.key(for: url))
+                let names = try decoded.encoded(CacheRecord(variants: vary.names), for: Self.key(for: url))
                 if try store.info(for: Self.key(for: url))?.metadata != names {
                     try store.put(
                         Data(), for: Self.key(for: url), metadata: names, expires: nil, placement: .memoryAndDisk)
@@ -198,7 +198,7 @@ public final class HTTPCache: Sendable {
             case .memoryAndDisk = plan.decision, plan.record.vary == response.vary
         else { return nil }
         let key = Self.entryKey(for: plan.record, url: plan.url)
-        let metadata = decoded.encoded(CacheRecord(response: plan.record), for: key)
+        let metadata = try decoded.encoded(CacheRecord(response: plan.record), for: key)
         guard try store.info(for: key) != nil, try store.update(key, metadata: metadata, expires: plan.expires) else {
             return nil
         }

@@ -13,8 +13,10 @@ struct CacheRecord: Codable, Equatable {
     var variants: [String]?
 
     /// The JSON stored as metadata.
-    func encoded() -> Data {
-        RecordJSON.encode(self)
+    ///
+    /// - Throws: `unencodable` when a time is not a finite number.
+    func encoded() throws -> Data {
+        try RecordJSON.encode(self)
     }
 
     /// The record in `metadata`, or `nil` when it is not one this version reads.

@@ -28,8 +28,8 @@ final class DecodedRecords: Sendable {
 
     /// `record` encoded, for storing under `key`, and kept as the record those bytes decode to: a
     /// response refreshed by a 304 is read next time without decoding what was just encoded.
-    func encoded(_ record: CacheRecord, for key: StoreKey) -> Data {
-        let metadata = record.encoded()
+    func encoded(_ record: CacheRecord, for key: StoreKey) throws -> Data {
+        let metadata = try record.encoded()
         records.remember(Decoded(metadata: metadata, record: record), for: key)
         return metadata
     }

@@ -1,3 +1,5 @@
+import BlobStore
+import BlobStoreCache
 import Foundation
 
 /// The JSON of a ``CacheRecord``, written directly: the bytes `JSONEncoder` with sorted keys
@@ -10,7 +12,15 @@ struct RecordJSON {
     private var first = true
 
     /// The JSON of `record`.
-    static func encode(_ record: CacheRecord) -> Data {
+    ///
+    /// - Throws: `unencodable` for a time that is not a finite number, as `JSONEncoder` does.
+    static func encode(_ record: CacheRecord) throws -> Data {
+        if let response = record.response,
+            !response.requestTime.timeIntervalSinceReferenceDate.isFinite
+                || !response.responseTime.timeIntervalSinceReferenceDate.isFinite
+        {
+            throw BlobStoreError(.unencodable, "An HTTP cache record could not be encoded: a time is not a number.")
+        }
         var json = RecordJSON()
         json.bytes.reserveCapacity(1024)
         json.open("{")
@@ -115,9 +125,7 @@ struct RecordJSON {
     /// A date as `JSONEncoder`'s default strategy writes it: seconds since 2001 as a number,
     /// without a fraction when it is whole.
     private mutating func date(_ date: Date) {
-        let seconds = date.timeIntervalSinceReferenceDate
-        guard seconds.isFinite else { return bytes.append(contentsOf: "0".utf8) }
-        var text = String(seconds)
+        var text = String(date.timeIntervalSinceReferenceDate)
         if text.hasSuffix(".0") { text.removeLast(2) }
         bytes.append(contentsOf: text.utf8)
     }

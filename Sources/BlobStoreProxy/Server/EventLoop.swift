@@ -24,8 +24,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         var expired: @Sendable (WireConnection, ContinuousClock.Instant) -> Bool
         /// Whether the proxy is stopping: the loop then closes every connection it holds.
         var stopping: @Sendable () -> Bool
-        /// Called at each sweep (every ``EventLoop/sweepInterval`` or so, busy or idle) and once
-        /// when the loop ends: the access log is flushed then.
+        /// Called at each sweep (about every 250 ms, busy or idle) and once when the loop ends:
+        /// the access log is flushed then.
         var periodically: @Sendable () -> Void
     }
 
@@ -74,7 +74,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Whether ``run(_:)`` has ended and closed the descriptors.
     private var ended = false
     /// How often the loop looks for connections and waits past their timeouts.
-    static let sweepInterval = Duration.milliseconds(250)
+    private static let sweepInterval = Duration.milliseconds(250)
 
     /// A loop, not running yet, whose tasks connect to origins within `originTimeout`.
     ///

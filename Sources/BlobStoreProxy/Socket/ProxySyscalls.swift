@@ -164,11 +164,11 @@ enum ProxySyscalls {
         }
     }
 
-    /// Sends what the socket takes of `first` followed by `second` at once, in one system call
-    /// when it takes them whole (a head and a body that go out together), without raising
-    /// `SIGPIPE`.
+    /// Sends what the socket takes at once of `first` followed by `second`, in one system call
+    /// (a head and a body that go out together), without raising `SIGPIPE`.
     ///
-    /// - Returns: The count sent, of both together.
+    /// - Returns: The count sent, of both together (less than both when the socket's buffer
+    ///   filled).
     /// - Throws: `network` when the peer is gone.
     static func send(_ fd: CInt, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) throws -> Int {
         guard !first.isEmpty else { return try send(fd, second) }
@@ -189,14 +189,7 @@ enum ProxySyscalls {
             if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
             throw failure("sendmsg", "the connection broke")
         }
-        // A partial send: the rest as far as the socket takes it.
-        if count < first.count {
-            let more = try send(fd, UnsafeRawBufferPointer(rebasing: first[count...]))
-            guard count + more == first.count else { return count + more }
-            return first.count + (try send(fd, second))
-        }
-        guard count < first.count + second.count else { return count }
-        return count + (try send(fd, UnsafeRawBufferPointer(rebasing: second[(count - first.count)...])))
+        return count
     }
 
     // MARK: - Event loop

@@ -298,12 +298,18 @@ final class WireConnection: @unchecked Sendable {
     ///
     /// - Throws: `network` when the peer is gone or stopped reading (`ETIMEDOUT`).
     func flush() async throws {
-        while try !sendNow() {
-            do {
-                try await onLoop().ready(self, writable: true, until: .now + timeouts.send)
-            } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
-                throw BlobStoreError(.network, "The peer stopped reading.", errno: ETIMEDOUT)
-            }
+        while try !sendNow() { try await writable() }
+    }
+
+    /// Waits on the connection's loop until the peer has taken some of what was sent, at most
+    /// the send timeout.
+    ///
+    /// - Throws: `network` with `ETIMEDOUT` when the peer stopped reading.
+    private func writable() async throws {
+        do {
+            try await onLoop().ready(self, writable: true, until: .now + timeouts.send)
+        } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
+            throw BlobStoreError(.network, "The peer stopped reading.", errno: ETIMEDOUT)
         }
     }
 
@@ -318,16 +324,13 @@ final class WireConnection: @unchecked Sendable {
         var offset = off_t(range.lowerBound)
         var left = range.count
         while left > 0 {
-            if let sent = try ProxySyscalls.sendFile(fd, from: file, offset: &offset, count: min(left, 1 << 30)) {
-                guard sent > 0 else { throw BlobStoreError(.io, "The stored body ended \(left) bytes early.") }
-                left -= sent
+            guard let sent = try ProxySyscalls.sendFile(fd, from: file, offset: &offset, count: min(left, 1 << 30))
+            else {
+                try await writable()
                 continue
             }
-            do {
-                try await onLoop().ready(self, writable: true, until: .now + timeouts.send)
-            } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
-                throw BlobStoreError(.network, "The peer stopped reading.", errno: ETIMEDOUT)
-            }
+            guard sent > 0 else { throw BlobStoreError(.io, "The stored body ended \(left) bytes early.") }
+            left -= sent
         }
     }
 
