@@ -95,7 +95,8 @@ public final class ProxyServer: Sendable {
 
     /// Accepts and serves connections until ``shutdown()``, then waits for the responses in
     /// flight to finish (at most ``ProxyConfiguration/shutdownGrace``). Ignores `SIGPIPE` in the
-    /// process from then on (``ProxySyscalls/ignoreBrokenPipes()``).
+    /// process from then on: bodies sent from stored files (`sendfile`) to a client that went away
+    /// fail with `EPIPE` instead of ending the process.
     public func run() {
         ProxySyscalls.ignoreBrokenPipes()
         if let metricsListener {
