@@ -39,8 +39,11 @@ let package = Package(
             swiftSettings: faultInjection),
         // The memory tier and typed objects, over the store's public API only.
         .target(name: "BlobStoreCache", dependencies: ["BlobStore"]),
-        .target(name: "BlobStoreHTTP", dependencies: ["BlobStore", "BlobStoreCache"]),
-        .target(name: "BlobStoreRemote", dependencies: ["BlobStore", "CLibSSL"]),
+        .target(name: "BlobStoreHTTP", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreNet"]),
+        // One socket layer and HTTP/1.1 client (with TLS) for the remote tier, the HTTP cache's
+        // downloads and `blobstore fetch`: blocking calls with exact deadlines.
+        .target(name: "BlobStoreNet", dependencies: ["BlobStore", "CLibSSL"]),
+        .target(name: "BlobStoreRemote", dependencies: ["BlobStore", "BlobStoreNet"]),
         // The caching HTTP proxy of `blobstore serve`, on the HTTP cache's rules.
         .target(name: "BlobStoreProxy", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "CEpoll"]),
         .target(
@@ -70,7 +73,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "BlobStoreRemoteTests",
-            dependencies: ["BlobStoreRemote", "BlobStore", "BlobStoreCLI", "BlobStoreHTTP", "BlobStoreTestKit"]
+            dependencies: ["BlobStoreRemote", "BlobStoreNet", "BlobStore", "BlobStoreCLI", "BlobStoreHTTP", "BlobStoreTestKit"]
         ),
         // The Python HTTP server the HTTP cache and CLI tests talk to, and its Swift wrapper.
         .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer", exclude: ["http_server.py"]),
@@ -108,12 +111,13 @@ if Context.environment["BLOBSTORE_FUZZ"] == "1" {
         ("JournalReader", "BlobStore"), ("JournalRecord", "BlobStore"), ("ManifestReader", "BlobStore"),
         ("ManifestTable", "BlobStore"), ("PackReader", "BlobStore"), ("ArgumentParser", "BlobStoreCLI"),
         ("Quantity", "BlobStoreCLI"), ("ClusterTopology", "BlobStoreRemote"), ("HTTPMessage", "BlobStoreProxy"),
+        ("HTTPReply", "BlobStoreNet"),
     ]
     // The seed corpora's writer (Fuzz/make-seeds.sh; built without the sanitizers).
     package.targets.append(
         .executableTarget(
             name: "make-seeds", dependencies: ["BlobStore", "BlobStoreFuzzSupport"], path: "Fuzz/MakeSeeds"))
-    for module in ["BlobStore", "BlobStoreCLI", "BlobStoreRemote", "BlobStoreProxy"] {
+    for module in ["BlobStore", "BlobStoreCLI", "BlobStoreRemote", "BlobStoreProxy", "BlobStoreNet"] {
         package.targets.append(
             .target(name: module + "FuzzSupport", dependencies: [.target(name: module)], path: "Fuzz/Support/" + module))
     }

@@ -11,6 +11,9 @@ struct FetchStreamingTests {
     static let largeBytes =
         ProcessInfo.processInfo.environment["BLOBSTORE_FETCH_LARGE_BYTES"].flatMap(Int.init) ?? 1 << 30
 
+    /// The most a large fetch's peak resident memory may exceed a small one's: 32 MiB.
+    static let boundedGrowth = 32 << 20
+
     @Test("A 1 GiB body is fetched, stored and answered again without being held in memory, every byte checked")
     func largeBodyWithFlatMemory() async throws {
         let server = try TestServer()
@@ -32,12 +35,16 @@ struct FetchStreamingTests {
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.stderr == "\(outcome)\n")
             #expect(try SHA256Hasher.hash(contentsOf: URL(fileURLWithPath: output)) == expected)
-            // Not the body: what a small fetch needed plus buffers. On an idle machine that is a
-            // few MiB; under a parallel test run, URLSession's backlog of received bytes not yet
-            // written has reached about 300 MiB (docs/http.md), never the whole body.
+            // Not the body: what a small fetch needed plus buffers. The body passes through the
+            // client's 64 KiB receive buffer and the store's 1 MiB pieces, and the socket is not
+            // read while a piece is being written, so a loaded machine slows the server instead
+            // of filling memory (docs/http.md).
             let growth = run.peakResidentBytes - small.peakResidentBytes
+            print(
+                "fetch of \(Self.largeBytes) bytes, \(outcome): peak resident memory \(growth) bytes over a small fetch"
+            )
             #expect(
-                growth < Self.largeBytes / 2,
+                growth < Self.boundedGrowth,
                 "\(outcome): peak \(run.peakResidentBytes) bytes against \(small.peakResidentBytes)")
         }
         #expect(try await server.counts("/large?cc=max-age%3D600&stream=\(Self.largeBytes)").requests == 1)

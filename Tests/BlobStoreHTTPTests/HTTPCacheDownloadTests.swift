@@ -114,14 +114,87 @@ struct HTTPCacheDownloadTests {
         }
     }
 
-    @Test("A gzip body is kept decoded, with headers that describe it")
-    func decodedBody() async throws {
+    @Test("A gzip body is kept as the server sent it, with the headers that describe it")
+    func encodedBodyKeptAsSent() async throws {
         try await withDownloads { server, downloads in
-            let result = try await downloads.get(server.url("/g?cc=max-age%3D600&gzip=1&body=unzipped"))
-            #expect(try downloads.body() == Data("unzipped".utf8))
-            #expect(result.byteCount == 8)
-            #expect(result.headers["Content-Encoding"] == nil)
-            #expect(result.headers["Content-Length"] == "8")
+            let target = "/g?cc=max-age%3D600&gzip=1&body=unzipped"
+            let result = try await downloads.get(server.url(target))
+            let body = try downloads.body()
+            #expect(body.prefix(2) == Data([0x1f, 0x8b]), "a gzip stream begins 1f 8b")
+            #expect(result.byteCount == body.count)
+            #expect(result.headers["Content-Encoding"] == "gzip")
+            #expect(result.headers["Content-Length"] == String(body.count))
+            // The fresh hit writes the same bytes.
+            #expect(try await downloads.get(server.url(target)).outcome == .freshHit)
+            #expect(try downloads.body() == body)
+        }
+    }
+
+    @Test(
+        "Chunked bodies, interim responses and bodies read to the end arrive whole",
+        arguments: [
+            "/c?cc=max-age%3D600&size=300000&chunk=7000", "/i?cc=max-age%3D600&size=5000&interim=103",
+        ])
+    func framings(target: String) async throws {
+        try await withDownloads { server, downloads in
+            let result = try await downloads.get(server.url(target))
+            #expect(result.status == 200)
+            let size = target.contains("300000") ? 300_000 : 5000
+            #expect(try downloads.body() == TestServer.pattern(size))
+            #expect(try await downloads.get(server.url(target)).outcome == .freshHit)
+            #expect(try downloads.body() == TestServer.pattern(size))
+        }
+    }
+
+    @Test("A redirect is followed, its answer written and not stored under the original URL")
+    func redirectFollowedNotStored() async throws {
+        try await withDownloads { server, downloads in
+            let destination = "/there?cc=max-age%3D600&body=moved"
+            let encoded = destination.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let target = "/redirect?status=302&location=\(encoded)"
+            let first = try await downloads.get(server.url(target))
+            #expect(first.status == 200)
+            #expect(first.outcome == .miss)
+            #expect(try downloads.body() == Data("moved".utf8))
+            #expect(try await downloads.get(server.url(target)).outcome == .miss)
+            #expect(try await server.counts(target).requests == 2)
+            #expect(try await server.counts(destination).requests == 2)
+            #expect(try downloads.cache.storedResponse(for: server.url(target), requestHeaders: [:]) == nil)
+        }
+    }
+
+    @Test("A 303 turns a POST into a GET without its body; a 307 keeps both")
+    func redirectMethods() async throws {
+        try await withDownloads { server, downloads in
+            for (status, method) in [(303, "GET"), (307, "POST")] {
+                let destination = "/landing?echo=1"
+                let encoded = destination.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                var request = URLRequest(url: server.url("/form?status=\(status)&location=\(encoded)"))
+                request.httpMethod = "POST"
+                request.httpBody = Data("field=1".utf8)
+                let result = try await downloads.cache.download(for: request, to: downloads.file)
+                #expect(result.status == 200)
+                let body = String(decoding: try downloads.body(), as: UTF8.self)
+                if method == "GET" {
+                    #expect(result.headers["X-Method"] == nil, "\(body)")
+                    #expect(!body.contains("Content-Length"), "\(body)")
+                } else {
+                    #expect(result.headers["X-Method"] == "POST")
+                    #expect(body == "field=1")
+                }
+            }
+        }
+    }
+
+    @Test("More redirects than the limit fail with `network`")
+    func redirectLoopFails() async throws {
+        try await withDownloads { server, downloads in
+            let target = "/loop?status=302&loop=1"
+            await #expect {
+                _ = try await downloads.cache.download(for: get(server.url(target)), to: downloads.file)
+            } throws: { error in
+                (error as? BlobStoreError)?.code == .network && "\(error)".contains("redirects")
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreNet
 import BlobStoreTestKit
 import Foundation
 import Glibc
@@ -43,7 +44,7 @@ struct NameResolutionTests {
         #expect {
             _ = try SocketSyscalls.connect(
                 host: "stalls.test", port: 6379, timeout: .milliseconds(100), resolutionTimeout: .milliseconds(200),
-                resolver: stalled.resolver, server: "test")
+                resolver: stalled.resolver, server: .remote("test"))
         } throws: { error in
             guard let error = error as? BlobStoreError else { return false }
             return error.code == .remote && error.errno == ETIMEDOUT
@@ -60,7 +61,7 @@ struct NameResolutionTests {
         DispatchQueue.concurrentPerform(iterations: 6) { _ in
             do {
                 _ = try stalled.resolver.resolve(
-                    host: "stalls.test", port: 80, timeout: .milliseconds(150), server: "test")
+                    host: "stalls.test", port: 80, timeout: .milliseconds(150), server: .remote("test"))
             } catch {
                 failures.withLock { $0 += 1 }
             }
@@ -71,7 +72,8 @@ struct NameResolutionTests {
         // Once the lookup ended, the next caller starts a new one and waits for its answer.
         usleep(50_000)
         #expect(throws: BlobStoreError.self) {
-            _ = try stalled.resolver.resolve(host: "stalls.test", port: 80, timeout: .seconds(2), server: "test")
+            _ = try stalled.resolver.resolve(
+                host: "stalls.test", port: 80, timeout: .seconds(2), server: .remote("test"))
         }
         #expect(stalled.lookups == 2)
     }
@@ -83,7 +85,7 @@ struct NameResolutionTests {
         let answering = StalledResolver(answer: .success(loopback))
         answering.release()
         let fd = try SocketSyscalls.connect(
-            host: "cache.test", port: port, timeout: .seconds(1), resolver: answering.resolver, server: "test")
+            host: "cache.test", port: port, timeout: .seconds(1), resolver: answering.resolver, server: .remote("test"))
         SocketSyscalls.close(fd)
         #expect(answering.lookups == 1)
     }
@@ -91,13 +93,16 @@ struct NameResolutionTests {
     @Test func numericAddressesAndTheSystemResolverNeedNoLookupThread() throws {
         let stalled = StalledResolver()
         defer { stalled.release() }
-        #expect(try stalled.resolver.resolve(host: "127.0.0.1", port: 1, timeout: .zero, server: "test").count == 1)
-        #expect(try stalled.resolver.resolve(host: "::1", port: 1, timeout: .zero, server: "test").count == 1)
+        #expect(
+            try stalled.resolver.resolve(host: "127.0.0.1", port: 1, timeout: .zero, server: .remote("test")).count == 1
+        )
+        #expect(try stalled.resolver.resolve(host: "::1", port: 1, timeout: .zero, server: .remote("test")).count == 1)
         #expect(stalled.lookups == 0)
         // "localhost" goes through the lookup thread (it is a name) and /etc/hosts answers it.
         let (listener, port) = LocalPorts.listening()
         defer { close(listener) }
-        let fd = try SocketSyscalls.connect(host: "localhost", port: port, timeout: .seconds(1), server: "test")
+        let fd = try SocketSyscalls.connect(
+            host: "localhost", port: port, timeout: .seconds(1), server: .remote("test"))
         SocketSyscalls.close(fd)
     }
 

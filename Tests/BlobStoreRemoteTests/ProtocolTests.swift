@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreNet
 import BlobStoreTestKit
 import Foundation
 import Glibc

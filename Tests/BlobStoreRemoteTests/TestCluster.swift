@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreNet
 import BlobStoreTestKit
 import Foundation
 import Glibc
@@ -143,7 +144,7 @@ final class TestCluster: Sendable {
     func answers(_ port: UInt16) -> Bool {
         guard
             let fd = try? SocketSyscalls.connect(
-                host: "127.0.0.1", port: port, timeout: .milliseconds(200), server: "test")
+                host: "127.0.0.1", port: port, timeout: .milliseconds(200), server: .remote("test"))
         else { return false }
         SocketSyscalls.close(fd)
         return true

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreNet
 import BlobStoreTestKit
 import Foundation
 import Glibc
@@ -185,7 +186,7 @@ enum TestServers {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if let fd = try? SocketSyscalls.connect(
-                host: "127.0.0.1", port: port, timeout: .milliseconds(100), server: "test")
+                host: "127.0.0.1", port: port, timeout: .milliseconds(100), server: .remote("test"))
             {
                 SocketSyscalls.close(fd)
                 return server

@@ -10,6 +10,7 @@ Any path except /_count and /_release answers with headers chosen by the query:
   cc=<Cache-Control>   etag=<ETag>        lm=<Last-Modified>   expires=<Expires>
   vary=<Vary>          age=<Age>          status=<code>        body=<text>
   location=<Location>  (with status=302: a redirect the client follows)
+  loop=1               (with status=302: a redirect to this same target, forever)
   size=<n>             (a body of n deterministic bytes instead of `body`)
   chunk=<n>            (send the body with Transfer-Encoding: chunked, n bytes a chunk)
   gzip=1               (send the body gzip-compressed, with Content-Encoding: gzip)
@@ -28,7 +29,7 @@ With `vary`, the body ends with the values of the named request headers, so vari
 
 POST, PUT, PATCH, DELETE and OPTIONS answer 200 with the request body (read by Content-Length
 or chunked), `X-Method: <the method>`, and the fields `location`, `cl` (Content-Location) and `cc`
-name.
+name; with a 3xx `status` and `location`, they answer that redirect instead, with no body.
 
 GET /_count?path=<path and query> answers JSON {"requests": n, "notModified": m}: how many
 requests that exact target received, and how many were answered 304.
@@ -78,6 +79,9 @@ class Handler(BaseHTTPRequestHandler):
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         self.count(False)
         query = {name: values[0] for name, values in parse_qs(urlsplit(self.path).query).items()}
+        if query.get("status", "").startswith("3") and "location" in query:
+            self.send_body(int(query["status"]), [("Location", query["location"])], b"")
+            return
         headers = [(header, query[name]) for name, header in [("location", "Location"), ("cl", "Content-Location"),
                                                                ("cc", "Cache-Control")] if name in query]
         self.send_body(200, headers + [("X-Method", self.command)], body)
@@ -113,6 +117,8 @@ class Handler(BaseHTTPRequestHandler):
                              ("location", "Location")]:
             if name in query:
                 headers.append((header, query[name]))
+        if "loop" in query:
+            headers.append(("Location", self.path))
 
         etag = query.get("etag")
         last_modified = query.get("lm")

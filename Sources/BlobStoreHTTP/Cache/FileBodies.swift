@@ -38,17 +38,14 @@ final class FileBodies: ResponseBodies {
         }
     }
 
-    func send(_ request: URLRequest, with cache: HTTPCache) async throws -> (
-        response: URLResponse, body: FileBody, count: Int
-    ) {
-        // A download task writes the body to a file as it arrives, in step with the connection
-        // (a data task's delegate would get it faster than it can write, and Linux's
-        // URLSession has no flow control for that), in the system's temporary directory.
-        let (received, response) = try await cache.session.download(for: request)
+    /// Received by the cache's own HTTP/1.1 client straight into a file beside the destination,
+    /// in step with the connection (`FileDownloader`), on a thread of its own.
+    func send(_ request: URLRequest, with cache: HTTPCache) async throws -> ReceivedResponse<FileBody> {
         let file = nextFile()
-        try Self.move(received, to: file)
-        let count = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
-        return (response, FileBody(url: file, count: count), count)
+        let received = try await offload { try cache.downloader.download(request, to: file) }
+        return ReceivedResponse(
+            status: received.status, headers: received.headers, url: received.url,
+            body: FileBody(url: file, count: received.body))
     }
 
     func put(_ body: FileBody, into storage: any BlobStorage) -> HTTPCache.BodyPut {

@@ -37,9 +37,11 @@ extension HTTPCache {
     /// instead of returned: a body of any size, from the cache or from the server, is never held
     /// in memory whole. A miss is received into a file and stored from it.
     ///
-    /// A miss is received by a download task into the system's temporary directory (`$TMPDIR`), in
-    /// step with the connection, stored from there and moved beside `file`; a stored body is
-    /// copied out of the store a piece at a time. `file` is created or replaced once the answer
+    /// A miss is received by the package's own HTTP/1.1 client into a file beside `file`, a piece
+    /// at a time in step with the connection (redirects followed; the body kept as the server
+    /// sent it, with no `Accept-Encoding` added), stored from there; a stored body is copied out of
+    /// the store a piece at a time. The cache's session configuration gives the client its
+    /// `timeoutIntervalForRequest` and `httpAdditionalHeaders` (docs/http.md). `file` is created or replaced once the answer
     /// is known; the files beside it (`<file>.1`, `<file>.2`, …) are gone when this returns or
     /// throws, so `file` never holds part of a body. A stale response within its
     /// `stale-while-revalidate` window is revalidated before it answers: a download does not
@@ -182,45 +184,12 @@ extension HTTPCache {
         Bodies.Body
     > {
         let requestTime = Date()
-        let sent: (response: URLResponse, body: Bodies.Body, count: Int)
-        do {
-            sent = try await bodies.send(request, with: self)
-        } catch let error as BlobStoreError {
-            throw error
-        } catch {
-            throw BlobStoreError(
-                .network,
-                "The request to \(request.url?.absoluteString ?? "?") failed: \(error.localizedDescription). "
-                    + "Check the URL and the network, then retry.")
-        }
-        guard let http = sent.response as? HTTPURLResponse else {
-            throw BlobStoreError(
-                .network,
-                "\(request.url?.absoluteString ?? "?") did not answer with an HTTP response. Use an http(s) URL.")
-        }
-        var headers = HTTPHeaders(http.allHeaderFields)
-        if (request.httpMethod ?? "GET").uppercased() != "HEAD", http.statusCode != 304,
-            Self.wasDecoded(headers: headers, bodyCount: sent.count)
-        {
-            // The headers must describe the body kept and served: the decoded one.
-            headers.set("Content-Encoding", nil)
-            headers.set("Content-Length", String(sent.count))
-        }
+        let received = try await bodies.send(request, with: self)
         let stored = StoredResponse(
-            url: (request.url ?? http.url)?.absoluteString ?? "", status: http.statusCode,
-            headers: headers, vary: nil, requestTime: requestTime, responseTime: Date())
-        let redirected = http.url.map { $0.absoluteString != request.url?.absoluteString } ?? false
-        return (stored, sent.body, redirected)
-    }
-
-    /// Whether `URLSession` decoded a body whose response has `headers`: it has a
-    /// `Content-Encoding` other than `identity`, and its `Content-Length` is not the body's size
-    /// or its codings are ones `URLSession` always decodes (`gzip`, `x-gzip`, `deflate`).
-    static func wasDecoded(headers: HTTPHeaders, bodyCount: Int) -> Bool {
-        let codings = headers.list("Content-Encoding").map { $0.lowercased() }.filter { $0 != "identity" }
-        guard !codings.isEmpty else { return false }
-        if let length = headers["Content-Length"].flatMap(Int.init), length != bodyCount { return true }
-        return codings.allSatisfy { ["gzip", "x-gzip", "deflate"].contains($0) }
+            url: (request.url ?? received.url).absoluteString, status: received.status,
+            headers: received.headers, vary: nil, requestTime: requestTime, responseTime: Date())
+        let redirected = received.url.absoluteString != request.url?.absoluteString
+        return (stored, received.body, redirected)
     }
 
     private func answer<Body>(_ response: StoredResponse, _ body: Body, url: URL, outcome: HTTPCacheOutcome)

@@ -28,9 +28,13 @@ public final class HTTPCache: Sendable {
     public let store: any BlobStorage
     /// The cache's choices: shared or private, minimum disk lifetime, heuristics.
     public let policy: HTTPCachePolicy
-    /// The session that sends requests to servers: ephemeral, with no `URLCache` and no
-    /// protocol of this library, so a request never comes back to the cache.
+    /// The session that sends ``data(for:)``'s requests to servers: ephemeral, with no
+    /// `URLCache` and no protocol of this library, so a request never comes back to the cache.
     let session: URLSession
+    /// What sends ``download(for:to:)``'s requests: the package's own HTTP/1.1 client, which
+    /// writes a body to its file as it arrives (Linux's `URLSession` has no flow control: a
+    /// download task may hold much of a large body in memory when the disk is slower).
+    let downloader: FileDownloader
     /// The entries being revalidated in the background, so that a burst of stale hits sends
     /// one conditional request.
     let revalidating = Mutex<Set<StoreKey>>([])
@@ -44,9 +48,11 @@ public final class HTTPCache: Sendable {
     ///     minimum disk lifetime are put with `StoragePlacement.memoryOnly`: a storage without a
     ///     memory tier does not keep them.
     ///   - policy: Shared or private, minimum disk lifetime and heuristics.
-    ///   - sessionConfiguration: The configuration for requests to servers (timeouts, proxies).
-    ///     The cache uses a copy without `urlCache` and without ``BlobStoreURLProtocol``; the
-    ///     caller's configuration is left as it is. Default: ephemeral.
+    ///   - sessionConfiguration: The configuration for ``data(for:)``'s requests to servers
+    ///     (timeouts, proxies). The cache uses a copy without `urlCache` and without
+    ///     ``BlobStoreURLProtocol``; the caller's configuration is left as it is. Default:
+    ///     ephemeral. ``download(for:to:)`` takes its `timeoutIntervalForRequest` (the longest wait
+    ///     for the server) and its `httpAdditionalHeaders`.
     public init(
         store: any BlobStorage, policy: HTTPCachePolicy = HTTPCachePolicy(),
         sessionConfiguration: URLSessionConfiguration = .ephemeral
@@ -62,6 +68,14 @@ public final class HTTPCache: Sendable {
             $0 != BlobStoreURLProtocol.self
         }
         self.session = URLSession(configuration: configuration)
+        let additional = (configuration.httpAdditionalHeaders ?? [:]).compactMap { name, value in
+            (name as? String).map { (name: $0, value: "\(value)") }
+        }
+        let seconds: Double = configuration.timeoutIntervalForRequest
+        let milliseconds = seconds.isFinite && seconds > 0 ? min(seconds * 1000, 1e12) : 60_000
+        downloader = FileDownloader(
+            timeout: .milliseconds(Int64(milliseconds)),
+            additionalHeaders: additional.sorted { $0.name < $1.name })
     }
 
     /// Lets the requests under way finish, then releases the session.

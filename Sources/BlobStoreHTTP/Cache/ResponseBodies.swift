@@ -22,11 +22,10 @@ protocol ResponseBodies: Sendable {
         response: StoredResponse, body: Body
     )?
 
-    /// Sends `request` with the cache's session; returns the response, its body and the body's
-    /// size in bytes.
-    func send(_ request: URLRequest, with cache: HTTPCache) async throws -> (
-        response: URLResponse, body: Body, count: Int
-    )
+    /// Sends `request` to its server (following redirects) and receives the response.
+    ///
+    /// - Throws: `BlobStoreError` with code `network` when the request fails.
+    func send(_ request: URLRequest, with cache: HTTPCache) async throws -> ReceivedResponse<Body>
 
     /// How `body` is put into `storage` under a key.
     func put(_ body: Body, into storage: any BlobStorage) -> HTTPCache.BodyPut

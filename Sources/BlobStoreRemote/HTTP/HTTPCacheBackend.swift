@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreNet
 import Foundation
 
 /// An HTTP content-addressed cache as Bazel's remote cache protocol defines it:

@@ -1,3 +1,4 @@
+import BlobStoreNet
 import Foundation
 
 /// Where a ``RESPDecoder`` reads a reply from: a connection (``TCPConnection``), or bytes in

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreNet
 import Foundation
 
 /// A Redis (or Valkey, KeyDB) remote tier, as ccache's `redis://` storage: blobs under

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreNet
 import Foundation
 
 /// One connection to a Redis server, logged in and on its database: sends commands, reads
@@ -21,7 +22,8 @@ final class RedisConnection: Sendable {
         self.server = server
         let context = try server.usesTLS ? tls ?? TLSContext(RemoteTLS()) : nil
         connection = try TCPConnection(
-            host: server.host, port: server.port, timeouts: timeouts, resolver: resolver, server: server.description,
+            host: server.host, port: server.port, timeouts: timeouts.connecting, resolver: resolver,
+            server: .remote(server.description),
             tls: context)
         if let password = server.password {
             let arguments = ["AUTH"] + (server.user.map { [$0] } ?? []) + [password]

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreNet
 
 extension BlobStoreError.Code {
     /// A remote tier failed: it could not be reached, timed out, refused a request or answered
@@ -27,5 +28,30 @@ extension BlobStoreError {
     ) -> BlobStoreError {
         let what = "a reply of \(size) bytes\(orMore ? " or more" : "") is larger than the \(maximum) accepted."
         return BlobStoreError(.tooLarge, "Remote \(server): \(what)", file: file, line: line)
+    }
+}
+
+extension NetworkPeer {
+    /// A remote server (`redis 127.0.0.1:6379`), whose failures are ``BlobStoreError/Code/remote``.
+    static func remote(_ server: String) -> NetworkPeer {
+        NetworkPeer(
+            name: server, label: "Remote \(server)", code: .remote, addressAdvice: "Check the remote URL.",
+            trustedCAs: "the CA file, --remote-ca, or the system's CAs")
+    }
+}
+
+extension TLSContext {
+    /// The context of a backend's connections, with the CAs of `configuration`.
+    ///
+    /// - Throws: `BlobStoreError` with code `invalidArgument` when the CA file cannot be read.
+    convenience init(_ configuration: RemoteTLS) throws {
+        try self.init(caFile: configuration.caFile, caFileOption: "--remote-ca, BLOBSTORE_REMOTE_CA", code: .remote)
+    }
+}
+
+extension RemoteTimeouts {
+    /// The timeouts of making a connection: the TLS handshake within the operation timeout.
+    var connecting: ConnectTimeouts {
+        ConnectTimeouts(nameResolution: nameResolution, connect: connect, handshake: operation)
     }
 }

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreNet
 import Foundation
 import Synchronization
 

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreNet
 import Foundation
 
 /// A Redis Cluster as the remote tier: the same objects as ``RedisBackend``

@@ -12,17 +12,21 @@ import Synchronization
 /// and port whose lookup is still running joins that lookup instead of starting another: a
 /// resolver that hangs costs one thread per name, not one per operation. Numeric addresses
 /// (`127.0.0.1`, `::1`) are converted at once, on the caller's thread.
-final class NameResolver: Sendable {
+package final class NameResolver: Sendable {
     /// What a lookup yields: the addresses, or why there are none.
-    typealias Lookup = @Sendable (_ host: String, _ port: UInt16) -> Result<[SocketAddress], LookupFailure>
+    package typealias Lookup = @Sendable (_ host: String, _ port: UInt16) -> Result<[SocketAddress], LookupFailure>
 
     /// Why a name did not resolve (`gai_strerror`'s text).
-    struct LookupFailure: Error {
-        let reason: String
+    package struct LookupFailure: Error {
+        package let reason: String
+
+        package init(reason: String) {
+            self.reason = reason
+        }
     }
 
     /// `getaddrinfo` with the system's resolver.
-    static let system = NameResolver { host, port in SocketSyscalls.addresses(host, port, numericOnly: false) }
+    package static let system = NameResolver { host, port in SocketSyscalls.addresses(host, port, numericOnly: false) }
 
     private let lookup: Lookup
     /// The lookups under way, by `host port`.
@@ -30,7 +34,7 @@ final class NameResolver: Sendable {
 
     /// - Parameter lookup: Resolves a name; called on a thread of its own. Tests pass one that
     ///   stalls.
-    init(lookup: @escaping Lookup) {
+    package init(lookup: @escaping Lookup) {
         self.lookup = lookup
     }
 
@@ -39,9 +43,9 @@ final class NameResolver: Sendable {
     /// - Parameters:
     ///   - timeout: The longest wait for a name that is not a numeric address.
     ///   - server: The server, without credentials, for messages.
-    /// - Throws: ``BlobStoreError/Code/remote`` when the name does not resolve, or not within
+    /// - Throws: the peer's code (``NetworkPeer``) when the name does not resolve, or not within
     ///   `timeout` (with `errno` `ETIMEDOUT`).
-    func resolve(host: String, port: UInt16, timeout: Duration, server: String) throws -> [SocketAddress] {
+    package func resolve(host: String, port: UInt16, timeout: Duration, server: NetworkPeer) throws -> [SocketAddress] {
         if case .success(let numeric) = SocketSyscalls.addresses(host, port, numericOnly: true), !numeric.isEmpty {
             return numeric
         }
@@ -62,17 +66,17 @@ final class NameResolver: Sendable {
             }
         }
         guard let result = pending.wait(timeout) else {
-            throw BlobStoreError.remote(
-                server, "resolving '\(host)' took longer than \(timeout). Check the DNS, or use an IP address.",
+            throw server.failure(
+                "resolving '\(host)' took longer than \(timeout). Check the DNS, or use an IP address.",
                 errno: ETIMEDOUT)
         }
         switch result {
         case .success(let addresses) where !addresses.isEmpty:
             return addresses
         case .success:
-            throw BlobStoreError.remote(server, "cannot resolve '\(host)': no address. Check the remote URL.")
+            throw server.failure("cannot resolve '\(host)': no address. \(server.addressAdvice)")
         case .failure(let failure):
-            throw BlobStoreError.remote(server, "cannot resolve '\(host)': \(failure.reason). Check the remote URL.")
+            throw server.failure("cannot resolve '\(host)': \(failure.reason). \(server.addressAdvice)")
         }
     }
 }

@@ -10,9 +10,9 @@ import Foundation
 ///
 /// Not thread-safe: one operation uses it at a time. It is `@unchecked Sendable` only so that a
 /// pool can hand it from one operation to the next; the pool's mutex orders those hand-overs.
-final class TCPConnection: @unchecked Sendable {
+package final class TCPConnection: @unchecked Sendable {
     /// The server, without credentials, for messages.
-    let server: String
+    package let server: NetworkPeer
     private var fd: SocketDescriptor?
     private var deadline: ContinuousClock.Instant
     private var operationTimeout: Duration
@@ -35,10 +35,10 @@ final class TCPConnection: @unchecked Sendable {
     /// connect timeout and, with `tls`, completes the TLS handshake within the operation timeout,
     /// checking that the server's certificate names `host`.
     ///
-    /// - Throws: ``BlobStoreError/Code/remote`` when it cannot resolve or connect in time, or the
+    /// - Throws: the peer's code (``NetworkPeer``) when it cannot resolve or connect in time, or the
     ///   handshake fails (a refused certificate, a server that does not speak TLS) or times out.
-    init(
-        host: String, port: UInt16, timeouts: RemoteTimeouts, resolver: NameResolver = .system, server: String,
+    package init(
+        host: String, port: UInt16, timeouts: ConnectTimeouts, resolver: NameResolver = .system, server: NetworkPeer,
         tls context: TLSContext? = nil
     ) throws {
         self.server = server
@@ -50,7 +50,18 @@ final class TCPConnection: @unchecked Sendable {
         fd = try SocketSyscalls.connect(
             host: host, port: port, timeout: timeouts.connect, resolutionTimeout: timeouts.nameResolution,
             resolver: resolver, server: server)
-        if let tls { try handshake(tls, timeout: timeouts.operation) }
+        if let tls { try handshake(tls, timeout: timeouts.handshake) }
+    }
+
+    /// A plain connection over `fd`, already connected and non-blocking (one end of a socket
+    /// pair: the fuzz harness of the HTTP client's reply reader), which it closes.
+    package init(connected fd: SocketDescriptor, server: NetworkPeer) {
+        self.server = server
+        tls = nil
+        ciphertext = .allocate(byteCount: 0, alignment: 1)
+        operationTimeout = .zero
+        deadline = ContinuousClock.now
+        self.fd = fd
     }
 
     deinit {
@@ -60,23 +71,29 @@ final class TCPConnection: @unchecked Sendable {
     }
 
     /// Closes the socket; later calls throw.
-    func close() {
+    package func close() {
         if let fd { SocketSyscalls.close(fd) }
         fd = nil
     }
 
     /// Every read and write from now on must finish within `timeout` from now.
-    func startOperation(timeout: Duration) {
+    package func startOperation(timeout: Duration) {
         operationTimeout = timeout
         deadline = ContinuousClock.now + timeout
         receivedInOperation = false
+    }
+
+    /// Moves the deadline to the operation's timeout from now: for a long body, whose timeout
+    /// bounds each wait for the next bytes rather than the whole.
+    package func extendDeadline() {
+        deadline = ContinuousClock.now + operationTimeout
     }
 
     /// Whether `error`, thrown during the current operation, shows a connection the server had
     /// already given up (reset, broken pipe, end of stream) before a single byte of the reply
     /// arrived: the request was not processed, and may be sent again on a new connection. Any
     /// other failure — a timeout, a protocol error, a reply cut short — may not.
-    func failedBeforeReply(_ error: any Error) -> Bool {
+    package func failedBeforeReply(_ error: any Error) -> Bool {
         guard !receivedInOperation else { return false }
         if closedByPeer { return true }
         guard let code = (error as? BlobStoreError)?.errno else { return false }
@@ -86,7 +103,7 @@ final class TCPConnection: @unchecked Sendable {
     // MARK: - Writing
 
     /// Sends all of `bytes` before the deadline.
-    func write(_ bytes: some ContiguousBytes) throws {
+    package func write(_ bytes: some ContiguousBytes) throws {
         try bytes.withUnsafeBytes { raw in
             guard let tls else { return try send(raw) }
             var offset = 0
@@ -122,15 +139,14 @@ final class TCPConnection: @unchecked Sendable {
             while try !tls.handshake() {
                 try sendCiphertext(tls)
                 guard try receiveCiphertext(tls) else {
-                    throw BlobStoreError.remote(
-                        server,
+                    throw server.failure(
                         "the server closed the connection during the TLS handshake. Check that it speaks TLS on "
                             + "this port.")
                 }
             }
             try sendCiphertext(tls)  // the handshake's last message
         } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
-            throw BlobStoreError.remote(server, "the TLS handshake took longer than \(timeout).", errno: ETIMEDOUT)
+            throw server.failure("the TLS handshake took longer than \(timeout).", errno: ETIMEDOUT)
         }
     }
 
@@ -159,7 +175,7 @@ final class TCPConnection: @unchecked Sendable {
     /// The bytes up to the next CRLF, without it.
     ///
     /// - Parameter maximum: The longest line accepted; a longer one is a protocol error.
-    func readLine(maximum: Int) throws -> [UInt8] {
+    package func readLine(maximum: Int) throws -> [UInt8] {
         var searched = 0  // bytes after `start` known to hold no CRLF; `fill()` may move `start`
         while true {
             if let end = findCRLF(from: start + searched) {
@@ -170,14 +186,14 @@ final class TCPConnection: @unchecked Sendable {
             }
             searched = max(0, buffer.count - start - 1)
             guard buffer.count - start <= maximum else {
-                throw BlobStoreError.remote(server, "a reply line is longer than \(maximum) bytes.")
+                throw server.failure("a reply line is longer than \(maximum) bytes.")
             }
             guard try fill() else { throw endOfStream() }
         }
     }
 
     /// Exactly `count` bytes.
-    func readExactly(_ count: Int) throws -> Data {
+    package func readExactly(_ count: Int) throws -> Data {
         while buffer.count - start < count {
             guard try fill() else { throw endOfStream() }
         }
@@ -187,13 +203,29 @@ final class TCPConnection: @unchecked Sendable {
         return data
     }
 
+    /// Hands `sink` the next bytes, at most `maximum` and at least one: those buffered, else
+    /// those of the next receive (never more than 64 KiB at a time).
+    ///
+    /// - Returns: How many bytes `sink` was given; 0 at the end of the stream.
+    package func readSome(maximum: Int, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        precondition(maximum > 0, "a read asks for at least one byte")
+        if start == buffer.count {
+            guard try fill() else { return 0 }
+        }
+        let count = min(maximum, buffer.count - start)
+        try buffer.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[start..<start + count])) }
+        start += count
+        releaseIfDrained()
+        return count
+    }
+
     /// Everything until the server closes the connection.
     ///
     /// - Parameter maximum: The most bytes accepted; more is a protocol error.
-    func readToEnd(maximum: Int) throws -> Data {
+    package func readToEnd(maximum: Int) throws -> Data {
         while try fill() {
             guard buffer.count - start <= maximum else {
-                throw BlobStoreError.remoteTooLarge(server, size: buffer.count - start, maximum: maximum, orMore: true)
+                throw server.tooLarge(size: buffer.count - start, maximum: maximum, orMore: true)
             }
         }
         let data = Data(buffer[start...])
@@ -203,7 +235,7 @@ final class TCPConnection: @unchecked Sendable {
     }
 
     /// The bytes the receive buffer holds room for (tests check that it shrinks).
-    var bufferCapacity: Int { buffer.capacity }
+    package var bufferCapacity: Int { buffer.capacity }
 
     /// Empties the buffer once everything in it was consumed, giving its memory back when it
     /// grew past 1 MiB (a large value), so that a pooled connection does not keep it.
@@ -271,15 +303,15 @@ final class TCPConnection: @unchecked Sendable {
     ///
     /// - Returns: The socket.
     private func wait(for events: Int16) throws -> SocketDescriptor {
-        guard let fd else { throw BlobStoreError.remote(server, "the connection is closed.") }
+        guard let fd else { throw server.failure("the connection is closed.") }
         let remaining = SocketSyscalls.milliseconds(until: deadline)
         guard remaining > 0, try SocketSyscalls.poll(fd, events: events, milliseconds: remaining, server: server) else {
-            throw BlobStoreError.remote(server, "no answer within \(operationTimeout).", errno: ETIMEDOUT)
+            throw server.failure("no answer within \(operationTimeout).", errno: ETIMEDOUT)
         }
         return fd
     }
 
     private func endOfStream() -> BlobStoreError {
-        BlobStoreError.remote(server, "the server closed the connection in the middle of a reply.")
+        server.failure("the server closed the connection in the middle of a reply.")
     }
 }

@@ -1,7 +1,7 @@
 import BlobStore
 import CLibSSL
 
-/// Every libssl call the remote tier makes, each wrapped once, as ``SocketSyscalls`` wraps the
+/// Every libssl call the package makes, each wrapped once, as ``SocketSyscalls`` wraps the
 /// socket calls. A session reads and writes memory buffers, never the socket: ciphertext goes in
 /// with ``feed(_:_:)`` and out with ``takeOutput(_:into:)``, and ``TCPConnection`` moves it over
 /// the non-blocking socket, so that every wait is bounded by its deadline and no write raises
@@ -26,17 +26,17 @@ enum OpenSSL {
     /// `caFile` (PEM), or the system's CAs (OpenSSL's default paths) when it is `nil`.
     ///
     /// - Throws: ``BlobStoreError/Code/invalidArgument`` when `caFile` cannot be read as PEM
-    ///   certificates; ``BlobStoreError/Code/remote`` when OpenSSL cannot make a context.
-    static func makeContext(caFile: String?) throws -> OpaquePointer {
+    ///   certificates; `code` when OpenSSL cannot make a context.
+    static func makeContext(caFile: String?, caFileOption: String, code: BlobStoreError.Code) throws -> OpaquePointer {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else {  // man 3 SSL_CTX_new
-            throw BlobStoreError(.remote, "Cannot set up TLS: \(errors()).")
+            throw BlobStoreError(code, "Cannot set up TLS: \(errors()).")
         }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)  // man 3 SSL_CTX_set_verify
         blobstore_ssl_ctx_ignore_unexpected_eof(context)
         guard blobstore_ssl_ctx_require_tls12(context) == 1 else {
             SSL_CTX_free(context)
-            throw BlobStoreError(.remote, "Cannot set up TLS: \(errors()).")
+            throw BlobStoreError(code, "Cannot set up TLS: \(errors()).")
         }
         if let caFile {
             // man 3 SSL_CTX_load_verify_locations
@@ -46,13 +46,13 @@ enum OpenSSL {
                 throw BlobStoreError(
                     .invalidArgument,
                     "The CA file '\(caFile.prefix(200))' cannot be read as PEM certificates (\(reason)). Check the "
-                        + "path (--remote-ca, BLOBSTORE_REMOTE_CA).",
+                        + "path (\(caFileOption)).",
                     path: caFile)
             }
         } else if SSL_CTX_set_default_verify_paths(context) != 1 {
             let reason = errors()
             SSL_CTX_free(context)
-            throw BlobStoreError(.remote, "Cannot load the system's CA certificates: \(reason).")
+            throw BlobStoreError(code, "Cannot load the system's CA certificates: \(reason).")
         }
         return context
     }
@@ -66,15 +66,15 @@ enum OpenSSL {
     /// A client session on memory buffers that checks the server's certificate names `host`: the
     /// IP address when `host` is one, else the DNS name, which is also sent as the server name
     /// (SNI).
-    static func makeSession(_ context: OpaquePointer, host: String, server: String) throws -> OpaquePointer {
+    static func makeSession(_ context: OpaquePointer, host: String, server: NetworkPeer) throws -> OpaquePointer {
         ERR_clear_error()
         guard let ssl = SSL_new(context) else {  // man 3 SSL_new
-            throw BlobStoreError.remote(server, "cannot start a TLS session: \(errors()).")
+            throw server.failure("cannot start a TLS session: \(errors()).")
         }
         // man 3 BIO_s_mem, SSL_set_bio: the session owns both buffers from here on.
         guard let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
             SSL_free(ssl)
-            throw BlobStoreError.remote(server, "cannot start a TLS session: \(errors()).")
+            throw server.failure("cannot start a TLS session: \(errors()).")
         }
         SSL_set_bio(ssl, input, output)
         SSL_set_connect_state(ssl)
@@ -89,7 +89,7 @@ enum OpenSSL {
         }
         guard named else {
             SSL_free(ssl)
-            throw BlobStoreError.remote(server, "cannot check a certificate for '\(host.prefix(100))': \(errors()).")
+            throw server.failure("cannot check a certificate for '\(host.prefix(100))': \(errors()).")
         }
         return ssl
     }
@@ -102,9 +102,9 @@ enum OpenSSL {
     ///
     /// - Returns: `true` once the handshake is complete (its last message may still be in the
     ///   output), `false` when it needs ciphertext from the server.
-    /// - Throws: ``BlobStoreError/Code/remote`` when the handshake fails: the certificate is
+    /// - Throws: the peer's code (``NetworkPeer``) when the handshake fails: the certificate is
     ///   refused (with the reason), the server does not speak TLS, or it closed the connection.
-    static func handshake(_ ssl: OpaquePointer, server: String) throws -> Bool {
+    static func handshake(_ ssl: OpaquePointer, server: NetworkPeer) throws -> Bool {
         ERR_clear_error()
         let result = SSL_connect(ssl)  // man 3 SSL_connect
         if result == 1 { return true }
@@ -113,21 +113,21 @@ enum OpenSSL {
         let verification = SSL_get_verify_result(ssl)  // man 3 SSL_get_verify_result
         if verification != X509_V_OK {
             let reason = String(cString: X509_verify_cert_error_string(verification))
-            throw BlobStoreError.remote(
-                server,
+            throw server.failure(
                 "the TLS handshake failed: the server's certificate was refused (\(reason)). Check that it names "
-                    + "this host and is valid now, and that a trusted CA signed it (the CA file, --remote-ca, or "
-                    + "the system's CAs).")
+                    + "this host and is valid now, and that a trusted CA signed it (\(server.trustedCAs)).")
         }
         if code == SSL_ERROR_ZERO_RETURN {
-            throw BlobStoreError.remote(server, "the server ended the TLS handshake.")
+            throw server.failure("the server ended the TLS handshake.")
         }
-        throw BlobStoreError.remote(
-            server, "the TLS handshake failed (\(errors())). Check that the server speaks TLS on this port.")
+        throw server.failure(
+            "the TLS handshake failed (\(errors())). Check that the server speaks TLS on this port.")
     }
 
     /// Decrypts what the input holds into `buffer` (`SSL_read`).
-    static func read(_ ssl: OpaquePointer, into buffer: UnsafeMutableRawBufferPointer, server: String) throws -> Step {
+    static func read(_ ssl: OpaquePointer, into buffer: UnsafeMutableRawBufferPointer, server: NetworkPeer) throws
+        -> Step
+    {
         ERR_clear_error()
         let count = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))  // man 3 SSL_read
         if count > 0 { return .done(Int(count)) }
@@ -135,7 +135,7 @@ enum OpenSSL {
     }
 
     /// Encrypts `buffer` into the output (`SSL_write`); the memory buffer takes all of it.
-    static func write(_ ssl: OpaquePointer, _ buffer: UnsafeRawBufferPointer, server: String) throws -> Step {
+    static func write(_ ssl: OpaquePointer, _ buffer: UnsafeRawBufferPointer, server: NetworkPeer) throws -> Step {
         guard !buffer.isEmpty else { return .done(0) }
         ERR_clear_error()
         let count = SSL_write(ssl, buffer.baseAddress, Int32(clamping: buffer.count))  // man 3 SSL_write
@@ -163,11 +163,13 @@ enum OpenSSL {
     // MARK: - Helpers
 
     /// What a read or write that returned `result` (0 or less) means.
-    private static func outcome(_ ssl: OpaquePointer, _ result: Int32, _ what: String, server: String) throws -> Step {
+    private static func outcome(_ ssl: OpaquePointer, _ result: Int32, _ what: String, server: NetworkPeer) throws
+        -> Step
+    {
         switch SSL_get_error(ssl, result) {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .needsInput
         case SSL_ERROR_ZERO_RETURN: return .closed
-        default: throw BlobStoreError.remote(server, "the TLS connection broke (\(what): \(errors())).")
+        default: throw server.failure("the TLS connection broke (\(what): \(errors())).")
         }
     }
 

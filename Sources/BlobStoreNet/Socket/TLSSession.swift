@@ -4,11 +4,11 @@
 /// Not thread-safe: its connection uses it one operation at a time.
 final class TLSSession {
     private let ssl: OpaquePointer
-    private let server: String
+    private let server: NetworkPeer
 
     /// A session that checks that the server's certificate names `host` (and sends `host` as
     /// the server name, unless it is an IP address).
-    init(_ context: TLSContext, host: String, server: String) throws {
+    init(_ context: TLSContext, host: String, server: NetworkPeer) throws {
         ssl = try OpenSSL.makeSession(context.context, host: host, server: server)
         self.server = server
     }

@@ -2,23 +2,28 @@ import BlobStore
 import Glibc
 
 /// A connected socket's descriptor (a plain value: ``SocketSyscalls/close(_:)`` closes it).
-struct SocketDescriptor: Sendable, Equatable {
-    let rawValue: CInt
+package struct SocketDescriptor: Sendable, Equatable {
+    package let rawValue: CInt
+
+    package init(rawValue: CInt) {
+        self.rawValue = rawValue
+    }
 }
 
 /// One address `getaddrinfo` returned, copied out of its list.
-struct SocketAddress: Sendable, Equatable {
-    let family: CInt
-    let socketType: CInt
-    let protocolNumber: CInt
+package struct SocketAddress: Sendable, Equatable {
+    package let family: CInt
+    package let socketType: CInt
+    package let protocolNumber: CInt
     /// The `sockaddr` it points to, byte for byte.
-    let bytes: [UInt8]
+    package let bytes: [UInt8]
 }
 
-/// Every socket system call the remote tier makes, each wrapped once (docs/design.md, "Architecture"): `EINTR` is
+/// Every socket system call of the package's blocking clients (the remote tier, the HTTP cache's
+/// downloads), each wrapped once (docs/design.md, "Architecture"): `EINTR` is
 /// retried in one helper, descriptors are typed and non-blocking, and callers wait with
 /// ``poll(_:events:milliseconds:)`` so that no call blocks past a deadline.
-enum SocketSyscalls {
+package enum SocketSyscalls {
     /// Resolves `host` with `resolver` and connects to the first address that answers within
     /// `timeout`.
     ///
@@ -27,11 +32,11 @@ enum SocketSyscalls {
     ///   - resolutionTimeout: The longest wait for the name to resolve (numeric addresses
     ///     resolve at once).
     /// - Returns: A connected, non-blocking socket with `TCP_NODELAY` set.
-    /// - Throws: ``BlobStoreError/Code/remote`` when the name does not resolve in time, or no
+    /// - Throws: the peer's code (``NetworkPeer``) when the name does not resolve in time, or no
     ///   address connects in time.
-    static func connect(
+    package static func connect(
         host: String, port: UInt16, timeout: Duration, resolutionTimeout: Duration = .seconds(1),
-        resolver: NameResolver = .system, server: String
+        resolver: NameResolver = .system, server: NetworkPeer
     ) throws -> SocketDescriptor {
         let addresses = try resolver.resolve(host: host, port: port, timeout: resolutionTimeout, server: server)
         let deadline = ContinuousClock.now + timeout
@@ -74,7 +79,7 @@ enum SocketSyscalls {
             close(fd)
         }
         let what = lastErrno == ETIMEDOUT ? "connection timed out after \(timeout)" : "cannot connect"
-        throw BlobStoreError.remote(server, "\(what).", errno: lastErrno)
+        throw server.failure("\(what).", errno: lastErrno)
     }
 
     /// `getaddrinfo(host, port)` for TCP, copied into values. It blocks for as long as the
@@ -82,7 +87,7 @@ enum SocketSyscalls {
     ///
     /// - Parameter numericOnly: Convert a numeric address only (`AI_NUMERICHOST`): never asks a
     ///   resolver, and fails for a name.
-    static func addresses(_ host: String, _ port: UInt16, numericOnly: Bool) -> Result<
+    package static func addresses(_ host: String, _ port: UInt16, numericOnly: Bool) -> Result<
         [SocketAddress], NameResolver.LookupFailure
     > {
         var hints = addrinfo()
@@ -113,7 +118,9 @@ enum SocketSyscalls {
     ///
     /// - Returns: `true` when ready (or the peer hung up, which the next call reports), `false`
     ///   on timeout.
-    static func poll(_ fd: SocketDescriptor, events: Int16, milliseconds: Int32, server: String) throws -> Bool {
+    package static func poll(_ fd: SocketDescriptor, events: Int16, milliseconds: Int32, server: NetworkPeer) throws
+        -> Bool
+    {
         var entry = pollfd(fd: fd.rawValue, events: events, revents: 0)
         let count = try retrying("poll", server: server) { Glibc.poll(&entry, 1, milliseconds) }  // man 2 poll
         return (count ?? 0) > 0
@@ -122,7 +129,9 @@ enum SocketSyscalls {
     /// Sends what the socket takes now without raising `SIGPIPE`.
     ///
     /// - Returns: The number of bytes sent; 0 when the socket's buffer is full.
-    static func send(_ fd: SocketDescriptor, _ buffer: UnsafeRawBufferPointer, server: String) throws -> Int {
+    package static func send(_ fd: SocketDescriptor, _ buffer: UnsafeRawBufferPointer, server: NetworkPeer) throws
+        -> Int
+    {
         let sent = try retrying("send", server: server) {
             Glibc.send(fd.rawValue, buffer.baseAddress, buffer.count, CInt(MSG_NOSIGNAL))  // man 2 send
         }
@@ -133,18 +142,19 @@ enum SocketSyscalls {
     ///
     /// - Returns: The number of bytes received, 0 at the end of the stream, `nil` when nothing
     ///   has arrived yet.
-    static func receive(_ fd: SocketDescriptor, into buffer: UnsafeMutableRawBufferPointer, server: String) throws
+    package static func receive(_ fd: SocketDescriptor, into buffer: UnsafeMutableRawBufferPointer, server: NetworkPeer)
+        throws
         -> Int?
     {
         try retrying("recv", server: server) { recv(fd.rawValue, buffer.baseAddress, buffer.count, 0) }  // man 2 recv
     }
 
-    static func close(_ fd: SocketDescriptor) {
+    package static func close(_ fd: SocketDescriptor) {
         _ = Glibc.close(fd.rawValue)  // man 2 close: the descriptor is released even when it fails
     }
 
     /// The whole milliseconds left until `deadline`, at least 0, at most `Int32.max`.
-    static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+    package static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
         let left = ContinuousClock.now.duration(to: deadline)
         let (seconds, attoseconds) = left.components
         guard seconds >= 0 else { return 0 }
@@ -158,8 +168,8 @@ enum SocketSyscalls {
     /// Runs `call` until it does not fail with `EINTR`.
     ///
     /// - Returns: Its result, or `nil` when it failed with `EAGAIN` (nothing to do yet).
-    /// - Throws: ``BlobStoreError/Code/remote`` for any other failure, with its `errno`.
-    private static func retrying<T: BinaryInteger>(_ name: String, server: String, _ call: () -> T) throws -> T? {
+    /// - Throws: the peer's code (``NetworkPeer``) for any other failure, with its `errno`.
+    private static func retrying<T: BinaryInteger>(_ name: String, server: NetworkPeer, _ call: () -> T) throws -> T? {
         while true {
             let result = call()
             if result >= 0 { return result }
@@ -169,7 +179,7 @@ enum SocketSyscalls {
             case EAGAIN, EWOULDBLOCK: return nil
             default:
                 let what = name == "poll" ? "poll failed" : "the connection broke (\(name))"
-                throw BlobStoreError.remote(server, "\(what).", errno: code)
+                throw server.failure("\(what).", errno: code)
             }
         }
     }
