@@ -341,6 +341,44 @@ struct ResponseUseTests {
         #expect(withDate["Age"] == "3")
     }
 
+    @Test("A 304 that changes only Date and Age leaves an always-revalidated record unwritten")
+    func refreshOfAnAlwaysRevalidatedResponse() {
+        func refreshed(_ response: StoredResponse, by notModified: HTTPHeaders) -> StoredResponse {
+            var refreshed = response
+            refreshed.headers = response.updatingHeaders(with: notModified, receivedAt: t0.addingTimeInterval(30))
+            refreshed.requestTime = t0.addingTimeInterval(30)
+            refreshed.responseTime = t0.addingTimeInterval(30)
+            return refreshed
+        }
+        let base: HTTPHeaders = ["ETag": "\"a\"", "Date": date(0), "Age": "4", "Server": "s"]
+        let times: HTTPHeaders = ["Date": date(30), "ETag": "\"a\"", "Server": "s"]
+        for control in ["no-cache", "max-age=0, must-revalidate", "no-cache, max-age=600"] {
+            var headers = base
+            headers.set("Cache-Control", control)
+            let response = stored(headers)
+            var notModified = times
+            notModified.set("Cache-Control", control)
+            #expect(response.refreshLeavesUseUnchanged(refreshed(response, by: notModified), policy: sharedCache))
+            #expect(response.refreshLeavesUseUnchanged(refreshed(response, by: times), policy: sharedCache))
+            // A field the 304 changes or adds is written.
+            notModified.set("X-Version", "2")
+            #expect(!response.refreshLeavesUseUnchanged(refreshed(response, by: notModified), policy: sharedCache))
+            var longer = times
+            longer.set("Cache-Control", "max-age=600")
+            #expect(!response.refreshLeavesUseUnchanged(refreshed(response, by: longer), policy: sharedCache))
+        }
+        // A response that may be used without a revalidation keeps its new times.
+        for control in [
+            "max-age=0", "max-age=60", "max-age=0, stale-while-revalidate=60", "must-revalidate, max-age=5",
+        ] {
+            var headers = base
+            headers.set("Cache-Control", control)
+            let response = stored(headers)
+            #expect(
+                !response.refreshLeavesUseUnchanged(refreshed(response, by: times), policy: sharedCache), "\(control)")
+        }
+    }
+
     @Test func hopByHopHeadersAreNotStored() {
         let response = stored(["Connection": "close, X-Hop", "X-Hop": "1", "Transfer-Encoding": "chunked", "A": "b"])
         #expect(response.headers["Connection"] == nil)

@@ -96,6 +96,31 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("A 304 that changes only Date leaves a no-cache record on disk as it is; the answer has the new Date")
+    func notModifiedOfNoCacheWritesNothing() async throws {
+        var policy = HTTPCachePolicy()
+        policy.minimumDiskLifetime = 0
+        try await withServerAndCache(memoryBytes: 0, policy: policy) { server, cache in
+            let target = "/nc?cc=no-cache&etag=%22a%22&body=body"
+            _ = try await cache.data(for: get(server.url(target)))
+            let key = HTTPCache.key(for: server.url(target))
+            let before = try #require(try await cache.cachedStore.disk.info(for: key))
+            // Across a second boundary, so that the 304's Date differs from the stored one.
+            let stored = try #require(try cache.storedResponse(for: server.url(target), requestHeaders: [:]))
+            while HTTPDate.format(Date()) == stored.response.headers["Date"] { usleep(50_000) }
+            for _ in 0..<3 {
+                let again = try await cache.data(for: get(server.url(target)))
+                #expect(again.outcome == .revalidatedHit)
+                #expect(again.body == Data("body".utf8))
+                #expect(again.headers["Date"] != stored.response.headers["Date"])
+            }
+            let after = try #require(try await cache.cachedStore.disk.info(for: key))
+            // The record holds the response's Date and times: written again, it would differ.
+            #expect(after.metadata == before.metadata, "the record was not written again")
+            #expect(try await server.counts(target).notModified == 3)
+        }
+    }
+
     @Test("A 304 refreshes the stored headers on disk without refetching the body")
     func notModifiedRefreshesHeadersOnDisk() async throws {
         var policy = HTTPCachePolicy()

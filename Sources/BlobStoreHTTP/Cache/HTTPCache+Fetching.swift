@@ -147,10 +147,12 @@ extension HTTPCache {
         refreshed.requestTime = fetched.response.requestTime
         refreshed.responseTime = fetched.response.responseTime
         let record = refreshed
-        let putBody = bodies.put(body, into: store)
-        try await offload {
-            if case .notStored = try self.refresh(record, requestHeaders: requestHeaders, putBody: putBody) {
-                try self.removeStored(record, url: url)
+        if !stored.refreshLeavesUseUnchanged(record, policy: policy) {
+            let putBody = bodies.put(body, into: store)
+            try await offload {
+                if case .notStored = try self.refresh(record, requestHeaders: requestHeaders, putBody: putBody) {
+                    try self.removeStored(record, url: url)
+                }
             }
         }
         return answer(refreshed, body, url: url, outcome: .revalidatedHit)

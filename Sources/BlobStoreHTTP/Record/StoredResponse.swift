@@ -194,6 +194,35 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         return updated
     }
 
+    /// Whether `refreshed`, this response updated by a `304` (``updatingHeaders(with:receivedAt:)``),
+    /// may be left unwritten, the stored record kept as it is: this response can never be used
+    /// without a revalidation (`no-cache`, or no freshness lifetime with `must-revalidate`), and
+    /// the 304 changed no field but `Date` and `Age`. What a later use decides is then the same
+    /// (a revalidation), except that the older times make the response look older: a
+    /// `stale-if-error` window closes sooner, never later. The answer to the request that
+    /// revalidated is `refreshed`, so the client sees the new `Date` and `Age`. What it saves is
+    /// a store write (a journal record) per revalidation of an always-revalidated response.
+    package func refreshLeavesUseUnchanged(_ refreshed: StoredResponse, policy: HTTPCachePolicy) -> Bool {
+        let response = directives(policy)
+        let alwaysRevalidated =
+            response.noCache || (mustRevalidate(policy) && freshness(policy, directives: response).lifetime <= 0)
+        guard alwaysRevalidated, refreshed.status == status, refreshed.vary == vary, refreshed.url == url else {
+            return false
+        }
+        return Self.fieldsButTimes(headers) == Self.fieldsButTimes(refreshed.headers)
+    }
+
+    /// The fields of `headers` but `Date` and `Age`, by lowercased name, repeated values joined.
+    private static func fieldsButTimes(_ headers: HTTPHeaders) -> [String: String] {
+        var fields: [String: String] = [:]
+        for field in headers {
+            let name = field.name.lowercased()
+            guard name != "date", name != "age" else { continue }
+            fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
+        }
+        return fields
+    }
+
     /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served
     /// without a revalidation, so without the fields `no-cache="…"` and `private="…"` name:
     /// whole seconds, at most ``CacheControl/maximumSeconds`` (an absurd `Date` or `Age` from the
