@@ -106,21 +106,28 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
 
     /// Whether two field names are equal without regard to ASCII case (field names are tokens:
     /// ASCII only, so no locale or Unicode folding is needed — and none is paid for).
+    @inlinable
     package static func sameName(_ first: String, _ second: String) -> Bool {
-        var first = first
-        var second = second
-        return first.withUTF8 { a in
-            second.withUTF8 { b in
-                guard a.count == b.count else { return false }
-                for index in 0..<a.count where a[index] != b[index] {
-                    guard Self.lowercase(a[index]) == Self.lowercase(b[index]) else { return false }
-                }
-                return true
-            }
+        // Most names compared differ in length: that answers without a pass over the bytes.
+        guard first.utf8.count == second.utf8.count else { return false }
+        let compared = first.utf8.withContiguousStorageIfAvailable { a in
+            second.utf8.withContiguousStorageIfAvailable { b in sameBytes(a, b) }
         }
+        if let compared, let result = compared { return result }
+        return first.utf8.elementsEqual(second.utf8) { lowercase($0) == lowercase($1) }
     }
 
-    private static func lowercase(_ byte: UInt8) -> UInt8 {
+    /// Whether `a` and `b`, of the same count, are equal without regard to ASCII case.
+    @inlinable
+    static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<a.count where a[index] != b[index] {
+            guard lowercase(a[index]) == lowercase(b[index]) else { return false }
+        }
+        return true
+    }
+
+    @inlinable
+    static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }

@@ -27,11 +27,18 @@ struct CacheStatus: Sendable, Equatable {
         if stored { text += "; stored" }
         if collapsed { text += "; collapsed" }
         if let detail {
+            // A quoted-string (RFC 9110 §5.6.4): a quote or backslash goes after a backslash.
+            let escaped = detail.utf8.contains { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
             text += "; detail=\""
-            for character in detail {
-                // A quoted-string (RFC 9110 §5.6.4): a quote or backslash goes after a backslash.
-                if character == "\"" || character == "\\" { text.append("\\") }
-                text.append(character)
+            if escaped {
+                var bytes: [UInt8] = []
+                for byte in detail.utf8 {
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
+                    bytes.append(byte)
+                }
+                text += String(decoding: bytes, as: UTF8.self)
+            } else {
+                text += detail
             }
             text += "\""
         }

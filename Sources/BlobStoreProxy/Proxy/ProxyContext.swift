@@ -13,6 +13,8 @@ final class ProxyContext: Sendable {
     let metrics = ProxyMetrics()
     let collapsing = RequestCollapsing()
     let log: AccessLog
+    /// The proxy's member of `Via` (`1.1 <name>`), made once.
+    let viaMember: String
     /// The keys being revalidated in the background (`stale-while-revalidate`), so that a burst
     /// of stale hits sends one conditional request.
     let revalidating = Mutex<Set<String>>([])
@@ -29,6 +31,7 @@ final class ProxyContext: Sendable {
 
     init(configuration: ProxyConfiguration, cache: HTTPCache, log: AccessLog) {
         self.configuration = configuration
+        viaMember = "1.1 \(configuration.name)"
         self.cache = cache
         self.log = log
         if let disk = (cache.store as? CachedStore)?.disk ?? (cache.store as? BlobStore) {

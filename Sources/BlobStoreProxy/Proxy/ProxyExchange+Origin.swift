@@ -204,7 +204,7 @@ extension ProxyExchange {
         cacheStatus.stored = record != nil
         let head = finalHead(status: response.status, reason: response.reason, headers: headers)
         var clientAlive = true
-        do { try client.write(head.serialized) } catch { clientAlive = false }
+        do { try client.write(head) } catch { clientAlive = false }
         // What the client has not taken of the body so far: the origin is read no further ahead.
         func flushed() async {
             guard clientAlive else { return }

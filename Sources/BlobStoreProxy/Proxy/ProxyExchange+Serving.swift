@@ -65,7 +65,7 @@ extension ProxyExchange {
         if request.method == "HEAD" || status == 304 || status == 204 { range = 0..<0 }
         sentBytes = range.count
         context.metrics.bytesFromCache.add(range.count, ordering: .relaxed)
-        return (head.serialized, range)
+        return (head, range)
     }
 
     /// Whether the request's `Range` may be served from `stored`: no `If-Range`, or one naming
@@ -96,14 +96,27 @@ extension ProxyExchange {
         return modified <= since
     }
 
-    /// The head of a final response to the client: the proxy's `Via` and `Cache-Status`
-    /// appended, and `Connection: close` when the connection ends after it.
-    func finalHead(status: Int, reason: String, headers: HTTPHeaders) -> ResponseHead {
+    /// The bytes of the head of a final response to the client: `headers` in order, then the
+    /// proxy's members appended to `Via` and `Cache-Status` (each one field, after the others),
+    /// then `Connection: close` when the connection ends after it; written in one pass.
+    func finalHead(status: Int, reason: String, headers: HTTPHeaders) -> [UInt8] {
         let (via, member) = proxyMembers()
-        var headers = MessageHeaders.appending(via, to: "Via", in: headers)
-        headers = MessageHeaders.appending(member, to: "Cache-Status", in: headers)
-        if !keepAlive { headers.set("Connection", "close") }
-        return ResponseHead(minorVersion: 1, status: status, reason: reason, headers: headers)
+        var writer = HeadWriter(status: status, reason: reason.isEmpty ? ResponseHead.reason(for: status) : reason)
+        var vias: String?
+        var cacheStatuses: String?
+        for field in headers {
+            if HTTPHeaders.sameName(field.name, "Via") {
+                vias = vias.map { "\($0), \(field.value)" } ?? field.value
+            } else if HTTPHeaders.sameName(field.name, "Cache-Status") {
+                cacheStatuses = cacheStatuses.map { "\($0), \(field.value)" } ?? field.value
+            } else if keepAlive || !HTTPHeaders.sameName(field.name, "Connection") {
+                writer.field(field.name, field.value)
+            }
+        }
+        writer.field("Via", vias.map { "\($0), \(via)" } ?? via)
+        writer.field("Cache-Status", cacheStatuses.map { "\($0), \(member)" } ?? member)
+        if !keepAlive { writer.field("Connection", "close") }
+        return writer.ended()
     }
 
     /// The bytes of the ``finalHead(status:reason:headers:)`` of `stored` served whole with
@@ -129,7 +142,7 @@ extension ProxyExchange {
         let member = cacheStatus.field(name: configuration.name)
         sentCacheStatus = (cacheStatus, member)
         if context.stopping.load(ordering: .relaxed) { keepAlive = false }
-        return ("1.1 \(configuration.name)", member)
+        return (context.viaMember, member)
     }
 
     /// Answers with an error the proxy generates, a line of text saying why.
@@ -141,7 +154,7 @@ extension ProxyExchange {
         ]
         sentStatus = status
         sentBytes = body.count
-        var bytes = finalHead(status: status, reason: "", headers: headers).serialized
+        var bytes = finalHead(status: status, reason: "", headers: headers)
         if request.method != "HEAD" { bytes.append(contentsOf: body) }
         try client.write(bytes)
     }

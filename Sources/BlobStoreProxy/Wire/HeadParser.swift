@@ -155,8 +155,15 @@ enum HeadParser {
 
     /// The lines of `head`, split at LF, each without its CR.
     private static func lines(_ head: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        var lines = head.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
-            line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+        var lines: [ArraySlice<UInt8>] = []
+        lines.reserveCapacity(16)
+        var start = head.startIndex
+        while start <= head.endIndex {
+            let end = head[start...].firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex
+            var line = head[start..<end]
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            lines.append(line)
+            start = end + 1
         }
         while lines.last?.isEmpty == true { lines.removeLast() }
         return lines
