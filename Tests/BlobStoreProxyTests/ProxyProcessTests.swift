@@ -36,6 +36,36 @@ struct ProxyProcessTests {
         #expect(try serve.waitForExit(timeout: .seconds(30)) == 0)
     }
 
+    @Test("--access-log appends a line per request to a file; a link to /dev/null serves the same, with no log")
+    func accessLogFileAndNullDevice() async throws {
+        let origin = try TestServer()
+        defer { origin.stop() }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let file = scratch.child("access.log")
+        let null = scratch.child("null")
+        try FileManager.default.createSymbolicLink(atPath: null, withDestinationPath: "/dev/null")
+        for (log, store) in [(file, "store-a"), (null, "store-b")] {
+            let serve = try ServeProcess(
+                store: scratch.child(store), origin: URL(string: "http://127.0.0.1:\(origin.port)")!, accessLog: log,
+                in: scratch)
+            for _ in 0..<2 {
+                let client = try RawClient(port: serve.port)
+                try client.send("GET /logged?cc=max-age%3D600&body=x HTTP/1.1\r\nHost: x\r\n\r\n")
+                let response = try client.response()
+                #expect(response.status == 200)
+                #expect(Data(response.body) == Data("x".utf8))
+            }
+            serve.terminate()
+            #expect(try serve.waitForExit(timeout: .seconds(30)) == 0)
+        }
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.allSatisfy { $0.contains("\"GET /logged?cc=max-age%3D600&body=x HTTP/1.1\" 200 1") })
+        let linkStatus = try FileManager.default.destinationOfSymbolicLink(atPath: null)
+        #expect(linkStatus == "/dev/null", "the link is left as it was")
+    }
+
     @Test("A 64 MiB response is stored from a spool file and served again from the store, with flat memory")
     func largeResponseStoredWithFlatMemory() async throws {
         let origin = try TestServer()

@@ -9,15 +9,19 @@ final class ServeProcess {
     /// The port it listens on.
     let port: UInt16
 
-    /// Starts `blobstore serve --store <store> --origin <origin> --listen 127.0.0.1:<port> <extra>`,
-    /// its files in `scratch`, and waits until it accepts connections.
-    init(store: String, origin: URL, extra: [String] = [], in scratch: TemporaryDirectory) throws {
+    /// Starts `blobstore serve --store <store> --origin <origin> --listen 127.0.0.1:<port>
+    /// --access-log <accessLog> <extra>`, its files in `scratch`, and waits until it accepts
+    /// connections.
+    init(
+        store: String, origin: URL, accessLog: String = "/dev/null", extra: [String] = [],
+        in scratch: TemporaryDirectory
+    ) throws {
         port = LocalPorts.free()
         child = try ChildProcess.start(
             BuiltProducts.executable("blobstore"),
             [
                 "serve", "--store", store, "--origin", origin.absoluteString, "--listen", "127.0.0.1:\(port)",
-                "--access-log", "/dev/null",
+                "--access-log", accessLog,
             ] + extra, in: scratch)
         let deadline = ContinuousClock.now + .seconds(30)
         while (try? RawClient(port: port)) == nil {

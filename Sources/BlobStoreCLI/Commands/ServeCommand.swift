@@ -142,8 +142,8 @@ extension Runner {
         }
     }
 
-    /// Where the access log goes: `--access-log <file>` (appended), else standard error unless
-    /// `--quiet`.
+    /// Where the access log goes: `--access-log <file>` (appended; nowhere for the null device),
+    /// else standard error unless `--quiet`.
     private func accessLog(_ command: ServeCommand) throws -> FileHandle? {
         guard let path = command.accessLog, path != "-" else {
             return options.quiet ? nil : FileHandle.standardError
@@ -152,6 +152,15 @@ extension Runner {
         guard fd >= 0 else {
             throw CommandFailure(
                 ExitCode.ioError, "Cannot write the access log '\(path)': \(String(cString: strerror(errno))).")
+        }
+        // The null device (`/dev/null`, or a link to it) keeps nothing: no line is made for it.
+        var status = stat()
+        var null = stat()
+        if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFCHR, stat("/dev/null", &null) == 0,
+            null.st_mode & S_IFMT == S_IFCHR, status.st_rdev == null.st_rdev
+        {
+            _ = Glibc.close(fd)
+            return nil
         }
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
