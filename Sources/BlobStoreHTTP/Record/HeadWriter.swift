@@ -15,7 +15,7 @@ package struct HeadWriter {
     package init(startLine: String) {
         bytes.reserveCapacity(512)
         bytes.append(contentsOf: startLine.utf8)
-        bytes.append(contentsOf: Self.lineEnd)
+        endLine()
     }
 
     /// Appends field lines written before.
@@ -26,17 +26,21 @@ package struct HeadWriter {
     /// Appends the field line `name: value`.
     package mutating func field(_ name: String, _ value: String) {
         bytes.append(contentsOf: name.utf8)
-        bytes.append(contentsOf: Self.separator)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
         bytes.append(contentsOf: value.utf8)
-        bytes.append(contentsOf: Self.lineEnd)
+        endLine()
     }
 
     /// The head, ended by its empty line.
     package consuming func ended() -> [UInt8] {
-        bytes.append(contentsOf: Self.lineEnd)
+        endLine()
         return bytes
     }
 
-    private static let lineEnd: [UInt8] = [0x0D, 0x0A]
-    private static let separator: [UInt8] = [UInt8(ascii: ":"), UInt8(ascii: " ")]
+    /// CR LF, as two bytes rather than a constant array: an array would be retained at each line.
+    private mutating func endLine() {
+        bytes.append(0x0D)
+        bytes.append(0x0A)
+    }
 }

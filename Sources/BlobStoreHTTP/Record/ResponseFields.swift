@@ -3,27 +3,31 @@ import Foundation
 /// The header fields of a stored response that its freshness, age and serving read, parsed
 /// once: a stored response is asked for them at every use, and parsing its dates and directives
 /// again at each cache hit was the largest part of a hit's work in the caching proxy.
-struct ResponseFields: Sendable, Equatable {
+///
+/// A class, immutable: a ``StoredResponse`` is copied several times per cache hit, and a copy of
+/// these fields is then one reference count instead of one per array and string they hold (on
+/// two event loops serving the same responses, each count is a cache line moved between cores).
+final class ResponseFields: Sendable, Equatable {
     /// The directives of `Cache-Control`.
-    var cacheControl: CacheControl
+    let cacheControl: CacheControl
     /// `Date`, when it is a valid HTTP date.
-    var date: Date?
+    let date: Date?
     /// `Age` in seconds (``Freshness/ageSeconds(_:)``), when it is a valid one.
-    var age: Int?
+    let age: Int?
     /// Whether there is an `Expires` field, and its date when it is a valid one (an invalid
     /// `Expires` means already expired).
-    var hasExpires: Bool
-    var expires: Date?
+    let hasExpires: Bool
+    let expires: Date?
     /// `Last-Modified`, when it is a valid HTTP date.
-    var lastModified: Date?
+    let lastModified: Date?
     /// The field lines (`Name: value\r\n`) of the fields served from the cache as they are
     /// stored: all but those `no-cache="…"` and `private="…"` name, `Age`, the framing fields
     /// (`Content-Length`, `Transfer-Encoding`) and the list fields each cache on the way adds
     /// to (`Via`, `Cache-Status`), which a server writes itself.
-    var passedLines: [UInt8]
+    let passedLines: [UInt8]
     /// The stored `Via` and `Cache-Status` unless omitted, each joined by `", "`.
-    var via: String?
-    var cacheStatus: String?
+    let via: String?
+    let cacheStatus: String?
 
     /// The fields of `headers`.
     init(_ headers: HTTPHeaders) {
@@ -45,5 +49,13 @@ struct ResponseFields: Sendable, Equatable {
             lines.field(field.name, field.value)
         }
         passedLines = lines.bytes
+    }
+
+    static func == (left: ResponseFields, right: ResponseFields) -> Bool {
+        left === right
+            || (left.cacheControl == right.cacheControl && left.date == right.date && left.age == right.age
+                && left.hasExpires == right.hasExpires && left.expires == right.expires
+                && left.lastModified == right.lastModified && left.passedLines == right.passedLines
+                && left.via == right.via && left.cacheStatus == right.cacheStatus)
     }
 }

@@ -4,21 +4,46 @@ import Foundation
 /// while the body is the entry's value, so identical bodies are stored once.
 public struct StoredResponse: Sendable, Equatable, Codable {
     /// The request URL.
-    public var url: String
+    public var url: String {
+        get { storage.url }
+        set { unique().url = newValue }
+    }
     /// The status code.
-    public var status: Int
+    public var status: Int {
+        get { storage.status }
+        set { unique().status = newValue }
+    }
     /// The header fields, without hop-by-hop fields.
     public var headers: HTTPHeaders {
-        didSet { fields = ResponseFields(headers) }
+        get { storage.headers }
+        set {
+            let storage = unique()
+            storage.headers = newValue
+            storage.fields = ResponseFields(newValue)
+        }
     }
     /// The request's values of the headers the response's `Vary` names, or `nil` without `Vary`.
-    public var vary: VaryKey?
+    public var vary: VaryKey? {
+        get { storage.vary }
+        set { unique().vary = newValue }
+    }
     /// When the request was sent.
-    public var requestTime: Date
+    public var requestTime: Date {
+        get { storage.requestTime }
+        set { unique().requestTime = newValue }
+    }
     /// When the response was received.
-    public var responseTime: Date
+    public var responseTime: Date {
+        get { storage.responseTime }
+        set { unique().responseTime = newValue }
+    }
     /// The fields of ``headers`` that freshness and age read, parsed when the headers are set.
-    private(set) var fields: ResponseFields
+    var fields: ResponseFields { storage.fields }
+
+    /// The values, in one reference-counted box copied on write: a response is copied several
+    /// times per cache hit (looked up, used, answered), and a copy is then one reference count
+    /// rather than one per string and array it holds.
+    private var storage: Storage
 
     /// A record.
     public init(
@@ -42,13 +67,9 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     private init(
         exactly url: String, status: Int, headers: HTTPHeaders, vary: VaryKey?, requestTime: Date, responseTime: Date
     ) {
-        self.url = url
-        self.status = status
-        self.headers = headers
-        self.vary = vary
-        self.requestTime = requestTime
-        self.responseTime = responseTime
-        self.fields = ResponseFields(headers)
+        storage = Storage(
+            url: url, status: status, headers: headers, vary: vary, requestTime: requestTime,
+            responseTime: responseTime, fields: ResponseFields(headers))
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -65,6 +86,60 @@ public struct StoredResponse: Sendable, Equatable, Codable {
             vary: try container.decodeIfPresent(VaryKey.self, forKey: .vary),
             requestTime: try container.decode(Date.self, forKey: .requestTime),
             responseTime: try container.decode(Date.self, forKey: .responseTime))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(url, forKey: .url)
+        try container.encode(status, forKey: .status)
+        try container.encode(headers, forKey: .headers)
+        try container.encodeIfPresent(vary, forKey: .vary)
+        try container.encode(requestTime, forKey: .requestTime)
+        try container.encode(responseTime, forKey: .responseTime)
+    }
+
+    public static func == (left: StoredResponse, right: StoredResponse) -> Bool {
+        left.storage === right.storage
+            || (left.url == right.url && left.status == right.status && left.headers == right.headers
+                && left.vary == right.vary && left.requestTime == right.requestTime
+                && left.responseTime == right.responseTime)
+    }
+
+    /// The storage, copied first unless this value is its only holder.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    /// `@unchecked Sendable`: a storage is changed only through ``unique()``, by the one value
+    /// that holds it; shared storages are never changed.
+    private final class Storage: @unchecked Sendable {
+        var url: String
+        var status: Int
+        var headers: HTTPHeaders
+        var vary: VaryKey?
+        var requestTime: Date
+        var responseTime: Date
+        var fields: ResponseFields
+
+        init(
+            url: String, status: Int, headers: HTTPHeaders, vary: VaryKey?, requestTime: Date, responseTime: Date,
+            fields: ResponseFields
+        ) {
+            self.url = url
+            self.status = status
+            self.headers = headers
+            self.vary = vary
+            self.requestTime = requestTime
+            self.responseTime = responseTime
+            self.fields = fields
+        }
+
+        func copy() -> Storage {
+            Storage(
+                url: url, status: status, headers: headers, vary: vary, requestTime: requestTime,
+                responseTime: responseTime, fields: fields)
+        }
     }
 
     /// `headers` without the hop-by-hop fields (RFC 9110 §7.6.1), those `Connection` names, and the
