@@ -32,6 +32,49 @@ package struct HeadWriter {
         endLine()
     }
 
+    /// Appends the field line `name: number` (decimal), without making a string of it.
+    package mutating func field(_ name: StaticString, _ number: Int) {
+        append(name)
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var left = number.magnitude
+        withUnsafeMutableBytes(of: &digits) { digits in
+            repeat {
+                digits[count] = UInt8(ascii: "0") + UInt8(left % 10)
+                left /= 10
+                count += 1
+            } while left > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
+        }
+        endLine()
+    }
+
+    /// Appends the field line `name: <first>, <last>`, or `name: <last>` without `first`: a list
+    /// field with a member added, without making a string of it.
+    package mutating func field(_ name: StaticString, joining first: String?, _ last: String) {
+        append(name)
+        if let first {
+            bytes.append(contentsOf: first.utf8)
+            bytes.append(UInt8(ascii: ","))
+            bytes.append(UInt8(ascii: " "))
+        }
+        bytes.append(contentsOf: last.utf8)
+        endLine()
+    }
+
+    /// `name: `.
+    private mutating func append(_ name: StaticString) {
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
+    }
+
     /// The head, ended by its empty line.
     package consuming func ended() -> [UInt8] {
         endLine()

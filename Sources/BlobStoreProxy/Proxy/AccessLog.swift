@@ -14,6 +14,9 @@ final class AccessLog: Sendable {
         self.handle = handle
     }
 
+    /// Whether lines are written: a request's line need not be made otherwise.
+    var isOn: Bool { handle != nil }
+
     /// `01/Dec/2026:17:00:00 +0000`.
     static func timestamp(_ date: Date) -> String {
         let time = CivilTime(date)

@@ -2,17 +2,34 @@ import Foundation
 
 /// Where a request goes: the origin's address, the request target to send it, and the URL
 /// its response is stored under.
-struct ForwardTarget: Sendable, Equatable {
+///
+/// A class, immutable: targets are remembered by request target and handed to every request
+/// for it, and a class is handed on with one reference count, not one per string it holds.
+final class ForwardTarget: Sendable, Equatable {
     /// The origin's host and port.
-    var host: String
-    var port: UInt16
+    let host: String
+    let port: UInt16
     /// The `Host` field sent to the origin.
-    var authority: String
+    let authority: String
     /// The request target sent to the origin, in origin form (`/path?query`) or `*`.
-    var requestTarget: String
+    let requestTarget: String
     /// The absolute URL the response is stored under; `nil` when the target is not one (`*`, or
     /// a target Foundation does not parse), so nothing is looked up or stored.
-    var url: URL?
+    let url: URL?
+
+    init(host: String, port: UInt16, authority: String, requestTarget: String, url: URL?) {
+        self.host = host
+        self.port = port
+        self.authority = authority
+        self.requestTarget = requestTarget
+        self.url = url
+    }
+
+    static func == (left: ForwardTarget, right: ForwardTarget) -> Bool {
+        left === right
+            || (left.host == right.host && left.port == right.port && left.authority == right.authority
+                && left.requestTarget == right.requestTarget && left.url == right.url)
+    }
 
     /// The target of `request`: an absolute-form request goes to the host it names when
     /// `forwardProxy` is on (else to `origin`, with its path); an origin-form one to `origin`.

@@ -128,10 +128,10 @@ extension ProxyExchange {
         let (via, member) = proxyMembers()
         var writer = HeadWriter(status: stored.status, reason: ResponseHead.reason(for: stored.status))
         writer.lines(stored.passedFieldLines)
-        writer.field("Age", String(stored.servedAge(at: now)))
-        writer.field("Content-Length", String(contentLength))
-        writer.field("Via", stored.storedVia.map { "\($0), \(via)" } ?? via)
-        writer.field("Cache-Status", stored.storedCacheStatus.map { "\($0), \(member)" } ?? member)
+        writer.field("Age", stored.servedAge(at: now))
+        writer.field("Content-Length", contentLength)
+        writer.field("Via", joining: stored.storedVia, via)
+        writer.field("Cache-Status", joining: stored.storedCacheStatus, member)
         if !keepAlive { writer.field("Connection", "close") }
         return writer.ended()
     }

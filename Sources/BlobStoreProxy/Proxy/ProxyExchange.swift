@@ -126,8 +126,9 @@ final class ProxyExchange {
         CacheControl(request.headers["Cache-Control"]).noStore
     }
 
-    /// Writes the exchange's access log line.
+    /// Writes the exchange's access log line, when there is a log.
     private func logged() {
+        guard context.log.isOn else { return }
         context.log.record(
             peer: client.peer, request: request,
             status: sentStatus, bytes: sentBytes,
