@@ -115,10 +115,13 @@ public final class HTTPCache: Sendable {
 
     /// ``storedResponse(for:requestHeaders:)`` with each entry read by `read` (into memory, or
     /// into a file), which returns the entry's information and its value.
+    ///
+    /// `key` is ``key(for:)`` of `url`, when the caller has it already.
     package func storedResponse<Body>(
-        for url: URL, requestHeaders: HTTPHeaders, read: (StoreKey) throws -> (EntryInfo, Body)?
+        for url: URL, key: StoreKey? = nil, requestHeaders: HTTPHeaders,
+        read: (StoreKey) throws -> (EntryInfo, Body)?
     ) throws -> (response: StoredResponse, body: Body)? {
-        let key = Self.key(for: url)
+        let key = key ?? Self.key(for: url)
         guard let (info, value) = try read(key), let record = decoded.record(in: info.metadata, under: key) else {
             return nil
         }
@@ -133,6 +136,18 @@ public final class HTTPCache: Sendable {
         }
         guard let response = record.response else { return nil }
         return (response, value)
+    }
+
+    /// ``storedResponse(for:key:requestHeaders:read:)`` with each entry read by
+    /// `BlobStorage.entry(for:readingUpTo:)`: a value up to `maxBytes` into memory, a larger one
+    /// opened. Not generic, so that a caller in another module (the caching proxy, at every
+    /// request) runs it specialized rather than through generic metadata found at run time.
+    package func storedResponse(
+        for url: URL, key: StoreKey? = nil, requestHeaders: HTTPHeaders, readingUpTo maxBytes: Int
+    ) throws -> (response: StoredResponse, body: EntryRead)? {
+        try storedResponse(for: url, key: key, requestHeaders: requestHeaders) { key in
+            try store.entry(for: key, readingUpTo: maxBytes).map { ($0.info, $0) }
+        }
     }
 
     /// Stores `response` with `body` for a request with `requestHeaders` if RFC 9111 allows it,

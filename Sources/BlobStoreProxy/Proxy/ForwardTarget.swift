@@ -1,3 +1,5 @@
+import BlobStore
+import BlobStoreHTTP
 import Foundation
 
 /// Where a request goes: the origin's address, the request target to send it, and the URL
@@ -16,6 +18,8 @@ final class ForwardTarget: Sendable, Equatable {
     /// The absolute URL the response is stored under; `nil` when the target is not one (`*`, or
     /// a target Foundation does not parse), so nothing is looked up or stored.
     let url: URL?
+    /// The key of the cache entry for ``url`` (`HTTPCache.key(for:)`), made once.
+    let storeKey: StoreKey?
 
     init(host: String, port: UInt16, authority: String, requestTarget: String, url: URL?) {
         self.host = host
@@ -23,6 +27,7 @@ final class ForwardTarget: Sendable, Equatable {
         self.authority = authority
         self.requestTarget = requestTarget
         self.url = url
+        storeKey = url.map(HTTPCache.key(for:))
     }
 
     static func == (left: ForwardTarget, right: ForwardTarget) -> Bool {

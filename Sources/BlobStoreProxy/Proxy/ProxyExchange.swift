@@ -87,7 +87,7 @@ final class ProxyExchange {
         guard let framing = try? HeadParser.framing(of: request), let target = try? context.target(of: request),
             let url = cachedURL(framing: framing, target: target)
         else { return .notAnswered(nil) }
-        let found = lookUp(url)
+        let found = lookUp(url, key: target.storeKey)
         // A lookup the store failed is tried again on the other thread, which logs why.
         guard cacheStatus.detail == nil else { return .notAnswered(nil) }
         guard let (stored, body) = found, case .bytes(let data) = body else {
@@ -164,7 +164,7 @@ final class ProxyExchange {
         var lookedUp = lookedUp
         while true {
             let found: (StoredResponse, StoredBody)?
-            if let prior = lookedUp.take() { found = prior.found } else { found = lookUp(url) }
+            if let prior = lookedUp.take() { found = prior.found } else { found = lookUp(url, key: target.storeKey) }
             if let (stored, body) = found {
                 let now = Date()
                 let use = stored.use(at: now, requestHeaders: request.headers, policy: policy)
@@ -211,11 +211,12 @@ final class ProxyExchange {
         }
     }
 
-    /// The stored response for `url` matching the request's `Vary` fields; `nil` for none or
-    /// when the store fails (a failing store makes every request a miss, never an error).
-    private func lookUp(_ url: URL) -> (StoredResponse, StoredBody)? {
+    /// The stored response for `url` (entry key `key`) matching the request's `Vary` fields;
+    /// `nil` for none or when the store fails (a failing store makes every request a miss, never
+    /// an error).
+    private func lookUp(_ url: URL, key: StoreKey?) -> (StoredResponse, StoredBody)? {
         do {
-            return try StoredBody.lookUp(url, in: cache, requestHeaders: request.headers)
+            return try StoredBody.lookUp(url, key: key, in: cache, requestHeaders: request.headers)
         } catch {
             cacheStatus.detail = "the store failed: \(error)"
             return nil

@@ -22,18 +22,20 @@ enum StoredBody {
         }
     }
 
-    /// The stored response for `url` matching `requestHeaders` in `cache`, with its body.
+    /// The stored response for `url` (whose entry key is `key`, when known) matching
+    /// `requestHeaders` in `cache`, with its body.
     ///
     /// - Throws: `BlobStoreError` from the store.
-    static func lookUp(_ url: URL, in cache: HTTPCache, requestHeaders: HTTPHeaders) throws -> (
-        StoredResponse, StoredBody
-    )? {
-        try cache.storedResponse(for: url, requestHeaders: requestHeaders) { key in
-            switch try cache.store.entry(for: key, readingUpTo: inMemoryLimit) {
-            case nil: nil
-            case .value(let entry)?: (entry.info, .bytes(entry.value))
-            case .opened(let info, let handle)?: (info, .file(handle, count: Int(clamping: info.size)))
-            }
+    static func lookUp(_ url: URL, key: StoreKey? = nil, in cache: HTTPCache, requestHeaders: HTTPHeaders) throws
+        -> (StoredResponse, StoredBody)?
+    {
+        guard
+            let (response, read) = try cache.storedResponse(
+                for: url, key: key, requestHeaders: requestHeaders, readingUpTo: inMemoryLimit)
+        else { return nil }
+        switch read {
+        case .value(let entry): return (response, .bytes(entry.value))
+        case .opened(let info, let handle): return (response, .file(handle, count: Int(clamping: info.size)))
         }
     }
 
