@@ -20,9 +20,6 @@ final class ProxyContext: Sendable {
     let revalidating = Mutex<Set<String>>([])
     /// Whether the proxy is stopping: responses then close their connections.
     let stopping = Atomic<Bool>(false)
-    /// The targets of request targets seen lately: parsing a URL was a tenth of a cached hit's
-    /// work in user space.
-    private let targets = BoundedMemo<String, ForwardTarget>(capacity: 4096)
 
     /// Creates an empty file for a response body too large to keep in memory while it is
     /// received (``KeptBody``): in the disk store's `tmp/` when the cache is on one, else in the
@@ -51,13 +48,17 @@ final class ProxyContext: Sendable {
     }
 
     /// Where `request` goes (`ForwardTarget.of(_:origin:forwardProxy:)` with this proxy's
-    /// origin and mode), remembered by request target.
+    /// origin and mode), remembered by request target in `memo`: parsing a URL was a tenth of a
+    /// cached hit's work in user space. Each event loop has a memo of its own
+    /// (``EventLoop/targets``), so that two loops never wait for each other's lock.
     ///
     /// - Throws: ``Rejection`` as `ForwardTarget.of(_:origin:forwardProxy:)` does.
-    func target(of request: RequestHead) throws(Rejection) -> ForwardTarget {
+    func target(of request: RequestHead, memo: BoundedMemo<String, ForwardTarget>?) throws(Rejection)
+        -> ForwardTarget
+    {
         let (origin, forwardProxy) = (configuration.origin, configuration.forwardProxy)
-        if request.method != "CONNECT",
-            let known = targets.value(
+        if request.method != "CONNECT", let memo,
+            let known = memo.value(
                 for: request.target, { _ in try? ForwardTarget.of(request, origin: origin, forwardProxy: forwardProxy) }
             )
         {

@@ -44,7 +44,7 @@ final class ProxyExchange {
         context.metrics.requests.add(1, ordering: .relaxed)
         defer { logged() }
         let framing = try HeadParser.framing(of: request)
-        let target = try context.target(of: request)
+        let target = try lookedUp?.target ?? context.target(of: request, memo: client.loop?.targets)
         var body = BodyReader(connection: client, framing: framing)
         if request.expectsContinue, framing != .none {
             // The proxy takes the body itself and forwards it with the request (RFC 9110 §10.1.1).
@@ -63,8 +63,9 @@ final class ProxyExchange {
     }
 
     /// What the cache held for a request when it was looked up: the stored response with its
-    /// body, or `nil` for none.
+    /// body, or `nil` for none; and where the request goes, found on the way.
     struct StoredLookup {
+        var target: ForwardTarget
         var found: (StoredResponse, StoredBody)?
     }
 
@@ -84,19 +85,21 @@ final class ProxyExchange {
     ///
     /// - Throws: `network` when the client connection fails.
     func respondIfFreshInMemory() throws -> LoopAnswer {
-        guard let framing = try? HeadParser.framing(of: request), let target = try? context.target(of: request),
+        guard let framing = try? HeadParser.framing(of: request),
+            let target = try? context.target(of: request, memo: client.loop?.targets),
             let url = cachedURL(framing: framing, target: target)
         else { return .notAnswered(nil) }
         let found = lookUp(url, key: target.storeKey)
         // A lookup the store failed is tried again on the other thread, which logs why.
         guard cacheStatus.detail == nil else { return .notAnswered(nil) }
         guard let (stored, body) = found, case .bytes(let data) = body else {
-            return .notAnswered(StoredLookup(found: found))
+            return .notAnswered(StoredLookup(target: target, found: found))
         }
         let now = Date()
         switch stored.use(at: now, requestHeaders: request.headers, policy: policy) {
         case .fresh, .staleAccepted: break
-        case .staleWhileRevalidate, .revalidate, .unusable: return .notAnswered(StoredLookup(found: found))
+        case .staleWhileRevalidate, .revalidate, .unusable:
+            return .notAnswered(StoredLookup(target: target, found: found))
         }
         context.metrics.requests.add(1, ordering: .relaxed)
         defer { logged() }

@@ -71,6 +71,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// The access log lines of the exchanges on this loop, written at each sweep (or sooner,
     /// when they fill a write).
     let logBatch = AccessLog.Batch()
+    /// The forward targets of request targets this loop's exchanges saw lately
+    /// (`ProxyContext.target(of:memo:)`).
+    let targets = BoundedMemo<String, ForwardTarget>(capacity: 4096)
     /// Whether ``run(_:)`` has ended and closed the descriptors.
     private var ended = false
     /// How often the loop looks for connections and waits past their timeouts.

@@ -18,19 +18,29 @@ enum HeadParser {
         var lines = self.lines(head)
         guard !lines.isEmpty else { throw Rejection(400, "the request line is empty") }
         let requestLine = lines.removeFirst()
-        let parts = requestLine.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard parts.count == 3, let method = String(validating: parts[0], as: UTF8.self),
-            !method.isEmpty, method.utf8.allSatisfy(isTokenByte)
+        // METHOD SP TARGET SP VERSION: exactly two spaces (the target has none).
+        let space = UInt8(ascii: " ")
+        guard let firstSpace = requestLine.firstIndex(of: space),
+            let secondSpace = requestLine[(firstSpace + 1)...].firstIndex(of: space),
+            !requestLine[(secondSpace + 1)...].contains(space)
         else { throw Rejection(400, "the request line is not METHOD TARGET HTTP/1.1") }
-        guard let target = String(validating: parts[1], as: UTF8.self), !target.isEmpty,
-            target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
-        else { throw Rejection(400, "the request target is empty or has a space or control character") }
-        let minor = try version(parts[2])
-        let headers = try fields(lines, maxFields: maxFields, strict: true)
-        if headers.fields.lazy.filter({ HTTPHeaders.sameName($0.name, "Host") }).count > 1 {
-            throw Rejection(400, "the request has more than one Host field")
+        let methodBytes = requestLine[..<firstSpace]
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenByte) else {
+            throw Rejection(400, "the request line is not METHOD TARGET HTTP/1.1")
         }
-        if minor >= 1, !headers.contains("Host") { throw Rejection(400, "an HTTP/1.1 request needs a Host field") }
+        let targetBytes = requestLine[(firstSpace + 1)..<secondSpace]
+        guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw Rejection(400, "the request target is empty or has a space or control character")
+        }
+        // Token and visible ASCII bytes: valid UTF-8 as they are.
+        let method = String(decoding: methodBytes, as: UTF8.self)
+        let target = String(decoding: targetBytes, as: UTF8.self)
+        let minor = try version(requestLine[(secondSpace + 1)...])
+        let headers = try fields(lines, maxFields: maxFields, strict: true)
+        var hosts = 0
+        for field in headers where HTTPHeaders.sameName(field.name, "Host") { hosts += 1 }
+        if hosts > 1 { throw Rejection(400, "the request has more than one Host field") }
+        if minor >= 1, hosts == 0 { throw Rejection(400, "an HTTP/1.1 request needs a Host field") }
         return RequestHead(method: method, target: target, minorVersion: minor, headers: headers)
     }
 
@@ -105,6 +115,7 @@ enum HeadParser {
 
     /// `HTTP/1.0` → 0, `HTTP/1.1` → 1.
     private static func version(_ bytes: ArraySlice<UInt8>) throws(Rejection) -> Int {
+        if bytes.count == 8, bytes.elementsEqual("HTTP/1.1".utf8) { return 1 }
         let text = String(decoding: bytes, as: UTF8.self)
         switch text {
         case "HTTP/1.1": return 1
