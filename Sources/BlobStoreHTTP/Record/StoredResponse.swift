@@ -255,47 +255,52 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// that name, except hop-by-hop fields and those that describe the stored body
     /// (`Content-Length`, `Content-Encoding`, `Content-Range`). The stored `Age` is dropped when
     /// the 304 has none, and `Date` is the 304's or `responseTime`, so the age restarts.
+    ///
+    /// A field whose value the 304 repeats is left where it is.
     public func updatingHeaders(with notModified: HTTPHeaders, receivedAt responseTime: Date) -> HTTPHeaders {
-        let excluded: Set<String> = ["content-length", "content-encoding", "content-range", "transfer-encoding"]
         var updated = headers
-        var seen: Set<String> = []
-        for field in Self.endToEnd(notModified).fields {
-            let name = field.name.lowercased()
-            guard !excluded.contains(name), seen.insert(name).inserted else { continue }
-            updated.set(field.name, notModified[name])
+        for (name, value) in Self.replacements(in: notModified) where updated[name] != value {
+            updated.set(name, value)
         }
         if !notModified.contains("Age") { updated.set("Age", nil) }
         if !notModified.contains("Date") { updated.set("Date", HTTPDate.format(responseTime)) }
         return updated
     }
 
-    /// Whether `refreshed`, this response updated by a `304` (``updatingHeaders(with:receivedAt:)``),
+    /// The fields a `304` with `notModified` sets in a stored response
+    /// (``updatingHeaders(with:receivedAt:)``): each end-to-end name once, with its values
+    /// joined, but those that describe the stored body.
+    private static func replacements(in notModified: HTTPHeaders) -> [(name: String, value: String)] {
+        var replacements: [(name: String, value: String)] = []
+        for field in endToEnd(notModified).fields
+        where !HTTPHeaders.isOne(of: bodyFields, field.name)
+            && !replacements.contains(where: { HTTPHeaders.sameName($0.name, field.name) })
+        {
+            replacements.append((field.name, notModified[field.name] ?? field.value))
+        }
+        return replacements
+    }
+
+    /// The fields that describe a stored body, which a `304` does not replace.
+    private static let bodyFields = ["Content-Length", "Content-Encoding", "Content-Range", "Transfer-Encoding"]
+
+    /// Whether this response, refreshed by a `304` with `notModified` (``updatingHeaders(with:receivedAt:)``),
     /// may be left unwritten, the stored record kept as it is: this response can never be used
     /// without a revalidation (`no-cache`, or no freshness lifetime with `must-revalidate`), and
-    /// the 304 changed no field but `Date` and `Age`. What a later use decides is then the same
+    /// the 304 changes no field but `Date` and `Age`. What a later use decides is then the same
     /// (a revalidation), except that the older times make the response look older: a
     /// `stale-if-error` window closes sooner, never later. The answer to the request that
-    /// revalidated is `refreshed`, so the client sees the new `Date` and `Age`. What it saves is
-    /// a store write (a journal record) per revalidation of an always-revalidated response.
-    package func refreshLeavesUseUnchanged(_ refreshed: StoredResponse, policy: HTTPCachePolicy) -> Bool {
+    /// revalidated is the refreshed response, so the client sees the new `Date` and `Age`. What it
+    /// saves is a store write (a journal record) per revalidation of an always-revalidated
+    /// response.
+    package func refreshLeavesUseUnchanged(by notModified: HTTPHeaders, policy: HTTPCachePolicy) -> Bool {
         let response = directives(policy)
         let alwaysRevalidated =
             response.noCache || (mustRevalidate(policy) && freshness(policy, directives: response).lifetime <= 0)
-        guard alwaysRevalidated, refreshed.status == status, refreshed.vary == vary, refreshed.url == url else {
-            return false
+        guard alwaysRevalidated else { return false }
+        return Self.replacements(in: notModified).allSatisfy { field in
+            HTTPHeaders.isOne(of: ["Date", "Age"], field.name) || headers[field.name] == field.value
         }
-        return Self.fieldsButTimes(headers) == Self.fieldsButTimes(refreshed.headers)
-    }
-
-    /// The fields of `headers` but `Date` and `Age`, by lowercased name, repeated values joined.
-    private static func fieldsButTimes(_ headers: HTTPHeaders) -> [String: String] {
-        var fields: [String: String] = [:]
-        for field in headers {
-            let name = field.name.lowercased()
-            guard name != "date", name != "age" else { continue }
-            fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
-        }
-        return fields
     }
 
     /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served

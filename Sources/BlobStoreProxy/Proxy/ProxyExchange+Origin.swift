@@ -56,7 +56,7 @@ extension ProxyExchange {
                 context.metrics.notModified.add(1, ordering: .relaxed)
                 let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
                 do {
-                    if !storedResponse.refreshLeavesUseUnchanged(refreshed, policy: policy),
+                    if !storedResponse.refreshLeavesUseUnchanged(by: response.headers, policy: policy),
                         case .notStored = try storedBody.refresh(refreshed, in: cache, requestHeaders: request.headers)
                     {
                         try cache.removeStored(refreshed, url: url)
