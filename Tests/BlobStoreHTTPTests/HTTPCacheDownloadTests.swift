@@ -186,6 +186,24 @@ struct HTTPCacheDownloadTests {
         }
     }
 
+    @Test("Credentials in the URL are sent as Basic authorization and never shown in a message")
+    func credentialsInTheURL() async throws {
+        try await withDownloads { server, downloads in
+            let url = URL(string: "http://us%20er:p%40ss@127.0.0.1:\(server.port)/e?echo=1")!
+            let result = try await downloads.cache.download(for: get(url), to: downloads.file)
+            #expect(result.status == 200)
+            let expected = "Basic " + Data("us er:p@ss".utf8).base64EncodedString()
+            #expect(String(decoding: try downloads.body(), as: UTF8.self).contains("Authorization: \(expected)"))
+            let port = LocalPorts.free()
+            let failing = URL(string: "http://user:secret@127.0.0.1:\(port)/x")!
+            await #expect {
+                _ = try await downloads.cache.download(for: get(failing), to: downloads.file)
+            } throws: { error in
+                (error as? BlobStoreError)?.code == .network && !"\(error)".contains("secret")
+            }
+        }
+    }
+
     @Test("More redirects than the limit fail with `network`")
     func redirectLoopFails() async throws {
         try await withDownloads { server, downloads in

@@ -255,6 +255,20 @@ struct ProtocolTests {
         #expect(try backend.blob(digest, maximumSize: 100) == Data("abcde".utf8))
     }
 
+    @Test func httpChunkSizeWithSpacesAndExtensionsIsRead() throws {
+        let (backend, server) = try httpReply(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5 \t;x=1\r\nhello\r\n0\r\n\r\n")
+        defer { server.stop() }
+        #expect(try backend.blob(digest, maximumSize: 100) == Data("hello".utf8))
+    }
+
+    @Test("An error status is a status even when its body's framing is broken")
+    func errorStatusWithBrokenFramingIsAMiss() throws {
+        let (backend, server) = try httpReply("HTTP/1.1 404 Not Found\r\nContent-Length: x\r\n\r\nnope")
+        defer { server.stop() }
+        #expect(try backend.blob(digest, maximumSize: 100) == nil)
+    }
+
     @Test func httpBodyWithoutLengthIsReadToTheEnd() throws {
         let (backend, server) = try httpReply("HTTP/1.0 200 OK\r\n\r\nhello")
         defer { server.stop() }
@@ -275,6 +289,12 @@ struct ProtocolTests {
         ("HTTP/1.1 301 Moved\r\nLocation: http://elsewhere/\r\n\r\n", "HTTP 301"),
         ("HTTP/1.1 200 OK\r\n" + String(repeating: "X-A: b\r\n", count: 300), "not HTTP/1.1"),
         ("HTTP/1.1 200 OK\r\nbad header\r\n\r\n", "not HTTP/1.1"),
+        // Chunk sizes are hex digits, then optional whitespace and extensions: nothing else.
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0 5\r\nhello\r\n0\r\n\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n+5\r\nhello\r\n0\r\n\r\n", "not HTTP/1.1"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-0\r\n\r\n", "not HTTP/1.1"),
+        // A line over the limit is refused even when it arrived whole in one read.
+        ("HTTP/1.1 200 OK\r\nX-Long: " + String(repeating: "y", count: 40_000) + "\r\n\r\n", "longer than"),
     ]
 
     @Test(arguments: hostileHTTPReplies)

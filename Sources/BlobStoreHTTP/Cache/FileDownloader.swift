@@ -77,13 +77,23 @@ struct FileDownloader: Sendable {
                 + "redirects. Check the URL.")
     }
 
-    /// The request's header fields, then the additional ones it does not set.
+    /// The request's header fields, then the additional ones it does not set, then, for a URL
+    /// with credentials (`http://user:password@host/`) and no `Authorization`, that field with
+    /// them (Basic), as `URLSession` sends them.
     private func fields(of request: URLRequest) -> [(name: String, value: String)] {
         let own = HTTPHeaders(request.allHTTPHeaderFields ?? [:]).fields.map { (name: $0.name, value: $0.value) }
-        let added = additionalHeaders.filter { field in
-            !own.contains { $0.name.lowercased() == field.name.lowercased() }
+        var fields =
+            own
+            + additionalHeaders.filter { field in
+                !own.contains { $0.name.lowercased() == field.name.lowercased() }
+            }
+        if let url = request.url, let user = url.user(percentEncoded: false),
+            !fields.contains(where: { $0.name.lowercased() == "authorization" })
+        {
+            let credentials = Data("\(user):\(url.password(percentEncoded: false) ?? "")".utf8)
+            fields.append((name: "Authorization", value: "Basic " + credentials.base64EncodedString()))
         }
-        return own + added
+        return fields
     }
 
     /// Where a redirect sends the request, or `nil` when `head` is not one to follow.
@@ -104,7 +114,15 @@ struct FileDownloader: Sendable {
             throw BlobStoreError(
                 .io, "Cannot create \(file.path). Check that its directory exists and is writable.", path: file.path)
         }
-        let handle = try FileHandle(forWritingTo: file)
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forWritingTo: file)
+        } catch {
+            exchange.close()
+            throw BlobStoreError(
+                .io, "Cannot open \(file.path): \(error.localizedDescription). Check that it is writable.",
+                path: file.path)
+        }
         defer { try? handle.close() }
         return try exchange.readBody { piece in
             do {
@@ -117,10 +135,15 @@ struct FileDownloader: Sendable {
         }
     }
 
-    /// A URL's server as errors name it: `The request to <url> failed: …`, code `network`.
+    /// A URL's server as errors name it: `The request to <url> failed: …`, code `network`; the
+    /// URL without its credentials.
     private static func peer(_ url: URL) -> NetworkPeer {
-        NetworkPeer(
-            name: url.absoluteString, label: "The request to \(url.absoluteString) failed", code: .network,
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        components?.user = nil
+        components?.password = nil
+        let shown = components?.string ?? url.absoluteString
+        return NetworkPeer(
+            name: shown, label: "The request to \(shown) failed", code: .network,
             addressAdvice: "Check the URL and the network, then retry.",
             trustedCAs: "the system's CAs, or the file SSL_CERT_FILE names")
     }

@@ -14,8 +14,12 @@ package final class HTTPExchange {
 
     /// The final response's status and fields (interim `1xx` responses are skipped).
     package let head: HTTPResponseHead
-    /// How the body is delimited.
+    /// How the body is delimited (`.none` when it cannot be read: ``framingFailure``).
     package let framing: Framing
+    /// Why the body cannot be read, thrown by ``readBody(maximum:into:)`` rather than when the
+    /// head arrives, so that a caller that does not read it (the remote tier, for an error status)
+    /// still gets the status.
+    private let framingFailure: BlobStoreError?
     private let connection: TCPConnection
     /// Whether each piece read moves the deadline on (the timeout bounds the wait for the next
     /// byte, not the whole body).
@@ -36,11 +40,20 @@ package final class HTTPExchange {
         self.deadlineIsIdle = deadlineIsIdle
         var head = try Self.readHead(connection)
         while (100...199).contains(head.status), head.status != 101 {  // 100 Continue and other interim replies
+            if deadlineIsIdle { connection.extendDeadline() }
             head = try Self.readHead(connection)
         }
         guard head.status != 101 else { throw connection.server.failure("the server switched protocols (101).") }
+        // With an idle deadline, the wait for the body's first bytes is a wait of its own.
+        if deadlineIsIdle { connection.extendDeadline() }
         self.head = head
-        framing = try Self.framing(of: head, method: method, server: connection.server)
+        do {
+            framing = try Self.framing(of: head, method: method, server: connection.server)
+            framingFailure = nil
+        } catch {
+            framing = .none
+            framingFailure = error
+        }
     }
 
     deinit { connection.close() }
@@ -59,6 +72,7 @@ package final class HTTPExchange {
         precondition(!bodyRead, "the body is read once")
         bodyRead = true
         defer { connection.close() }
+        if let framingFailure { throw framingFailure }
         switch framing {
         case .none:
             return 0
@@ -79,6 +93,13 @@ package final class HTTPExchange {
             while case let count = try connection.readSome(maximum: Int.max, take), count > 0 {
                 total += count
                 if deadlineIsIdle { connection.extendDeadline() }
+            }
+            // Over TLS the end of a body read to the end is known to be its end only with the
+            // server's close_notify; over plain TCP a FIN is all there is.
+            guard !connection.endedWithoutCloseNotify else {
+                throw connection.server.failure(
+                    "the server ended the TLS connection without close_notify inside a body read to its end; "
+                        + "it may be cut short.")
             }
             return total
         }
@@ -121,7 +142,9 @@ package final class HTTPExchange {
     /// The body's framing (RFC 9112 §6.3): none for `HEAD`, `1xx`, `204` and `304`; chunked when
     /// that is the transfer coding (any other is refused: this client decodes none); else by
     /// `Content-Length`, which must be one non-negative number; else to the end of the stream.
-    static func framing(of head: HTTPResponseHead, method: String, server: NetworkPeer) throws -> Framing {
+    static func framing(of head: HTTPResponseHead, method: String, server: NetworkPeer) throws(BlobStoreError)
+        -> Framing
+    {
         if head.hasNoBody(method: method) { return .none }
         if let field = head["Transfer-Encoding"] {
             let codings = field.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -159,10 +182,7 @@ package final class HTTPExchange {
         var total = 0
         while true {
             let line = try connection.readLine(maximum: Self.maximumLineLength)
-            let sizeText = line.prefix { $0 != UInt8(ascii: ";") }.filter { $0 != 32 && $0 != 9 }
-            guard !sizeText.isEmpty, sizeText.count <= 15,
-                let size = Int(String(decoding: sizeText, as: UTF8.self), radix: 16), size >= 0
-            else { throw Self.malformed(connection, "a bad chunk size") }
+            guard let size = Self.chunkSize(line) else { throw Self.malformed(connection, "a bad chunk size") }
             if size == 0 { break }
             guard size <= maximum - total else {
                 throw connection.server.tooLarge(size: total + size, maximum: maximum, orMore: true)
@@ -177,6 +197,34 @@ package final class HTTPExchange {
             if try connection.readLine(maximum: Self.maximumLineLength).isEmpty { return total }
         }
         throw Self.malformed(connection, "too many trailer lines")
+    }
+
+    /// The size a chunk-size line gives (RFC 9112 §7.1): hex digits, then optional spaces or
+    /// tabs, then nothing or `;` and extensions; `nil` for anything else (a sign, a space inside
+    /// the number, more than 15 digits).
+    static func chunkSize(_ line: [UInt8]) -> Int? {
+        var size = 0
+        var digits = 0
+        var index = 0
+        while index < line.count, let digit = hexValue(line[index]) {
+            guard digits < 15 else { return nil }
+            size = size << 4 | digit
+            digits += 1
+            index += 1
+        }
+        guard digits > 0 else { return nil }
+        while index < line.count, line[index] == 32 || line[index] == 9 { index += 1 }
+        guard index == line.count || line[index] == UInt8(ascii: ";") else { return nil }
+        return size
+    }
+
+    private static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
     }
 
     private static func malformed(_ connection: TCPConnection, _ what: String) -> BlobStoreError {

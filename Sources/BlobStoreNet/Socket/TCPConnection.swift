@@ -23,6 +23,10 @@ package final class TCPConnection: @unchecked Sendable {
     private var receivedInOperation = false
     /// Whether the server closed its side (a `recv` returned 0).
     private var closedByPeer = false
+    /// Whether a TLS connection's stream ended without the server's `close_notify`: what was read
+    /// to the end of the stream may have been cut short (a dropped connection, an injected FIN),
+    /// which only TLS can tell from a complete one.
+    package private(set) var endedWithoutCloseNotify = false
     /// What one `recv` (or, with TLS, one decryption) fills, before its bytes are appended to
     /// `buffer`.
     private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
@@ -179,6 +183,9 @@ package final class TCPConnection: @unchecked Sendable {
         var searched = 0  // bytes after `start` known to hold no CRLF; `fill()` may move `start`
         while true {
             if let end = findCRLF(from: start + searched) {
+                guard end - start <= maximum else {
+                    throw server.failure("a reply line is longer than \(maximum) bytes.")
+                }
                 let line = Array(buffer[start..<end])
                 start = end + 2
                 releaseIfDrained()
@@ -284,6 +291,7 @@ package final class TCPConnection: @unchecked Sendable {
                 try sendCiphertext(tls)  // a reply the session owes the server (a key update)
                 guard try receiveCiphertext(tls) else {
                     closedByPeer = true
+                    endedWithoutCloseNotify = true
                     return false
                 }
             }
