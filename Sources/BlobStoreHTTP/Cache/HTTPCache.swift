@@ -116,11 +116,14 @@ public final class HTTPCache: Sendable {
     /// ``storedResponse(for:requestHeaders:)`` with each entry read by `read` (into memory, or
     /// into a file), which returns the entry's information and its value.
     ///
-    /// `key` is ``key(for:)`` of `url`, when the caller has it already.
+    /// `key` is ``key(for:)`` of `url`, when the caller has it already; `records` remembers the
+    /// records decoded (the cache's own memo, or one of the caller's: the caching proxy gives each
+    /// event loop its own, so that the loops do not share its lock).
     package func storedResponse<Body>(
-        for url: URL, key: StoreKey? = nil, requestHeaders: HTTPHeaders,
+        for url: URL, key: StoreKey? = nil, requestHeaders: HTTPHeaders, records: DecodedRecords? = nil,
         read: (StoreKey) throws -> (EntryInfo, Body)?
     ) throws -> (response: StoredResponse, body: Body)? {
+        let decoded = records ?? decoded
         let key = key ?? Self.key(for: url)
         guard let (info, value) = try read(key), let record = decoded.record(in: info.metadata, under: key) else {
             return nil
@@ -143,9 +146,10 @@ public final class HTTPCache: Sendable {
     /// opened. Not generic, so that a caller in another module (the caching proxy, at every
     /// request) runs it specialized rather than through generic metadata found at run time.
     package func storedResponse(
-        for url: URL, key: StoreKey? = nil, requestHeaders: HTTPHeaders, readingUpTo maxBytes: Int
+        for url: URL, key: StoreKey? = nil, requestHeaders: HTTPHeaders, records: DecodedRecords? = nil,
+        readingUpTo maxBytes: Int
     ) throws -> (response: StoredResponse, body: EntryRead)? {
-        try storedResponse(for: url, key: key, requestHeaders: requestHeaders) { key in
+        try storedResponse(for: url, key: key, requestHeaders: requestHeaders, records: records) { key in
             try store.entry(for: key, readingUpTo: maxBytes).map { ($0.info, $0) }
         }
     }

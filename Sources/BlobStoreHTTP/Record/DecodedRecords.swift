@@ -5,7 +5,7 @@ import Foundation
 /// on a hot URL decodes its JSON once, not at every request (decoding costs more than the rest of
 /// a memory hit). Looked up by the entry's key, whose hash is short, and kept only while the
 /// entry's metadata is byte for byte the same; a record stored anew replaces it.
-final class DecodedRecords: Sendable {
+package final class DecodedRecords: Sendable {
     private struct Decoded {
         let metadata: Data
         let record: CacheRecord
@@ -13,7 +13,7 @@ final class DecodedRecords: Sendable {
     private let records: BoundedMemo<StoreKey, Decoded>
 
     /// Keeps at most about `capacity` records (``BoundedMemo``).
-    init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096) {
         records = BoundedMemo(capacity: capacity)
     }
 

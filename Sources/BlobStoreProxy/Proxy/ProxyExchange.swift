@@ -219,7 +219,8 @@ final class ProxyExchange {
     /// an error).
     private func lookUp(_ url: URL, key: StoreKey?) -> (StoredResponse, StoredBody)? {
         do {
-            return try StoredBody.lookUp(url, key: key, in: cache, requestHeaders: request.headers)
+            return try StoredBody.lookUp(
+                url, key: key, in: cache, requestHeaders: request.headers, records: client.loop?.records)
         } catch {
             cacheStatus.detail = "the store failed: \(error)"
             return nil

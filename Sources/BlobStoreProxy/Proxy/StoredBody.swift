@@ -23,15 +23,17 @@ enum StoredBody {
     }
 
     /// The stored response for `url` (whose entry key is `key`, when known) matching
-    /// `requestHeaders` in `cache`, with its body.
+    /// `requestHeaders` in `cache`, with its body; `records` remembers decoded records (an event
+    /// loop's own memo), else the cache's.
     ///
     /// - Throws: `BlobStoreError` from the store.
-    static func lookUp(_ url: URL, key: StoreKey? = nil, in cache: HTTPCache, requestHeaders: HTTPHeaders) throws
-        -> (StoredResponse, StoredBody)?
-    {
+    static func lookUp(
+        _ url: URL, key: StoreKey? = nil, in cache: HTTPCache, requestHeaders: HTTPHeaders,
+        records: DecodedRecords? = nil
+    ) throws -> (StoredResponse, StoredBody)? {
         guard
             let (response, read) = try cache.storedResponse(
-                for: url, key: key, requestHeaders: requestHeaders, readingUpTo: inMemoryLimit)
+                for: url, key: key, requestHeaders: requestHeaders, records: records, readingUpTo: inMemoryLimit)
         else { return nil }
         switch read {
         case .value(let entry): return (response, .bytes(entry.value))

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreHTTP
 import Foundation
 import Glibc
 
@@ -74,6 +75,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// The forward targets of request targets this loop's exchanges saw lately
     /// (`ProxyContext.target(of:memo:)`).
     let targets = BoundedMemo<String, ForwardTarget>(capacity: 4096)
+    /// The stored records this loop's exchanges decoded lately (`HTTPCache`'s own memo is shared
+    /// by every thread; this one only by this loop's).
+    let records = DecodedRecords()
     /// Whether ``run(_:)`` has ended and closed the descriptors.
     private var ended = false
     /// How often the loop looks for connections and waits past their timeouts.
