@@ -41,8 +41,9 @@ final class FileBodies: ResponseBodies {
     /// Received by the cache's own HTTP/1.1 client straight into a file beside the destination,
     /// in step with the connection (`FileDownloader`), on a thread of its own.
     func send(_ request: URLRequest, with cache: HTTPCache) async throws -> ReceivedResponse<FileBody> {
-        let file = nextFile()
-        let received = try await offload { try cache.downloader.download(request, to: file) }
+        let (file, handle) = try newFile()
+        defer { try? handle.close() }
+        let received = try await offload { try cache.downloader.download(request, into: handle, path: file.path) }
         return ReceivedResponse(
             status: received.status, headers: received.headers, url: received.url,
             body: FileBody(url: file, count: received.body))
@@ -80,7 +81,13 @@ final class FileBodies: ResponseBodies {
             throw BlobStoreError(
                 .io, "Cannot create \(file.path). Check that its directory exists and is writable.", path: file.path)
         }
-        return (file, try FileHandle(forWritingTo: file))
+        do {
+            return (file, try FileHandle(forWritingTo: file))
+        } catch {
+            throw BlobStoreError(
+                .io, "Cannot open \(file.path): \(error.localizedDescription). Check that it is writable.",
+                path: file.path)
+        }
     }
 
     /// Renames `source` to `target`, replacing it; copies and removes `source` when the two are on

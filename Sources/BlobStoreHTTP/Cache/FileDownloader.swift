@@ -33,13 +33,13 @@ struct FileDownloader: Sendable {
         self.additionalHeaders = additionalHeaders
     }
 
-    /// Sends `request`, follows its redirects, and writes the final response's body to `file`
-    /// (created or replaced).
+    /// Sends `request`, follows its redirects, and writes the final response's body to `file`,
+    /// open for writing at `path`.
     ///
     /// - Throws: `BlobStoreError` with code `network` when a server cannot be reached in time or
     ///   answers something that is not HTTP/1.1, or a redirect leads nowhere; `io` when `file`
     ///   cannot be written.
-    func download(_ request: URLRequest, to file: URL) throws -> ReceivedResponse<Int> {
+    func download(_ request: URLRequest, into file: FileHandle, path: String) throws -> ReceivedResponse<Int> {
         guard var url = request.url else {
             throw BlobStoreError(.invalidArgument, "The request has no URL. Give it the URL to fetch.")
         }
@@ -56,18 +56,18 @@ struct FileDownloader: Sendable {
                 if (head.status == 303 && method != "HEAD") || ([301, 302].contains(head.status) && method == "POST") {
                     method = "GET"
                     body = Data()
-                    headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
+                    headers.removeAll { HTTPHeaders.isOne(of: ["Content-Type", "Content-Length"], $0.name) }
                 }
                 // Credentials are not sent to another origin.
                 if next.host?.lowercased() != url.host?.lowercased() || next.port != url.port
                     || next.scheme?.lowercased() != url.scheme?.lowercased()
                 {
-                    headers.removeAll { ["authorization", "cookie"].contains($0.name.lowercased()) }
+                    headers.removeAll { HTTPHeaders.isOne(of: ["Authorization", "Cookie"], $0.name) }
                 }
                 url = next
                 continue
             }
-            let count = try write(exchange, to: file)
+            let count = try write(exchange, to: file, path: path)
             let fields = head.fields.map { HTTPHeaders.Field(name: $0.name, value: $0.value) }
             return ReceivedResponse(status: head.status, headers: HTTPHeaders(fields), url: url, body: count)
         }
@@ -85,10 +85,10 @@ struct FileDownloader: Sendable {
         var fields =
             own
             + additionalHeaders.filter { field in
-                !own.contains { $0.name.lowercased() == field.name.lowercased() }
+                !own.contains { HTTPHeaders.sameName($0.name, field.name) }
             }
         if let url = request.url, let user = url.user(percentEncoded: false),
-            !fields.contains(where: { $0.name.lowercased() == "authorization" })
+            !fields.contains(where: { HTTPHeaders.sameName($0.name, "Authorization") })
         {
             let credentials = Data("\(user):\(url.password(percentEncoded: false) ?? "")".utf8)
             fields.append((name: "Authorization", value: "Basic " + credentials.base64EncodedString()))
@@ -105,32 +105,16 @@ struct FileDownloader: Sendable {
         return next
     }
 
-    /// Writes the body of `exchange` to `file` a piece at a time.
+    /// Writes the body of `exchange` to `file` (at `path`) a piece at a time.
     ///
     /// - Returns: The body's size.
-    private func write(_ exchange: HTTPExchange, to file: URL) throws -> Int {
-        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
-            exchange.close()
-            throw BlobStoreError(
-                .io, "Cannot create \(file.path). Check that its directory exists and is writable.", path: file.path)
-        }
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forWritingTo: file)
-        } catch {
-            exchange.close()
-            throw BlobStoreError(
-                .io, "Cannot open \(file.path): \(error.localizedDescription). Check that it is writable.",
-                path: file.path)
-        }
-        defer { try? handle.close() }
-        return try exchange.readBody { piece in
+    private func write(_ exchange: HTTPExchange, to file: FileHandle, path: String) throws -> Int {
+        try exchange.readBody { piece in
             do {
-                try handle.write(contentsOf: piece)
+                try file.write(contentsOf: piece)
             } catch {
                 throw BlobStoreError(
-                    .io, "Cannot write \(file.path): \(error.localizedDescription). Check the free space.",
-                    path: file.path)
+                    .io, "Cannot write \(path): \(error.localizedDescription). Check the free space.", path: path)
             }
         }
     }

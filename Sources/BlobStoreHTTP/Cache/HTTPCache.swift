@@ -32,8 +32,8 @@ public final class HTTPCache: Sendable {
     /// `URLCache` and no protocol of this library, so a request never comes back to the cache.
     let session: URLSession
     /// What sends ``download(for:to:)``'s requests: the package's own HTTP/1.1 client, which
-    /// writes a body to its file as it arrives (Linux's `URLSession` has no flow control: a
-    /// download task may hold much of a large body in memory when the disk is slower).
+    /// writes a body to its file as it arrives and reads the socket no faster than the file is
+    /// written, so a body's memory is one receive buffer whatever its size.
     let downloader: FileDownloader
     /// The entries being revalidated in the background, so that a burst of stale hits sends
     /// one conditional request.

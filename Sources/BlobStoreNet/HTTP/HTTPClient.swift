@@ -9,8 +9,8 @@ import Synchronization
 /// One connection per request (`Connection: close`), made within ``ConnectTimeouts``; the reply
 /// is read within ``ReplyDeadline``. A response body is read by the caller a piece at a time as
 /// it arrives (``HTTPExchange``), so the memory an exchange holds is bounded whatever the body's
-/// size, and a slow reader slows the server (TCP's flow control), which `URLSession` on Linux
-/// does not do. Redirects are not followed here: the caller decides.
+/// size, and a slow reader slows the server (TCP's flow control). Redirects are not followed
+/// here: the caller decides.
 package final class HTTPClient: Sendable {
     /// How long the reply to a request may take.
     package enum ReplyDeadline: Sendable, Equatable {

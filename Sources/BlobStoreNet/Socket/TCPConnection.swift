@@ -226,21 +226,6 @@ package final class TCPConnection: @unchecked Sendable {
         return count
     }
 
-    /// Everything until the server closes the connection.
-    ///
-    /// - Parameter maximum: The most bytes accepted; more is a protocol error.
-    package func readToEnd(maximum: Int) throws -> Data {
-        while try fill() {
-            guard buffer.count - start <= maximum else {
-                throw server.tooLarge(size: buffer.count - start, maximum: maximum, orMore: true)
-            }
-        }
-        let data = Data(buffer[start...])
-        start = buffer.count
-        releaseIfDrained()
-        return data
-    }
-
     /// The bytes the receive buffer holds room for (tests check that it shrinks).
     package var bufferCapacity: Int { buffer.capacity }
 

@@ -113,8 +113,8 @@ extension ProxyExchange {
                 writer.field(field.name, field.value)
             }
         }
-        writer.field("Via", vias.map { "\($0), \(via)" } ?? via)
-        writer.field("Cache-Status", cacheStatuses.map { "\($0), \(member)" } ?? member)
+        writer.field("Via", joining: vias, via)
+        writer.field("Cache-Status", joining: cacheStatuses, member)
         if !keepAlive { writer.field("Connection", "close") }
         return writer.ended()
     }

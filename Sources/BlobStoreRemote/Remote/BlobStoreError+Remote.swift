@@ -17,7 +17,7 @@ extension BlobStoreError {
     static func remote(
         _ server: String, _ problem: String, errno: Int32? = nil, file: StaticString = #fileID, line: UInt = #line
     ) -> BlobStoreError {
-        BlobStoreError(.remote, "Remote \(server): \(problem)", errno: errno, file: file, line: line)
+        NetworkPeer.remote(server).failure(problem, errno: errno, file: file, line: line)
     }
 
     /// A reply larger than the caller accepts (``BlobStoreError/Code/tooLarge``): not a failure
@@ -26,8 +26,7 @@ extension BlobStoreError {
         _ server: String, size: some BinaryInteger, maximum: Int, orMore: Bool = false, file: StaticString = #fileID,
         line: UInt = #line
     ) -> BlobStoreError {
-        let what = "a reply of \(size) bytes\(orMore ? " or more" : "") is larger than the \(maximum) accepted."
-        return BlobStoreError(.tooLarge, "Remote \(server): \(what)", file: file, line: line)
+        NetworkPeer.remote(server).tooLarge(size: size, maximum: maximum, orMore: orMore, file: file, line: line)
     }
 }
 
