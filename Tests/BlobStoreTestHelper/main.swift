@@ -1,6 +1,6 @@
 // A child process for the tests that measure memory: each mode does one thing a test checks,
 // prints what it found, and exits, so that the test reads this process's own peak resident
-// memory from wait4(2) (`ChildProcess.run`, Tests/BlobStoreTestKit), not the high-water mark
+// memory (`ChildProcess.run`, Tests/BlobStoreTestKit, reads its VmHWM while it runs), not the high-water mark
 // of a test process that runs other tests in parallel.
 //
 //   blobstore-test-helper put-file STORE KEY FILE

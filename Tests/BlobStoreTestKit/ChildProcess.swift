@@ -9,8 +9,13 @@ public struct Execution: Sendable {
     public var signal: Int32?
     public var standardOutput: Data
     public var standardError: Data
-    /// The child's own peak resident memory (`ru_maxrss` from `wait4(2)`), in bytes: its
-    /// high-water mark alone, whatever the test process and its other threads use.
+    /// The child's own peak resident memory, in bytes: the largest `VmHWM` of
+    /// `/proc/<pid>/status` read while it ran (``RunningChild/wait()`` reads it every
+    /// millisecond), whatever the test process and its other threads use. Not `ru_maxrss` from
+    /// `wait4(2)`: `posix_spawn` runs the child in this process's memory until its `exec`, and
+    /// the kernel then keeps this process's high-water mark as the child's, so a child of a test
+    /// process that had grown to 300 MiB reported at least 300 MiB. `ru_maxrss` stands in only for
+    /// a child that ended before a first reading.
     public var peakResidentBytes: Int
 
     public var stdout: String { String(decoding: standardOutput, as: UTF8.self) }
@@ -25,7 +30,8 @@ public struct ChildProcessError: Error, CustomStringConvertible {
 /// The one way the tests start a program: `posix_spawn(3)`, standard input from a file,
 /// standard output and error into files (a large output cannot fill a pipe and deadlock; what
 /// was written so far can be read while it runs), no other descriptor inherited, and
-/// `wait4(2)`, whose resource usage gives the child's own peak memory.
+/// `wait4(2)`; the child's own peak memory is read from `/proc` while it runs
+/// (``Execution/peakResidentBytes``).
 public enum ChildProcess {
     /// Runs `executable` with `arguments` to its end.
     ///
@@ -128,6 +134,8 @@ public final class RunningChild: @unchecked Sendable {
     private let files: Files
     /// How it ended, once `wait4` reported it (guarded by `lock`).
     private var ended: Execution?
+    /// The largest `VmHWM` read so far, in bytes (guarded by `lock`).
+    private var sampledPeak = 0
     private let lock = NSLock()
 
     init(pid: pid_t, executable: String, files: Files) {
@@ -155,23 +163,43 @@ public final class RunningChild: @unchecked Sendable {
         lock.withLock { ended == nil && !reap(blocking: false) }
     }
 
-    /// Waits for the child to end; how it ended and what it wrote. Its files are removed.
+    /// Waits for the child to end, reading its peak memory every millisecond meanwhile; how it
+    /// ended and what it wrote. Its files are removed.
     public func wait() throws -> Execution {
-        try lock.withLock {
-            if ended == nil, !reap(blocking: true) {
-                throw ChildProcessError(
-                    description: "wait4 failed for \(executable): \(String(cString: strerror(errno)))")
+        while true {
+            let done = try lock.withLock { () throws -> Execution? in
+                if let ended { return ended }
+                if reap(blocking: false) { return ended }
+                guard errno == 0 || errno == EAGAIN || errno == EINTR else {
+                    throw ChildProcessError(
+                        description: "wait4 failed for \(executable): \(String(cString: strerror(errno)))")
+                }
+                return nil
             }
-            return ended!
+            if let done { return done }
+            usleep(1000)
         }
     }
 
+    /// The child's `VmHWM` now, in bytes; 0 when it cannot be read (the child has ended).
+    /// Called with `lock` held and the child not reaped, so `pid` is still the child's.
+    private func highWaterMark() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kilobytes * 1024
+    }
+
     /// `wait4` for the child (with `WNOHANG` unless `blocking`); records how it ended and
-    /// returns whether it has. Called with `lock` held.
+    /// returns whether it has, reading its peak memory first while it runs. Called with `lock`
+    /// held; `errno` is 0 when the child merely has not ended.
     private func reap(blocking: Bool) -> Bool {
         var status: CInt = 0
         var usage = rusage()
         var result: pid_t
+        sampledPeak = max(sampledPeak, highWaterMark())
+        errno = 0
         repeat { result = wait4(pid, &status, blocking ? 0 : WNOHANG, &usage) } while result < 0 && errno == EINTR
         guard result == pid else { return false }
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Glibc does not import as functions.
@@ -180,7 +208,7 @@ public final class RunningChild: @unchecked Sendable {
             status: signal == 0 ? (status >> 8) & 0xff : -1, signal: signal == 0 ? nil : signal,
             standardOutput: FileManager.default.contents(atPath: files.output) ?? Data(),
             standardError: FileManager.default.contents(atPath: files.error) ?? Data(),
-            peakResidentBytes: usage.ru_maxrss * 1024)
+            peakResidentBytes: sampledPeak > 0 ? sampledPeak : usage.ru_maxrss * 1024)
         files.remove()
         return true
     }

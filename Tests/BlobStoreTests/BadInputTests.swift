@@ -123,7 +123,7 @@ import Testing
 
     /// A 2 GiB sparse file is streamed in and out; peak memory stays far below its size. The
     /// put runs in a child process (`blobstore-test-helper put-file`), whose own peak resident
-    /// memory `wait4` reports: this process's high-water mark counts every test running in
+    /// memory `ChildProcess` reads: this process's high-water mark counts every test running in
     /// parallel with this one.
     @Test func twoGiBStreamedValueKeepsMemoryFlat() throws {
         try withTemporaryDirectory { dir throws in
@@ -138,11 +138,11 @@ import Testing
             try #require(lines.count == 3, "\(run.stdout)")
             #expect(lines[1] == String((2 << 30) + 4))
             #expect(lines[2].hasSuffix(lines[0]), "the file URL names the digest")
-            #expect(run.peakResidentBytes > 0, "wait4 reported the child's peak memory")
-            // Far below the value: 41–44 MiB when this test runs alone. In a full parallel run on
-            // two cores the child's peak has reached 195, 396 and 408 MiB (2026-12-01), for a
-            // cause not found yet (docs/reliability.md, "Open questions"); a quarter of the value
-            // still tells streaming from a value held whole.
+            #expect(run.peakResidentBytes > 0, "the child's peak memory was read")
+            // Far below the value: 41–44 MiB when this test runs alone. The 195-408 MiB once seen
+            // in parallel runs were this process's memory, reported for the child by ru_maxrss
+            // (docs/reliability.md, "Open questions"); a quarter of the value still tells
+            // streaming from a value held whole.
             #expect(run.peakResidentBytes < 512 << 20, "peak RSS \(run.peakResidentBytes >> 20) MiB")
             try withStore(dir.child("s")) { store throws in
                 #expect(try store.info(for: "big")?.digest.hex == lines[0])

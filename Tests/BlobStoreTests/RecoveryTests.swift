@@ -82,7 +82,7 @@ import Testing
     /// A put whose key length claims 4 GiB (2^32), with valid checksums, after five good
     /// records and before a good one: opening reports it as damage at its offset, keeps the
     /// five, sets the rest aside, and allocates nothing near its claim. The open runs in a child
-    /// process (`blobstore-test-helper open`), whose own peak resident memory `wait4` reports:
+    /// process (`blobstore-test-helper open`), whose own peak resident memory `ChildProcess` reads:
     /// this process's counts every test running in parallel with this one.
     @Test func recordClaimingAFourGiBKeyIsDamageOnOpenAndAllocatesNothing() throws {
         try withTemporaryDirectory { dir throws in
@@ -104,7 +104,7 @@ import Testing
                     entries: 5
 
                     """)
-            #expect(run.peakResidentBytes > 0, "wait4 reported the child's peak memory")
+            #expect(run.peakResidentBytes > 0, "the child's peak memory was read")
             #expect(run.peakResidentBytes < 1 << 30, "peak RSS \(run.peakResidentBytes >> 20) MiB")
             try withStore(path, looseOnly) { store throws in
                 #expect(try store.stats().entries == 5)
