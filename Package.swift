@@ -52,7 +52,10 @@ let package = Package(
         .executableTarget(name: "blobstore", dependencies: ["BlobStoreCLI"]),
         .executableTarget(
             name: "blobstore-torture", dependencies: ["BlobStore"], swiftSettings: faultInjection),
-        .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore"]),
+        // Cache-request traces for `blobstore-bench hit-ratio`: libCacheSim's CSV and
+        // oracleGeneral formats, and seeded Zipf, Zipf-with-scans and loop generators.
+        .target(name: "BlobStoreTraces"),
+        .executableTarget(name: "blobstore-bench", dependencies: ["BlobStore", "BlobStoreTraces"]),
         // Small programs that show the libraries in use (Examples/README.md); built with the rest.
         .executableTarget(
             name: "ImageCacheExample", dependencies: ["BlobStore", "BlobStoreCache"], path: "Examples/ImageCacheExample"),
@@ -92,6 +95,7 @@ let package = Package(
             // The help and usage errors expected byte for byte (HelpGoldenTests).
             exclude: ["Golden"]
         ),
+        .testTarget(name: "BlobStoreTracesTests", dependencies: ["BlobStoreTraces"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -111,13 +115,16 @@ if Context.environment["BLOBSTORE_FUZZ"] == "1" {
         ("JournalReader", "BlobStore"), ("JournalRecord", "BlobStore"), ("ManifestReader", "BlobStore"),
         ("ManifestTable", "BlobStore"), ("PackReader", "BlobStore"), ("ArgumentParser", "BlobStoreCLI"),
         ("Quantity", "BlobStoreCLI"), ("ClusterTopology", "BlobStoreRemote"), ("HTTPMessage", "BlobStoreProxy"),
-        ("HTTPReply", "BlobStoreNet"),
+        ("HTTPReply", "BlobStoreNet"), ("TraceReader", "BlobStoreTraces"),
     ]
     // The seed corpora's writer (Fuzz/make-seeds.sh; built without the sanitizers).
     package.targets.append(
         .executableTarget(
-            name: "make-seeds", dependencies: ["BlobStore", "BlobStoreFuzzSupport"], path: "Fuzz/MakeSeeds"))
-    for module in ["BlobStore", "BlobStoreCLI", "BlobStoreRemote", "BlobStoreProxy", "BlobStoreNet"] {
+            name: "make-seeds", dependencies: ["BlobStore", "BlobStoreFuzzSupport", "BlobStoreTraces"],
+            path: "Fuzz/MakeSeeds"))
+    for module in [
+        "BlobStore", "BlobStoreCLI", "BlobStoreRemote", "BlobStoreProxy", "BlobStoreNet", "BlobStoreTraces",
+    ] {
         package.targets.append(
             .target(name: module + "FuzzSupport", dependencies: [.target(name: module)], path: "Fuzz/Support/" + module))
     }

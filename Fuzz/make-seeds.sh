@@ -8,7 +8,8 @@ shopt -s inherit_errexit
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 binary="$(Fuzz/run.sh --build-seeds-writer)"
-corpora=(Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord Fuzz/Corpus/ManifestReader Fuzz/Corpus/ManifestTable)
+corpora=(Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord Fuzz/Corpus/ManifestReader Fuzz/Corpus/ManifestTable
+    Fuzz/Corpus/TraceReader)
 mkdir -p "${corpora[@]}"
 "$binary" Fuzz/Corpus/JournalReader
 ls -l "${corpora[@]}"

@@ -2,7 +2,10 @@
 // writer (so the seeds track the format) and the harnesses' format-1 manifest encoder
 // (Fuzz/Support/BlobStore/ManifestFormat1.swift: the library no longer writes format 1).
 // Built and run by Fuzz/make-seeds.sh: `make-seeds <Fuzz/Corpus/JournalReader>`.
+// The TraceReader seeds are traces from BlobStoreTraces' generator and writers, each after the
+// harness's format byte (0: oracleGeneral, 1: CSV).
 
+import BlobStoreTraces
 import Glibc
 
 @testable import BlobStore
@@ -127,5 +130,26 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
         var damagedTable = few
         damagedTable[JournalFormat.fileHeaderSize + JournalFormat.recordHeaderSize + 3] ^= 0x08
         write(damagedTable, "\(tables)/damaged-key-block.manifest")
+
+        writeTraceSeeds("\(directory)/../TraceReader")
     }
+}
+
+/// Seeds for the TraceReader harness: a small generated trace in both formats, and the edges
+/// of each (a cut record; CRLF lines, limits, size 0, a size over 32 bits, a line of two fields).
+func writeTraceSeeds(_ traces: String) {
+    let parameters = TraceParameters(
+        objects: 20, requests: 30, seed: 1, sizes: .uniform(1...100_000), scanEvery: 10, scanLength: 2)
+    let trace = try! TraceGenerator.zipfScan(alpha: 0.8, parameters)
+    let binary = try! OracleGeneralFormat.encode(trace)
+    write([0] + binary, "\(traces)/oracle-zipf-scan.bin")
+    write([0] + binary.dropLast(5), "\(traces)/oracle-cut-record.bin")
+    write([1] + CSVTraceFormat.encode(trace), "\(traces)/csv-zipf-scan.csv")
+    let texts = [
+        "csv-crlf-no-final-break": "time,id,size\r\n0,42,4096\r\n1,7,0",
+        "csv-limits": "time,id,size\n18446744073709551615,18446744073709551615,4294967295\n0,0,0\n",
+        "csv-size-over-32-bits": "time,id,size\n0,1,4294967296\n",
+        "csv-two-fields": "time,id,size\n0,1,2\n3,4\n",
+    ]
+    for (name, text) in texts { write([1] + Array(text.utf8), "\(traces)/\(name).csv") }
 }
