@@ -27,8 +27,11 @@ struct TortureWorker {
     var eviction: Bool
 
     /// The limits of an evicting collection: the store holds up to 3 × 24 keys of up to about
-    /// 8 KiB, so either limit evicts a good part of them.
-    static let evictionLimits = [EvictionLimits(capacity: 128 * 1024), EvictionLimits(maxEntries: 40)]
+    /// 8 KiB, so either limit evicts a good part of them; under each policy, so that SIEVE's and
+    /// S3-FIFO's queues are built, replayed and snapshotted by processes that die at any moment.
+    static let evictionLimits = EvictionPolicy.allCases.flatMap { policy in
+        [EvictionLimits(capacity: 128 * 1024, policy: policy), EvictionLimits(maxEntries: 40, policy: policy)]
+    }
 
     /// The arguments after `blobstore-torture worker` that recreate this worker.
     var arguments: [String] {

@@ -352,7 +352,8 @@ import Testing
             #expect(shown.stdout == set.stdout)
 
             let json = try object(try blobstore(["--store", store, "config", "--json"], in: scratch))
-            #expect(Set(json.keys) == ["capacity", "maxEntries", "maxAgeSeconds", "lowWater"])
+            #expect(Set(json.keys) == ["capacity", "maxEntries", "maxAgeSeconds", "lowWater", "policy"])
+            #expect(json["policy"] as? String == "lru")
             #expect(json["capacity"] as? Int == 5_242_880)
             #expect(json["maxEntries"] is NSNull)
             #expect(json["maxAgeSeconds"] is NSNull)

@@ -110,7 +110,7 @@ import Testing
         #expect(
             text == """
                 Dry run: nothing was changed. A real run would do this:
-                limits:          capacity 1.0 MiB, max entries none, max age 1h 30m, low water 0.9
+                limits:          capacity 1.0 MiB, max entries none, max age 1h 30m, low water 0.9, policy lru
                 grace period:    1h
                 evicted:         32 entries, 3.1 MiB (1 expired, 0 idle too long, 31 least recently used)
                 blobs deleted:   0, 0 B
@@ -125,7 +125,14 @@ import Testing
         report.dryRun = false
         #expect(
             Runner.summary(of: report, limits: EvictionLimits(), grace: .zero).hasPrefix(
-                "limits:          capacity none, max entries none, max age none, low water 0.9\n"))
+                "limits:          capacity none, max entries none, max age none, low water 0.9, policy lru\n"))
+        report.leastRecentlyUsedEntries = 0
+        report.chosenByPolicyEntries = 31
+        #expect(
+            Runner.summary(of: report, limits: EvictionLimits(capacity: 1 << 20, policy: .sieve), grace: .zero)
+                .contains(
+                    "evicted:         32 entries, 3.1 MiB (1 expired, 0 idle too long, 0 least recently used, 31 chosen by sieve)\n"
+                ))
     }
 
     @Test func compactionReport() {
@@ -165,7 +172,7 @@ import Testing
                 hits:           12
                 misses:         4
                 hit ratio:      75.0%
-                evictions:      1
+                evictions:      1 (0 expired, 0 idle too long, 1 over a limit)
 
                 """)
         var noUsage = stats
@@ -190,16 +197,19 @@ import Testing
                 max entries:    none
                 max age:        7d (604800 seconds)
                 low water:      0.9
+                policy:         lru
 
                 """)
         #expect(
-            Runner.summary(of: EvictionLimits(maxEntries: 10_000, maxAge: .milliseconds(1500), lowWater: 0.75))
-                == """
-                capacity:       none
-                max entries:    10000
-                max age:        1.5s (1.5 seconds)
-                low water:      0.75
+            Runner.summary(
+                of: EvictionLimits(maxEntries: 10_000, maxAge: .milliseconds(1500), lowWater: 0.75, policy: .s3fifo))
+                    == """
+                    capacity:       none
+                    max entries:    10000
+                    max age:        1.5s (1.5 seconds)
+                    low water:      0.75
+                    policy:         s3fifo
 
-                """)
+                    """)
     }
 }

@@ -13,13 +13,21 @@
 // Opens the store at STORE (nothing packed, no syncs) and prints its recovery report and entry
 // count, one `name: value` a line: `corruptionOffset`, `corruptionReason`, `droppedBytes`,
 // `entries`.
+//
+//   blobstore-test-helper run-ops STORE POLICY MAX-ENTRIES FILE
+//
+// Opens the store at STORE with at most MAX-ENTRIES entries evicted by POLICY down to the limit,
+// every read appended at once, and runs FILE's operations, one a line: `p KEY` puts the key's
+// own name as its value, `g KEY` reads it (EvictionPolicyTests: a second process's share).
 
 import BlobStore
 import Foundation
 
 func usage() -> Never {
     FileHandle.standardError.write(
-        Data("usage: blobstore-test-helper put-file STORE KEY FILE | open STORE\n".utf8))
+        Data(
+            "usage: blobstore-test-helper put-file STORE KEY FILE | open STORE | run-ops STORE POLICY MAX-ENTRIES FILE\n"
+                .utf8))
     exit(64)
 }
 
@@ -55,6 +63,24 @@ func open(_ arguments: [String]) throws {
     print("entries: \(entries)")
 }
 
+func runOperations(_ arguments: [String]) throws {
+    guard arguments.count == 4, let policy = EvictionPolicy(rawValue: arguments[1]), let maxEntries = Int(arguments[2])
+    else { usage() }
+    var configuration = BlobStore.Configuration(durability: .none)
+    configuration.limits = EvictionLimits(maxEntries: maxEntries, lowWater: 1, policy: policy)
+    configuration.accessBatchSize = 1
+    let store = try BlobStore(at: arguments[0], configuration: configuration)
+    for line in try String(contentsOfFile: arguments[3], encoding: .utf8).split(separator: "\n") {
+        let key = StoreKey(String(line.dropFirst(2)))
+        if line.hasPrefix("p ") {
+            try store.put(Data(key.description.utf8), for: key)
+        } else {
+            _ = try store.value(for: key)
+        }
+    }
+    try store.close()
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else { usage() }
 do {
@@ -62,6 +88,7 @@ do {
     switch arguments[1] {
     case "put-file": try putFile(rest)
     case "open": try open(rest)
+    case "run-ops": try runOperations(rest)
     default: usage()
     }
 } catch {

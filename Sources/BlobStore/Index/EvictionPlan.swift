@@ -24,53 +24,96 @@ extension StoreIndex {
     }
 
     /// Plans a round: every expired entry, every entry idle longer than `maxAge`, then, if the
-    /// store is over its capacity or entry limit, the least recently accessed entries (ties by
-    /// key) until it is under the low-water mark of each. `protecting` (the entry a put just
-    /// wrote) is never chosen: a value no larger than the capacity is never evicted by its own put.
-    func evictionPlan(limits: EvictionLimits, now: Int64, protecting: StoreKey? = nil) -> EvictionPlan {
+    /// store is over its capacity or entry limit, the entries the policy chooses until it is under
+    /// the low-water mark of each: the least recently accessed (ties by key) for LRU, the queue's
+    /// victims for SIEVE and S3-FIFO (``policy``, which the plan takes them out of, and the
+    /// expired and aged entries too). `protecting` (the entry a put just wrote) is never chosen:
+    /// a value no larger than the capacity is never evicted by its own put.
+    mutating func evictionPlan(limits: EvictionLimits, now: Int64, protecting: StoreKey? = nil) -> EvictionPlan {
+        var planner = Planner(index: self, limits: limits)
+        let idleSince = limits.maxAge.map { now &- Int64(clamping: $0.clampedNanoseconds / 1_000_000) }
+        // Least-recently-used candidates are only needed when the store is over a limit.
+        let isOver = isOverLimits(limits)
+        let usesQueue = policy != nil
+        var candidates: [(lastAccess: Int64, key: StoreKey, entry: IndexEntry)] = []
+        if isOver && !usesQueue { candidates.reserveCapacity(count) }
+        forEachEntry { key, entry in
+            guard key != protecting else { return }
+            if entry.isExpired(at: now) {
+                planner.evict(key, entry, .expired, blob: blob(entry.digest))
+            } else if let idleSince, entry.lastAccess < idleSince {
+                planner.evict(key, entry, .aged, blob: blob(entry.digest))
+            } else if isOver && !usesQueue {
+                candidates.append((entry.lastAccess, key, entry))
+            }
+        }
+        if usesQueue {
+            for victim in planner.plan.victims { policy!.remove(victim.key) }
+        }
+        guard isOver, !planner.isUnderTargets else { return planner.plan }
+        if usesQueue {
+            // The protected entry, if the queue offers it, goes back as a new one; the queue is
+            // offered round at most once more than it holds entries.
+            var offers = policy!.count + 1
+            while !planner.isUnderTargets, offers > 0, let key = policy!.nextVictim() {
+                offers -= 1
+                guard let entry = self[key] else { continue }
+                if key == protecting {
+                    policy!.putBack(key, weight: weight(of: key, entry))
+                    continue
+                }
+                planner.evict(key, entry, policy!.reason, blob: blob(entry.digest))
+            }
+            return planner.plan
+        }
+        // The older access first, the smaller key on a tie.
+        candidates.sort { ($0.lastAccess, $0.key) < ($1.lastAccess, $1.key) }
+        for candidate in candidates {
+            planner.evict(candidate.key, candidate.entry, .leastRecentlyUsed, blob: blob(candidate.entry.digest))
+            if planner.isUnderTargets { break }
+        }
+        return planner.plan
+    }
+
+    /// What `key`'s entry counts for in the policy's queue.
+    private func weight(of key: StoreKey, _ entry: IndexEntry) -> UInt64 {
+        policy?.weight(size: entry.size, location: blob(entry.digest)?.location ?? .loose) ?? 1
+    }
+
+    /// A plan being made: the victims so far, and what the store will hold without them.
+    /// (It holds no copy of the index: the plan changes the index's queue as it goes.)
+    private struct Planner {
         var plan = EvictionPlan()
-        var stored = storedBytes
-        var remaining = count
+        var stored: UInt64
+        var remaining: Int
         var released: [SHA256Digest: Int] = [:]
-        func evict(_ key: StoreKey, _ entry: IndexEntry, _ reason: EvictionReason) {
+        let byteTarget: UInt64?
+        let countTarget: Int?
+
+        init(index: StoreIndex, limits: EvictionLimits) {
+            stored = index.storedBytes
+            remaining = index.count
+            byteTarget = limits.capacity.map { StoreIndex.lowWaterMark($0, limits.lowWater) }
+            countTarget = limits.maxEntries.map { Int(StoreIndex.lowWaterMark(UInt64($0), limits.lowWater)) }
+        }
+
+        var isUnderTargets: Bool {
+            (byteTarget.map { stored <= $0 } ?? true) && (countTarget.map { remaining <= $0 } ?? true)
+        }
+
+        /// Adds `key`'s entry, whose blob is `reference`, to the victims.
+        mutating func evict(
+            _ key: StoreKey, _ entry: IndexEntry, _ reason: EvictionReason, blob reference: BlobReference?
+        ) {
             plan.victims.append(.init(key: key, digest: entry.digest, size: entry.size, reason: reason))
             remaining -= 1
             released[entry.digest, default: 0] += 1
             // A packed blob's needle is given back when its pack is repacked or deleted, which
             // the round does after evicting (BlobStore.reclaimPacks).
-            if let reference = blob(entry.digest), released[entry.digest] == reference.referenceCount {
+            if let reference, released[entry.digest] == reference.referenceCount {
                 stored &-= reference.allocatedBytes
             }
         }
-        let idleSince = limits.maxAge.map { now &- Int64(clamping: $0.clampedNanoseconds / 1_000_000) }
-        // Least-recently-used candidates are only needed when the store is over a limit.
-        let isOver = isOverLimits(limits)
-        var candidates: [(lastAccess: Int64, key: StoreKey, entry: IndexEntry)] = []
-        if isOver { candidates.reserveCapacity(count) }
-        forEachEntry { key, entry in
-            guard key != protecting else { return }
-            if entry.isExpired(at: now) {
-                evict(key, entry, .expired)
-            } else if let idleSince, entry.lastAccess < idleSince {
-                evict(key, entry, .aged)
-            } else if isOver {
-                candidates.append((entry.lastAccess, key, entry))
-            }
-        }
-        guard isOver else { return plan }
-        let byteTarget = limits.capacity.map { Self.lowWaterMark($0, limits.lowWater) }
-        let countTarget = limits.maxEntries.map { Int(Self.lowWaterMark(UInt64($0), limits.lowWater)) }
-        func isUnderTargets() -> Bool {
-            (byteTarget.map { stored <= $0 } ?? true) && (countTarget.map { remaining <= $0 } ?? true)
-        }
-        guard !isUnderTargets() else { return plan }
-        // The older access first, the smaller key on a tie.
-        candidates.sort { ($0.lastAccess, $0.key) < ($1.lastAccess, $1.key) }
-        for candidate in candidates {
-            evict(candidate.key, candidate.entry, .leastRecentlyUsed)
-            if isUnderTargets() { break }
-        }
-        return plan
     }
 
     /// `limit × fraction`, rounded down, never above `limit`: near `UInt64.max` a `Double`

@@ -97,6 +97,9 @@ struct StoreIndex: Sendable {
     /// What the live entries take in a manifest, roughly: compaction compares it with the
     /// journal and manifest sizes to tell how much of them is dead.
     private(set) var liveRecordBytes: UInt64 = 0
+    /// The eviction policy's queue (SIEVE, S3-FIFO), once a process that evicts built it
+    /// (`StoreState.preparePolicy`); kept up to date by every record applied and read noted.
+    var policy: PolicyState?
 
     /// An empty index.
     init() {}
@@ -158,6 +161,7 @@ struct StoreIndex: Sendable {
             let entry = records[position].entry
             guard !entry.isExpired(at: time) else { return nil }
             if time > entry.lastAccess { records[position].entry.lastAccess = time }
+            if policy != nil { policy!.access(key) }
             let reference = blob(entry.digest)
             return Hit(
                 entry: entry, location: reference?.location ?? .loose, isVerified: reference?.isVerified ?? false)
@@ -169,6 +173,7 @@ struct StoreIndex: Sendable {
         if let accessed, accessed > item.entry.lastAccess { item.entry.lastAccess = accessed }
         guard !item.entry.isExpired(at: time) else { return nil }
         if (accessed ?? .min) < time { baseAccess[key] = time }
+        if policy != nil { policy!.access(key) }
         let digest = item.entry.digest
         if let changed = changedBlobs[digest] {
             return Hit(entry: item.entry, location: changed.location, isVerified: changed.isVerified)
@@ -236,12 +241,13 @@ struct StoreIndex: Sendable {
                 digest: put.digest, size: put.size, created: put.created, lastAccess: put.created,
                 expires: put.expires, metadata: put.metadata)
             store(entry, for: put.key, at: put.location)
+            if policy != nil { policy!.put(put.key, weight: policy!.weight(size: put.size, location: put.location)) }
         case .access(let items):
             for item in items { touch(item.key, at: item.time) }
         case .remove(let key, let digest):
-            removeEntry(key, ifDigest: digest)
+            if removeEntry(key, ifDigest: digest), policy != nil { policy!.remove(key) }
         case .evict(let key, let digest):
-            removeEntry(key, ifDigest: digest)
+            if removeEntry(key, ifDigest: digest), policy != nil { policy!.evicted(key) }
         case .relocate(let move):
             relocate(move)
         }
@@ -319,6 +325,7 @@ struct StoreIndex: Sendable {
     /// Moves `key`'s last access forward to `time` (never back). For a manifest's entry only the
     /// time is kept, without a lookup.
     mutating func touch(_ key: StoreKey, at time: Int64) {
+        if policy != nil { policy!.access(key) }
         if let position = positions[key].map(Int.init) {
             if time > records[position].entry.lastAccess { records[position].entry.lastAccess = time }
             return
@@ -401,9 +408,11 @@ struct StoreIndex: Sendable {
         }
     }
 
-    private mutating func removeEntry(_ key: StoreKey, ifDigest digest: SHA256Digest?) {
+    /// Removes `key`'s entry (only if it refers to `digest`, when given); whether it did.
+    @discardableResult
+    private mutating func removeEntry(_ key: StoreKey, ifDigest digest: SHA256Digest?) -> Bool {
         if let position = positions[key].map(Int.init) {
-            guard digest == nil || records[position].entry.digest == digest else { return }
+            guard digest == nil || records[position].entry.digest == digest else { return false }
             let old = records[position].entry
             positions[key] = nil
             let last = records.count - 1
@@ -414,12 +423,13 @@ struct StoreIndex: Sendable {
             records.removeLast()
             count &-= 1
             release(old, key: key)
-            return
+            return true
         }
-        guard let old = baseEntry(key)?.entry, digest == nil || old.digest == digest else { return }
+        guard let old = baseEntry(key)?.entry, digest == nil || old.digest == digest else { return false }
         shadow(key)
         count &-= 1
         release(old, key: key)
+        return true
     }
 
     /// Manifest bytes of an entry, give or take a few varint bytes.

@@ -2,7 +2,8 @@
 ///
 /// When a write takes the store over its capacity or entry limit, entries are evicted until it
 /// is back under the limit times ``lowWater``: expired entries first, then entries idle longer
-/// than ``maxAge``, then the least recently accessed. Evicting
+/// than ``maxAge``, then the ones ``policy`` chooses (the least recently accessed, by default).
+/// Evicting
 /// below the limit (hysteresis) means one eviction round makes room for many writes, instead of
 /// one round per write at the edge of the limit.
 ///
@@ -22,12 +23,18 @@ public struct EvictionLimits: Sendable, Equatable {
     /// The fraction of ``capacity`` and ``maxEntries`` an eviction round goes down to, in
     /// `0.5...1`. Default 0.9.
     public var lowWater: Double
+    /// Which entries go when the store is over its capacity or entry limit. Default ``EvictionPolicy/lru``.
+    public var policy: EvictionPolicy
 
-    public init(capacity: UInt64? = nil, maxEntries: Int? = nil, maxAge: Duration? = nil, lowWater: Double = 0.9) {
+    public init(
+        capacity: UInt64? = nil, maxEntries: Int? = nil, maxAge: Duration? = nil, lowWater: Double = 0.9,
+        policy: EvictionPolicy = .lru
+    ) {
         self.capacity = capacity
         self.maxEntries = maxEntries
         self.maxAge = maxAge
         self.lowWater = lowWater
+        self.policy = policy
     }
 
     /// `true` when no limit is set.

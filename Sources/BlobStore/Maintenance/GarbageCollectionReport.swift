@@ -8,6 +8,9 @@ public struct GarbageCollectionReport: Sendable, Equatable, Codable {
     public var agedEntries: Int
     /// Entries evicted, least recently accessed first, to get under the capacity or entry limit.
     public var leastRecentlyUsedEntries: Int
+    /// Entries evicted by SIEVE or S3-FIFO (``EvictionLimits/policy``) to get under the capacity
+    /// or entry limit.
+    public var chosenByPolicyEntries: Int
     /// Logical bytes of every evicted entry.
     public var evictedBytes: UInt64
     /// Blob files no entry refers to, deleted, and their bytes.
@@ -40,6 +43,7 @@ public struct GarbageCollectionReport: Sendable, Equatable, Codable {
         expiredEntries = 0
         agedEntries = 0
         leastRecentlyUsedEntries = 0
+        chosenByPolicyEntries = 0
         evictedBytes = 0
         blobsDeleted = 0
         blobBytesDeleted = 0
@@ -57,5 +61,5 @@ public struct GarbageCollectionReport: Sendable, Equatable, Codable {
     }
 
     /// Entries evicted for any reason.
-    public var evictedEntries: Int { expiredEntries + agedEntries + leastRecentlyUsedEntries }
+    public var evictedEntries: Int { expiredEntries + agedEntries + leastRecentlyUsedEntries + chosenByPolicyEntries }
 }

@@ -6,9 +6,12 @@
 /// max-entries 10000
 /// max-age-ms 604800000
 /// low-water 0.9
+/// policy sieve
 /// ```
 ///
-/// A line per limit that is set; unknown lines are ignored (a newer version may add some).
+/// A line per limit that is set, and `policy` unless it is `lru`; unknown lines are ignored (a
+/// newer version may add some). An unknown policy name makes the file unreadable, as a value out
+/// of range does: a store whose policy this version does not know is not evicted by another.
 enum LimitsFile {
     /// `limits` as the file keeps them: the maximum age in whole milliseconds.
     static func normalized(_ limits: EvictionLimits) -> EvictionLimits {
@@ -23,6 +26,7 @@ enum LimitsFile {
         if let maxEntries = limits.maxEntries { text += "max-entries \(maxEntries)\n" }
         if let maxAge = limits.maxAge { text += "max-age-ms \(maxAge.clampedNanoseconds / 1_000_000)\n" }
         text += "low-water \(limits.lowWater)\n"
+        if limits.policy != .lru { text += "policy \(limits.policy.rawValue)\n" }
         return text
     }
 
@@ -45,6 +49,9 @@ enum LimitsFile {
             case "low-water":
                 guard let value = Double(parts[1]) else { return nil }
                 limits.lowWater = value
+            case "policy":
+                guard let value = EvictionPolicy(rawValue: String(parts[1])) else { return nil }
+                limits.policy = value
             default:
                 continue
             }

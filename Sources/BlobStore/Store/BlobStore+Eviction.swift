@@ -70,17 +70,36 @@ extension BlobStore {
     }
 
     /// The round's first step: plans it and appends the evict records (reporting them).
+    ///
+    /// Under SIEVE and S3-FIFO the records of expired and aged entries are conditional removes
+    /// (`remove` with the digest), so that every `evict` record is the policy's choice, which
+    /// other processes replay into their copy of the queue (docs/design.md, "Eviction policies").
     private func startEviction(_ state: inout StoreState, limits: EvictionLimits, now: Int64, protecting key: StoreKey?)
         throws -> EvictionPlan
     {
+        state.preparePolicy(limits, layout: layout)
+        let usesQueue = state.index.policy != nil
         let plan = state.index.evictionPlan(limits: limits, now: now, protecting: key)
         if let maxAge = limits.maxAge {
             let milliseconds = Int64(clamping: maxAge.clampedNanoseconds / 1_000_000)
             state.nextAgeCheck = now &+ max(10, milliseconds / 8)
         }
         if !plan.victims.isEmpty {
-            try state.append(plan.victims.map { .evict(key: $0.key, digest: $0.digest) })
+            let records = plan.victims.map { victim -> JournalRecord in
+                let chosen = victim.reason != .expired && victim.reason != .aged
+                return usesQueue && !chosen
+                    ? .remove(key: victim.key, digest: victim.digest) : .evict(key: victim.key, digest: victim.digest)
+            }
+            do {
+                try state.append(records)
+            } catch {
+                // The queue let its victims go; the index still holds them: the next round rebuilds it.
+                state.index.policy = nil
+                throw error
+            }
             usage?.add(.evictions, plan.victims.count)
+            usage?.add(.expiredEvictions, plan.count(.expired))
+            usage?.add(.agedEvictions, plan.count(.aged))
             observers.publish(plan.victims.map { .evicted($0.key, $0.reason) })
         }
         return plan

@@ -51,7 +51,10 @@ extension BlobStore {
             let now = Syscalls.nowMilliseconds()
             let plan: EvictionPlan
             if dryRun {
-                plan = state.index.evictionPlan(limits: limits, now: now)
+                // The plan takes its victims out of the policy's queue: a copy's, here.
+                var copy = state
+                copy.preparePolicy(limits, layout: layout)
+                plan = copy.index.evictionPlan(limits: limits, now: now)
             } else {
                 let round = try evictionRound(&state, limits: limits, now: now)
                 plan = round.plan
@@ -64,6 +67,7 @@ extension BlobStore {
             report.expiredEntries = plan.count(.expired)
             report.agedEntries = plan.count(.aged)
             report.leastRecentlyUsedEntries = plan.count(.leastRecentlyUsed)
+            report.chosenByPolicyEntries = plan.count(.sieve) + plan.count(.s3fifo)
             report.evictedBytes = plan.evictedBytes
         }
         try sweepBlobs(graceMilliseconds: grace, dryRun: dryRun, into: &report, progress: progress)

@@ -73,6 +73,13 @@ struct CompactionPlan {
             _ = try? Syscalls.unlink(journalPath)
             throw Failure(error: error, poisons: false)
         }
+        // A hint: a snapshot that cannot be written leaves the next process to rebuild the queue
+        // in order of creation. Written before CURRENT names the generation it describes.
+        if let policy = index.policy {
+            try? BlobStore.writeFileAtomically(
+                layout.policy(generation: next), policy.snapshot(generation: next).encoded(), directory: layout.root,
+                mode: configuration.fileMode)
+        }
         do {
             try BlobStore.writeFileAtomically(
                 layout.current, Array(CurrentFile(generation: next, hasManifest: true).content.utf8),

@@ -62,6 +62,15 @@ extension BlobStore {
         /// ``packThreshold`` clamped to what packs hold.
         var effectivePackThreshold: Int { min(max(0, packThreshold), PackFormat.maximumPackedValue) }
 
+        /// The disk a value of `size` bytes put with this configuration takes, as the capacity
+        /// counts it: its needle when it is packed, whole 4 KiB blocks when it is a file of its
+        /// own (docs/design.md, "Disk use"). For sizing a store's capacity to a workload.
+        package func diskBytes(ofValueSized size: Int) -> UInt64 {
+            let location: BlobLocation =
+                size < effectivePackThreshold ? .packed(PackLocation(pack: 1, offset: 0)) : .loose
+            return StoreIndex.allocatedBytes(size: UInt64(max(0, size)), location: location)
+        }
+
         public init(
             durability: Durability = .batched, verifyReads: Bool = true,
             batchInterval: Duration = .milliseconds(50), lockTimeout: Duration = .seconds(30)

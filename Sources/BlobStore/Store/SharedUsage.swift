@@ -1,14 +1,17 @@
 import CSharedCounter
 
 /// The ``StoreUsage`` counters in the store's LOCK page, mapped shared by every process that has
-/// the store open: bytes 64–71 count hits, 72–79 misses, 80–87 evictions (native-endian
-/// `UInt64`, on a cache line apart from the change counter at 0–7). docs/format.md, "LOCK".
+/// the store open: bytes 64–71 count hits, 72–79 misses, 80–87 evictions, 88–95 the evictions of
+/// expired entries and 96–103 those of idle ones (native-endian `UInt64`, on a cache line apart
+/// from the change counter at 0–7). docs/format.md, "LOCK".
 final class SharedUsage: @unchecked Sendable {
     /// A counter and its byte offset in the page.
     enum Counter: Int {
         case hits = 64
         case misses = 72
         case evictions = 80
+        case expiredEvictions = 88
+        case agedEvictions = 96
     }
 
     // Set once; read and added to only through C11 atomics. The page outlives every use: the
@@ -36,7 +39,9 @@ final class SharedUsage: @unchecked Sendable {
     var totals: StoreUsage {
         StoreUsage(
             hits: blobstore_counter_peek(pointer(.hits)), misses: blobstore_counter_peek(pointer(.misses)),
-            evictions: blobstore_counter_peek(pointer(.evictions)))
+            evictions: blobstore_counter_peek(pointer(.evictions)),
+            expiredEvictions: blobstore_counter_peek(pointer(.expiredEvictions)),
+            agedEvictions: blobstore_counter_peek(pointer(.agedEvictions)))
     }
 
     private func pointer(_ counter: Counter) -> UnsafeMutablePointer<UInt64> {

@@ -24,10 +24,13 @@ struct StoreLayout: Sendable {
 
     func journal(generation: UInt64) -> String { root + "/journal-\(generation)" }
     func manifest(generation: UInt64) -> String { root + "/manifest-\(generation)" }
+    /// The eviction policy's queue as compaction left it (``PolicySnapshot``).
+    func policy(generation: UInt64) -> String { root + "/policy-\(generation)" }
 
-    /// The generation of a `journal-<N>` or `manifest-<N>` name, or `nil` for other names.
+    /// The generation of a `journal-<N>`, `manifest-<N>` or `policy-<N>` name, or `nil` for other
+    /// names.
     static func generation(ofFileNamed name: String) -> UInt64? {
-        for prefix in ["journal-", "manifest-"] where name.hasPrefix(prefix) {
+        for prefix in ["journal-", "manifest-", "policy-"] where name.hasPrefix(prefix) {
             return UInt64(name.dropFirst(prefix.count))
         }
         return nil
@@ -42,7 +45,7 @@ struct StoreLayout: Sendable {
 
     static func isStoreFileName(_ name: String) -> Bool {
         knownNames.contains(name) || name.hasPrefix("journal-") || name.hasPrefix("manifest-")
-            || isCompanionFileName(name) || isAtomicWriteLeftover(name)
+            || name.hasPrefix("policy-") || isCompanionFileName(name) || isAtomicWriteLeftover(name)
     }
 
     /// Whether `name` is a companion file's: `<module>-stats` (lowercase ASCII letters, then

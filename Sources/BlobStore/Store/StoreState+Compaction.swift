@@ -49,6 +49,8 @@ extension StoreState {
         } catch let error as BlobStoreError {
             throw poisoned(by: error)
         }
+        // The queue goes with the manifest as `policy-<gen+1>`: built now if it is not yet.
+        preparePolicy(limits, layout: layout)
         return CompactionPlan(
             generation: generation, index: index, oldManifestBytes: UInt64(manifestBytes),
             oldJournalBytes: UInt64(journal.end), started: started)
@@ -102,6 +104,9 @@ extension StoreState {
     /// mapped, the index is rebuilt from `entries`, the entries written, in memory.
     private mutating func rebase(on path: String, entries: [ManifestEntry]) {
         let nextPack = index.nextPack
+        // The same entries: the queue stays as it is.
+        let policy = index.policy
+        defer { index.policy = policy }
         if let fd = try? Syscalls.open(path, O_RDONLY) {
             defer { Syscalls.close(fd) }
             if let size = try? Syscalls.fstat(fd).st_size, let mapping = try? FileMapping(fd, length: Int(size)),

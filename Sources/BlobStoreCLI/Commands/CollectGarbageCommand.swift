@@ -94,10 +94,13 @@ extension Runner {
     /// The human-readable report; a dry run says so first.
     static func summary(of report: GarbageCollectionReport, limits: EvictionLimits, grace: Duration) -> String {
         let bytes = QuantityFormat.bytes
-        let reasons = [
-            "\(report.expiredEntries) expired", "\(report.agedEntries) idle too long",
-            "\(report.leastRecentlyUsedEntries) least recently used",
-        ]
+        let reasons =
+            [
+                "\(report.expiredEntries) expired", "\(report.agedEntries) idle too long",
+                "\(report.leastRecentlyUsedEntries) least recently used",
+            ]
+            + (report.chosenByPolicyEntries > 0
+                ? ["\(report.chosenByPolicyEntries) chosen by \(limits.policy.rawValue)"] : [])
         let text = rows([
             ("limits", describe(limits)),
             ("grace period", QuantityFormat.duration(grace)),
@@ -128,6 +131,7 @@ extension Runner {
             "max entries " + (limits.maxEntries.map(String.init) ?? "none"),
             "max age " + (limits.maxAge.map(QuantityFormat.duration) ?? "none"),
             "low water \(limits.lowWater)",
+            "policy \(limits.policy.rawValue)",
         ].joined(separator: ", ")
     }
 }

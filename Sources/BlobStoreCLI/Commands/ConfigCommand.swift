@@ -11,6 +11,8 @@ struct ConfigCommand: SubcommandValue {
     var maxAge: LimitChange<Duration>?
     /// `--low-water <fraction>`.
     var lowWater: Double?
+    /// `--policy lru|sieve|s3fifo`.
+    var policy: EvictionPolicy?
     /// `--json`: print the limits as a JSON object.
     var json = false
 
@@ -22,8 +24,8 @@ struct ConfigCommand: SubcommandValue {
             + "every process that opens the store without limits of its own (an app that passes "
             + "its own limits records those instead), to the eviction after each write and to "
             + "'blobstore gc'. When a write takes the store over a limit, entries are evicted, "
-            + "expired and least recently accessed first, until it is under the limit times the "
-            + "low-water mark.",
+            + "expired and idle ones first, then the ones the eviction policy chooses, until it is "
+            + "under the limit times the low-water mark.",
         options: [
             .value(
                 "--capacity", valueName: "<size>",
@@ -40,11 +42,19 @@ struct ConfigCommand: SubcommandValue {
                 "--low-water", valueName: "<fraction>",
                 help: "The fraction of each limit an eviction goes down to, from 0.5 to 1.", default: "0.9",
                 .lowWater, \.lowWater),
+            .value(
+                "--policy", valueName: "<policy>",
+                help: "Which entries go when the store is over a limit: lru (least recently used first), "
+                    + "sieve or s3fifo (first in, first out, sparing entries read since; a scan of "
+                    + "entries read once does not push out the ones read again).", default: "lru", .choice,
+                \.policy),
             .flag("--json", help: "Print the limits as a JSON object.", \.json),
         ])
 
     /// `true` when no limit was given: `config` only shows the limits.
-    var changesNothing: Bool { capacity == nil && maxEntries == nil && maxAge == nil && lowWater == nil }
+    var changesNothing: Bool {
+        capacity == nil && maxEntries == nil && maxAge == nil && lowWater == nil && policy == nil
+    }
 
     /// `limits` with these changes made.
     func applied(to limits: EvictionLimits) -> EvictionLimits {
@@ -53,6 +63,7 @@ struct ConfigCommand: SubcommandValue {
         if let maxEntries { limits.maxEntries = maxEntries.value }
         if let maxAge { limits.maxAge = maxAge.value }
         if let lowWater { limits.lowWater = lowWater }
+        if let policy { limits.policy = policy }
         return limits
     }
 
@@ -91,27 +102,30 @@ extension Runner {
                     ?? "none"
             ),
             ("low water", "\(limits.lowWater)"),
+            ("policy", limits.policy.rawValue),
         ])
     }
 }
 
-/// `config --json`: `{capacity, maxEntries, maxAgeSeconds, lowWater}`, `null` for a limit that
-/// is not set.
+/// `config --json`: `{capacity, maxEntries, maxAgeSeconds, lowWater, policy}`, `null` for a limit
+/// that is not set.
 private struct RecordedLimits: Encodable {
     var capacity: UInt64?
     var maxEntries: Int?
     var maxAgeSeconds: Double?
     var lowWater: Double
+    var policy: String
 
     init(_ limits: EvictionLimits) {
         capacity = limits.capacity
         maxEntries = limits.maxEntries
         maxAgeSeconds = limits.maxAge?.seconds
         lowWater = limits.lowWater
+        policy = limits.policy.rawValue
     }
 
     enum CodingKeys: String, CodingKey {
-        case capacity, maxEntries, maxAgeSeconds, lowWater
+        case capacity, maxEntries, maxAgeSeconds, lowWater, policy
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -120,5 +134,6 @@ private struct RecordedLimits: Encodable {
         try container.encode(maxEntries, forKey: .maxEntries)
         try container.encode(maxAgeSeconds, forKey: .maxAgeSeconds)
         try container.encode(lowWater, forKey: .lowWater)
+        try container.encode(policy, forKey: .policy)
     }
 }

@@ -76,7 +76,11 @@ extension Runner {
         let ratio = usage.hitRatio.map { String(format: "%.1f%%", $0 * 100) } ?? "none"
         return [
             ("hits", "\(usage.hits)"), ("misses", "\(usage.misses)"), ("hit ratio", ratio),
-            ("evictions", "\(usage.evictions)"),
+            (
+                "evictions",
+                "\(usage.evictions) (\(usage.expiredEvictions) expired, \(usage.agedEvictions) idle too long, "
+                    + "\(usage.chosenByPolicy) over a limit)"
+            ),
         ]
     }
 }

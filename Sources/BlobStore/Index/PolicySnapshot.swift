@@ -1,0 +1,129 @@
+/// The eviction policy's queue as compaction writes it next to the manifest it describes
+/// (`policy-<gen>`; docs/format.md, "The `policy-<N>` file"), so that a process that opens the
+/// store later evicts as the one that compacted it would have.
+///
+/// ```
+/// file    := "BLOBPLCY" version:u32le(1) generation:u64le policy:u8 counts_bytes:u8
+///            capacity:u64le has_evicted:u8 list* ghost hand masked_crc32c(all before):u32le
+/// list    := count:varint (key_hash:u64le mark:u8){count}     oldest first
+/// ghost   := count:varint (key_hash:u64le size:varint){count} oldest first
+/// hand    := 0 | 1 key_hash:u64le
+/// ```
+///
+/// SIEVE (`policy` 1) has one list (mark: the visited bit), S3-FIFO (`policy` 2) two, the small
+/// queue then the main one (mark: the frequency), and a ghost queue. A key is named by its
+/// FNV-1a hash (`ManifestFormat.keyHash`), as the manifest orders it: the file holds no key.
+/// It is a hint: a file that is missing, damaged, of another generation or made for other
+/// limits is ignored, and the queue is rebuilt from the entries' creation times.
+struct PolicySnapshot: Equatable, Sendable {
+    static let magic: [UInt8] = Array("BLOBPLCY".utf8)
+    static let version: UInt32 = 1
+
+    struct Item: Equatable, Sendable {
+        var keyHash: UInt64
+        var mark: UInt8
+    }
+
+    var generation: UInt64
+    var policy: EvictionPolicy
+    var countsBytes: Bool
+    var capacity: UInt64
+    var hasEvicted: Bool
+    /// SIEVE's queue, or S3-FIFO's small and main queues, oldest first.
+    var lists: [[Item]]
+    var ghost: [(keyHash: UInt64, size: UInt64)]
+    var hand: UInt64?
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.generation == rhs.generation && lhs.policy == rhs.policy && lhs.countsBytes == rhs.countsBytes
+            && lhs.capacity == rhs.capacity && lhs.hasEvicted == rhs.hasEvicted && lhs.lists == rhs.lists
+            && lhs.ghost.elementsEqual(rhs.ghost) { $0.keyHash == $1.keyHash && $0.size == $1.size }
+            && lhs.hand == rhs.hand
+    }
+
+    private static func code(_ policy: EvictionPolicy) -> UInt8 {
+        switch policy {
+        case .lru: 0
+        case .sieve: 1
+        case .s3fifo: 2
+        }
+    }
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter()
+        writer.reserve(64 + lists.reduce(0) { $0 + $1.count * 9 } + ghost.count * 12)
+        for byte in Self.magic { writer.u8(byte) }
+        writer.u32(Self.version)
+        writer.u64(generation)
+        writer.u8(Self.code(policy))
+        writer.u8(countsBytes ? 1 : 0)
+        writer.u64(capacity)
+        writer.u8(hasEvicted ? 1 : 0)
+        for list in lists {
+            writer.varint(UInt64(list.count))
+            for item in list {
+                writer.u64(item.keyHash)
+                writer.u8(item.mark)
+            }
+        }
+        writer.varint(UInt64(ghost.count))
+        for item in ghost {
+            writer.u64(item.keyHash)
+            writer.varint(item.size)
+        }
+        if let hand {
+            writer.u8(1)
+            writer.u64(hand)
+        } else {
+            writer.u8(0)
+        }
+        let crc = writer.bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum($0)) }
+        writer.u32(crc)
+        return writer.bytes
+    }
+
+    /// Decodes `bytes`; `nil` for anything but a whole, checked snapshot.
+    static func decode(_ bytes: [UInt8]) -> PolicySnapshot? {
+        guard bytes.count >= 4 else { return nil }
+        return bytes.withUnsafeBytes { buffer -> PolicySnapshot? in
+            let body = UnsafeRawBufferPointer(rebasing: buffer[..<(buffer.count - 4)])
+            var trailer = ByteReader(UnsafeRawBufferPointer(rebasing: buffer[(buffer.count - 4)...]))
+            guard let stored = try? trailer.u32(), CRC32C.mask(CRC32C.checksum(body)) == stored else { return nil }
+            var reader = ByteReader(body)
+            return try? decode(&reader)
+        }
+    }
+
+    private static func decode(_ reader: inout ByteReader) throws(ByteReader.Failure) -> PolicySnapshot {
+        for byte in magic where try reader.u8() != byte { throw .init(reason: "not a policy snapshot") }
+        guard try reader.u32() == version else { throw .init(reason: "another version") }
+        let generation = try reader.u64()
+        let policy: EvictionPolicy
+        switch try reader.u8() {
+        case 1: policy = .sieve
+        case 2: policy = .s3fifo
+        default: throw .init(reason: "unknown policy")
+        }
+        let countsBytes = try reader.u8() == 1
+        let capacity = try reader.u64()
+        let hasEvicted = try reader.u8() == 1
+        var lists: [[Item]] = []
+        for _ in 0..<(policy == .sieve ? 1 : 2) {
+            let count = try reader.count(limit: reader.remaining / 9, what: "entries")
+            var list: [Item] = []
+            list.reserveCapacity(count)
+            for _ in 0..<count { list.append(Item(keyHash: try reader.u64(), mark: try reader.u8())) }
+            lists.append(list)
+        }
+        let ghostCount = try reader.count(limit: reader.remaining / 9, what: "ghosts")
+        var ghost: [(keyHash: UInt64, size: UInt64)] = []
+        ghost.reserveCapacity(ghostCount)
+        for _ in 0..<ghostCount { ghost.append((try reader.u64(), try reader.varint())) }
+        var hand: UInt64?
+        if try reader.u8() == 1 { hand = try reader.u64() }
+        guard reader.isAtEnd else { throw .init(reason: "trailing bytes") }
+        return PolicySnapshot(
+            generation: generation, policy: policy, countsBytes: countsBytes, capacity: capacity,
+            hasEvicted: hasEvicted, lists: lists, ghost: ghost, hand: hand)
+    }
+}
