@@ -11,6 +11,12 @@
 // BlobStore's own scale workloads (`ScaleRun`): a store of N entries (default 1,000,000) opened
 // from a journal and from a manifest, compacted and evicted, puts and gets on 1 and 2 threads, a
 // streamed put and get of M MiB (default 2048). docs/benchmarks.md has the results.
+//
+//   blobstore-bench hit-ratio [--trace FILE]... [--generate SPEC]... [--fractions LIST] [--policies LIST] ...
+//
+// Miss ratios of the eviction policies on traces (`HitRatioRun`; `blobstore-bench hit-ratio --help`
+// lists the options), through the policies' queues alone and through a real store;
+// scripts/hit-ratio.sh puts them beside libCacheSim's.
 
 import Foundation
 
@@ -20,6 +26,10 @@ do {
         try ScaleRun.measureOpen(arguments[1], label: arguments[2])
     } else if arguments.first == "scale-stream", arguments.count == 3, let mebibytes = Int(arguments[2]) {
         try ScaleRun.stream(in: arguments[1], mebibytes: mebibytes)
+    } else if arguments.first == "hit-ratio", arguments.dropFirst().contains("--help") {
+        print(HitRatioRun.usage)
+    } else if arguments.first == "hit-ratio" {
+        try HitRatioRun(arguments: Array(arguments.dropFirst())).run()
     } else if arguments.first == "scale" {
         try ScaleRun(arguments: Array(arguments.dropFirst())).run()
     } else {
