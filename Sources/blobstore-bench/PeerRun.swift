@@ -7,6 +7,11 @@ struct PeerRun {
     static let usage = """
         usage: blobstore-bench --workload small|large --dir DIR [--data DATADIR] --phase LIST [--count N]
                                [--durability none|batched|always] [--no-verify] [--pack-threshold BYTES]
+                               [--capacity BYTES] [--policy lru|sieve|s3fifo]
+
+          --capacity, --policy  evict to a capacity (low water 0.9) by a policy (the default's): the
+                                puts then run eviction rounds, and a get of an evicted key counts
+                                as an error (docs/benchmarks.md, "Eviction policies")
         """
 
     var workload = ""
@@ -18,6 +23,10 @@ struct PeerRun {
     var verifyReads = true
     /// `Configuration.packThreshold`; `nil` keeps the default.
     var packThreshold: Int?
+    /// `EvictionLimits.capacity`; `nil`: no limits.
+    var capacity: UInt64?
+    /// `EvictionLimits.policy`; `nil` keeps the default.
+    var policy: EvictionPolicy?
 
     /// Parses the contract's arguments plus `--durability`, `--no-verify` and `--pack-threshold`.
     init(arguments: [String]) throws {
@@ -47,6 +56,17 @@ struct PeerRun {
                     throw BenchError("--pack-threshold needs a number of bytes (0 packs nothing)")
                 }
                 packThreshold = bytes
+            case "--capacity":
+                guard let bytes = UInt64(try value(option)), bytes > 0 else {
+                    throw BenchError("--capacity needs a number of bytes above 0")
+                }
+                capacity = bytes
+            case "--policy":
+                let name = try value(option)
+                guard let chosen = EvictionPolicy(rawValue: name) else {
+                    throw BenchError("--policy must be lru, sieve or s3fifo, not '\(name)'")
+                }
+                policy = chosen
             default: throw BenchError("unknown option '\(option)'\n\(Self.usage)")
             }
         }
@@ -60,6 +80,11 @@ struct PeerRun {
         var configuration = BlobStore.Configuration(durability: durability)
         configuration.verifyReads = verifyReads
         if let packThreshold { configuration.packThreshold = packThreshold }
+        if let capacity {
+            var limits = EvictionLimits(capacity: capacity)
+            if let policy { limits.policy = policy }
+            configuration.limits = limits
+        }
         return configuration
     }
 

@@ -192,16 +192,17 @@ import Testing
 
     // MARK: - gc (awaits BlobStore.collectGarbage and limits)
 
-    /// 40 values of 100 KiB; a 1 MiB capacity evicts the least recently used down to the
-    /// low-water mark, 0.9 MiB: 9 values are left.
-    @Test func gcCapacityEvictsTheLeastRecentlyUsed() throws {
+    /// 40 values of 100 KiB, none read; a 1 MiB capacity evicts by the default policy, SIEVE
+    /// (first in, first out while nothing was read), down to the low-water mark, 0.9 MiB: the 9
+    /// newest values are left.
+    @Test func gcCapacityEvictsTheOldestUnreadFirst() throws {
         try withTemporaryDirectory { scratch in
             let store = scratch.child("store")
             try fill(store, count: 40, size: 100 * 1024)
             let run = try blobstore(["--store", store, "gc", "--capacity", "1M"], in: scratch)
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.stderr.isEmpty, "no progress when standard error is not a terminal")
-            #expect(run.stdout.contains("31 least recently used"))
+            #expect(run.stdout.contains("0 least recently used, 31 chosen by sieve"))
             let stats = try object(try blobstore(["--store", store, "stats", "--json"], in: scratch))
             let stored = try #require(stats["storedBytes"] as? Int)
             #expect(stored <= 1 << 20)
@@ -222,7 +223,7 @@ import Testing
             #expect(run.status == 0, "\(run.stderr)")
             let report = try object(run)
             #expect(report["dryRun"] as? Bool == false)
-            #expect(report["leastRecentlyUsedEntries"] as? Int == 31)
+            #expect(report["chosenByPolicyEntries"] as? Int == 31)
             #expect(report["entriesAfter"] as? Int == 9)
             let onDisk = regularFiles(under: store + "/blobs").reduce(0) { total, path in
                 total
@@ -242,7 +243,7 @@ import Testing
             #expect(json.status == 0, "\(json.stderr)")
             let report = try object(json)
             #expect(report["dryRun"] as? Bool == true)
-            #expect(report["leastRecentlyUsedEntries"] as? Int == 31)
+            #expect(report["chosenByPolicyEntries"] as? Int == 31)
             let text = try blobstore(["--store", store, "gc", "--capacity", "1M", "--dry-run"], in: scratch)
             #expect(text.status == 0)
             #expect(text.stdout.hasPrefix("Dry run: nothing was changed."))
@@ -353,7 +354,7 @@ import Testing
 
             let json = try object(try blobstore(["--store", store, "config", "--json"], in: scratch))
             #expect(Set(json.keys) == ["capacity", "maxEntries", "maxAgeSeconds", "lowWater", "policy"])
-            #expect(json["policy"] as? String == "lru")
+            #expect(json["policy"] as? String == "sieve")
             #expect(json["capacity"] as? Int == 5_242_880)
             #expect(json["maxEntries"] is NSNull)
             #expect(json["maxAgeSeconds"] is NSNull)

@@ -212,7 +212,9 @@ import Testing
             #expect(text.contains("policy s3fifo\n"))
             try withStore(path) { store in #expect(store.limits.policy == .s3fifo) }
             #expect(LimitsFile.decode("max-entries 10\nlow-water 0.9\npolicy clock\n") == nil)
-            #expect(LimitsFile.decode("max-entries 10\nlow-water 0.9\n")?.policy == .lru)
+            // Written before the policy line: the default.
+            #expect(LimitsFile.decode("max-entries 10\nlow-water 0.9\n")?.policy == .sieve)
+            #expect(EvictionLimits().policy == .sieve)
         }
     }
 }

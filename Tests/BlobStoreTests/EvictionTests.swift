@@ -78,7 +78,8 @@ private struct ReferenceModel {
             // Loose blobs, whose disk (whole 4 KiB blocks) the model can compute; packs have
             // tests of their own (PackTests).
             var configuration = looseOnly
-            configuration.limits = EvictionLimits(capacity: capacity, maxEntries: maxEntries, lowWater: 0.8)
+            configuration.limits = EvictionLimits(
+                capacity: capacity, maxEntries: maxEntries, lowWater: 0.8, policy: .lru)
             configuration.compactionMinimumJournalBytes = .max
             let sizes = Dictionary(
                 uniqueKeysWithValues: (0..<12).map { ($0, (UInt64(content($0).count) + 4095) / 4096 * 4096) })

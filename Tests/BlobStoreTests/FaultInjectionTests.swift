@@ -155,7 +155,7 @@ private struct Expectation {
             #expect(run.errors.isEmpty && outcome.failed == nil)
             if steps.contains(where: { if case .evict = $0 { true } else { false } }) {
                 // Without a fault the eviction evicts, and rewrites the pack it leaves mostly dead.
-                #expect(run.eviction?.leastRecentlyUsedEntries ?? 0 >= 2, "\(String(describing: run.eviction))")
+                #expect(run.eviction?.chosenByPolicyEntries ?? 0 >= 2, "\(String(describing: run.eviction))")
                 #expect(run.eviction?.packsRewritten ?? 0 >= 1, "\(String(describing: run.eviction))")
             }
             return outcome.operations

@@ -98,7 +98,7 @@ import Testing
                     limits: EvictionLimits(capacity: 5 * 4096, lowWater: 1), gracePeriod: .zero, dryRun: true)
                 #expect(report.dryRun)
                 #expect(report.expiredEntries == 1)
-                #expect(report.leastRecentlyUsedEntries == 5)
+                #expect(report.chosenByPolicyEntries == 5)
                 #expect(report.blobsDeleted == 1)
                 #expect(try store.entries() == before)
                 #expect(try store.stats() == statsBefore, "the expired entry is still counted")

@@ -2,7 +2,7 @@
 /// (``EvictionLimits/policy``; docs/design.md, "Eviction policies"). Expired entries and entries
 /// idle longer than ``EvictionLimits/maxAge`` go first under every policy.
 ///
-/// - ``lru``: least recently used first, the store's policy so far.
+/// - ``lru``: least recently used first, the store's only policy before these.
 /// - ``sieve``: SIEVE (Zhang et al., NSDI 2024): one FIFO queue, a visited bit set by a hit and a
 ///   hand that moves from the oldest entry toward the newest, clearing visited bits and evicting
 ///   the first entry without one. A hit changes one bit and moves nothing.

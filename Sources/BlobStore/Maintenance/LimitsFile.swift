@@ -9,8 +9,9 @@
 /// policy sieve
 /// ```
 ///
-/// A line per limit that is set, and `policy` unless it is `lru`; unknown lines are ignored (a
-/// newer version may add some). An unknown policy name makes the file unreadable, as a value out
+/// A line per limit that is set, `low-water` and `policy` always; unknown lines are ignored (a
+/// newer version may add some). A file without `policy` (written before it) means the default,
+/// SIEVE. An unknown policy name makes the file unreadable, as a value out
 /// of range does: a store whose policy this version does not know is not evicted by another.
 enum LimitsFile {
     /// `limits` as the file keeps them: the maximum age in whole milliseconds.
@@ -26,7 +27,7 @@ enum LimitsFile {
         if let maxEntries = limits.maxEntries { text += "max-entries \(maxEntries)\n" }
         if let maxAge = limits.maxAge { text += "max-age-ms \(maxAge.clampedNanoseconds / 1_000_000)\n" }
         text += "low-water \(limits.lowWater)\n"
-        if limits.policy != .lru { text += "policy \(limits.policy.rawValue)\n" }
+        text += "policy \(limits.policy.rawValue)\n"
         return text
     }
 

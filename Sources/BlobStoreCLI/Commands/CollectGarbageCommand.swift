@@ -21,8 +21,9 @@ struct CollectGarbageCommand: SubcommandValue {
         .gc,
         abstract: "Evict entries over the store's limits and delete unreferenced blobs and stale files.",
         discussion: "Evicts expired entries, entries idle longer than the maximum age and, while the store is "
-            + "over its capacity or entry limit, the least recently accessed entries until it is down "
-            + "to the low-water mark (0.9 of each limit unless configured). Then rewrites the packs "
+            + "over its capacity or entry limit, the entries its eviction policy chooses (see 'blobstore "
+            + "config --policy') until it is down to the low-water mark (0.9 of each limit unless "
+            + "configured). Then rewrites the packs "
             + "of small values that are mostly dead (and, over the capacity, more of them), "
             + "deletes the packs and blob files no entry refers to and the temporary files of "
             + "interrupted writes, except blob and temporary files younger than the grace period, "

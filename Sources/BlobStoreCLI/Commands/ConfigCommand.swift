@@ -44,9 +44,9 @@ struct ConfigCommand: SubcommandValue {
                 .lowWater, \.lowWater),
             .value(
                 "--policy", valueName: "<policy>",
-                help: "Which entries go when the store is over a limit: lru (least recently used first), "
-                    + "sieve or s3fifo (first in, first out, sparing entries read since; a scan of "
-                    + "entries read once does not push out the ones read again).", default: "lru", .choice,
+                help: "Which entries go when the store is over a limit: sieve or s3fifo (first in, "
+                    + "first out, sparing the entries read since; entries read once leave before the "
+                    + "ones read again), or lru (least recently used first).", default: "sieve", .choice,
                 \.policy),
             .flag("--json", help: "Print the limits as a JSON object.", \.json),
         ])
