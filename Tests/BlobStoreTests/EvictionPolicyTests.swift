@@ -188,6 +188,27 @@ import Testing
         }
     }
 
+    /// A queue that lost entries (it cannot, unless this process's copy went wrong) still lets
+    /// a round get under the limit: by LRU over what it does not hold, and it is rebuilt.
+    @Test func aRoundGetsUnderTheLimitWhenTheQueueMissesEntries() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s"), configuration(.sieve, maxEntries: 10)) { store throws in
+                for index in 0..<11 { try store.put(Data("v\(index)".utf8), for: StoreKey("k\(index)")) }
+                let built = store.state.withLock { $0.index.policy?.count }
+                #expect(built == 10)
+                store.state.withLock { state in
+                    for index in 1..<11 { state.index.policy?.remove(StoreKey("k\(index)")) }
+                }
+                try store.put(Data("new".utf8), for: "new")
+                #expect(try store.stats().entries == 10)
+                // Rebuilt at the next round, from the files: every entry again.
+                try store.put(Data("newer".utf8), for: "newer")
+                #expect(store.state.withLock { $0.index.policy?.count } == 10)
+                #expect(try store.stats().entries == 10)
+            }
+        }
+    }
+
     /// Expired entries go first and are counted as such; the rest are the policy's choice.
     @Test func evictionsAreCountedByReason() throws {
         try withTemporaryDirectory { dir throws in

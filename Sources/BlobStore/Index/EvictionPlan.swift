@@ -64,7 +64,16 @@ extension StoreIndex {
                 }
                 planner.evict(key, entry, policy!.reason, blob: blob(entry.digest))
             }
-            return planner.plan
+            guard !planner.isUnderTargets else { return planner.plan }
+            // The queue ran dry with the store still over: it does not hold every entry (it
+            // cannot, unless this process's copy went wrong). It is rebuilt at the next round,
+            // and this one goes on by LRU over what is left.
+            if policy!.count + planner.plan.victims.count < count { policy = nil }
+            let chosen = Set(planner.plan.victims.map(\.key))
+            forEachEntry { key, entry in
+                guard key != protecting, !chosen.contains(key) else { return }
+                candidates.append((entry.lastAccess, key, entry))
+            }
         }
         // The older access first, the smaller key on a tie.
         candidates.sort { ($0.lastAccess, $0.key) < ($1.lastAccess, $1.key) }
