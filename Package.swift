@@ -115,7 +115,7 @@ if Context.environment["BLOBSTORE_FUZZ"] == "1" {
         ("JournalReader", "BlobStore"), ("JournalRecord", "BlobStore"), ("ManifestReader", "BlobStore"),
         ("ManifestTable", "BlobStore"), ("PackReader", "BlobStore"), ("ArgumentParser", "BlobStoreCLI"),
         ("Quantity", "BlobStoreCLI"), ("ClusterTopology", "BlobStoreRemote"), ("HTTPMessage", "BlobStoreProxy"),
-        ("HTTPReply", "BlobStoreNet"), ("TraceReader", "BlobStoreTraces"),
+        ("HTTPReply", "BlobStoreNet"), ("TraceReader", "BlobStoreTraces"), ("PolicySnapshot", "BlobStore"),
     ]
     // The seed corpora's writer (Fuzz/make-seeds.sh; built without the sanitizers).
     package.targets.append(

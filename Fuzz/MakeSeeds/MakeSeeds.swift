@@ -28,14 +28,17 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
         let directory = CommandLine.arguments[1]
         let digestA = SHA256Digest(bytes: (0..<32).map { UInt8($0) })!
         let digestB = SHA256Digest(bytes: (0..<32).map { UInt8(255 - $0) })!
-        let put = JournalRecord.put(.init(
-            key: "https://example.com/a.png", digest: digestA, size: 1234, created: 1_700_000_000_000,
-            expires: nil, metadata: []))
+        let put = JournalRecord.put(
+            .init(
+                key: "https://example.com/a.png", digest: digestA, size: 1234, created: 1_700_000_000_000,
+                expires: nil, metadata: []))
         let mixed: [JournalRecord] = [
             put,
             .access([.init(key: "https://example.com/a.png", time: 1_700_000_000_500), .init(key: "b", time: -5)]),
-            .put(.init(key: StoreKey(bytes: [0, 0xff, 0x2f]), digest: digestB, size: UInt64.max, created: -1,
-                       expires: 1_800_000_000_000, metadata: Array("content-type: image/png".utf8))),
+            .put(
+                .init(
+                    key: StoreKey(bytes: [0, 0xff, 0x2f]), digest: digestB, size: UInt64.max, created: -1,
+                    expires: 1_800_000_000_000, metadata: Array("content-type: image/png".utf8))),
             .remove(key: "gone", digest: nil),
             .remove(key: "repaired", digest: digestB),
             .evict(key: "old", digest: digestA),
@@ -69,12 +72,16 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
         let manifests = "\(directory)/../ManifestReader"
         func manifest(_ entries: [ManifestEntry]) -> [UInt8] { ManifestFormat1.records(entries) }
         let entries = [
-            ManifestEntry(key: "https://example.com/a.png", entry: IndexEntry(
-                digest: digestA, size: 1234, created: 1_700_000_000_000, lastAccess: 1_700_000_000_500,
-                expires: nil, metadata: [])),
-            ManifestEntry(key: StoreKey(bytes: [0, 0xff, 0x2f]), entry: IndexEntry(
-                digest: digestB, size: UInt64.max, created: -1, lastAccess: 0, expires: 1_800_000_000_000,
-                metadata: Array("content-type: image/png".utf8))),
+            ManifestEntry(
+                key: "https://example.com/a.png",
+                entry: IndexEntry(
+                    digest: digestA, size: 1234, created: 1_700_000_000_000, lastAccess: 1_700_000_000_500,
+                    expires: nil, metadata: [])),
+            ManifestEntry(
+                key: StoreKey(bytes: [0, 0xff, 0x2f]),
+                entry: IndexEntry(
+                    digest: digestB, size: UInt64.max, created: -1, lastAccess: 0, expires: 1_800_000_000_000,
+                    metadata: Array("content-type: image/png".utf8))),
         ]
         let whole = manifest(entries)
         write(manifest([]), "\(manifests)/valid-empty.manifest")
@@ -87,22 +94,30 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
 
         // Whole format-2 manifest files (header included) for the ManifestTable harness.
         let tables = "\(directory)/../ManifestTable"
-        func packed(_ pack: UInt32, _ offset: UInt64) -> BlobLocation { .packed(PackLocation(pack: pack, offset: offset)) }
+        func packed(_ pack: UInt32, _ offset: UInt64) -> BlobLocation {
+            .packed(PackLocation(pack: pack, offset: offset))
+        }
         write(ManifestWriter.encode(generation: 2, entries: []), "\(tables)/valid-empty.manifest")
         // Three entries, two sharing a loose blob and one a needle in pack 1; pack 2 is the newest
         // pack, with no live needle.
         let few = ManifestWriter.encode(
             generation: 3,
             entries: [
-                ManifestEntry(key: "https://example.com/a.png", entry: IndexEntry(
-                    digest: digestA, size: 1234, created: 1_700_000_000_000, lastAccess: 1_700_000_000_500,
-                    expires: nil, metadata: [])),
-                ManifestEntry(key: StoreKey(bytes: [0, 0xff, 0x2f]), entry: IndexEntry(
-                    digest: digestB, size: 5, created: -1, lastAccess: 0, expires: 1_800_000_000_000,
-                    metadata: Array("content-type: image/png".utf8)), location: packed(1, 24)),
-                ManifestEntry(key: "copy-of-a", entry: IndexEntry(
-                    digest: digestA, size: 1234, created: 1_700_000_001_000, lastAccess: 1_700_000_001_000,
-                    expires: nil, metadata: [1, 2, 3])),
+                ManifestEntry(
+                    key: "https://example.com/a.png",
+                    entry: IndexEntry(
+                        digest: digestA, size: 1234, created: 1_700_000_000_000, lastAccess: 1_700_000_000_500,
+                        expires: nil, metadata: [])),
+                ManifestEntry(
+                    key: StoreKey(bytes: [0, 0xff, 0x2f]),
+                    entry: IndexEntry(
+                        digest: digestB, size: 5, created: -1, lastAccess: 0, expires: 1_800_000_000_000,
+                        metadata: Array("content-type: image/png".utf8)), location: packed(1, 24)),
+                ManifestEntry(
+                    key: "copy-of-a",
+                    entry: IndexEntry(
+                        digest: digestA, size: 1234, created: 1_700_000_001_000, lastAccess: 1_700_000_001_000,
+                        expires: nil, metadata: [1, 2, 3])),
             ],
             packs: ManifestPackTable(nextPack: 3, packs: [.init(number: 1, end: 65), .init(number: 2, end: 24)]))
         write(few, "\(tables)/valid-few-entries-one-packed.manifest")
@@ -124,7 +139,8 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
         write(
             ManifestWriter.encode(
                 generation: 9, entries: many,
-                packs: ManifestPackTable(nextPack: 5, packs: [.init(number: 1, end: 1 << 20), .init(number: 4, end: 24)])),
+                packs: ManifestPackTable(
+                    nextPack: 5, packs: [.init(number: 1, end: 1 << 20), .init(number: 4, end: 24)])),
             "\(tables)/valid-many-entries.manifest")
         // A bit flipped inside the key block's payload: it opens, and the block fails its check.
         var damagedTable = few
@@ -132,6 +148,34 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
         write(damagedTable, "\(tables)/damaged-key-block.manifest")
 
         writeTraceSeeds("\(directory)/../TraceReader")
+        writePolicySeeds("\(directory)/../PolicySnapshot")
+    }
+}
+
+/// Seeds for the PolicySnapshot harness: the snapshots of a SIEVE and an S3-FIFO queue the store
+/// kept, each as written (first byte 0: taken as it is) and with a flipped bit whose checksum the
+/// harness recomputes (first byte 1).
+func writePolicySeeds(_ directory: String) {
+    var sieve = PolicyState(EvictionLimits(maxEntries: 8, policy: .sieve))!
+    var s3fifo = PolicyState(EvictionLimits(capacity: 40_000, policy: .s3fifo))!
+    for index in 0..<12 {
+        let key = StoreKey("https://example.com/\(index)")
+        for state in [0, 1] {
+            if state == 0 { sieve.put(key, weight: 1) } else { s3fifo.put(key, weight: 4096) }
+        }
+        if index % 3 == 0 {
+            sieve.access(key)
+            s3fifo.access(key)
+        }
+        while sieve.count > 8 { _ = sieve.nextVictim() }
+        while s3fifo.count > 9 { _ = s3fifo.nextVictim() }
+    }
+    for (name, state) in [("sieve", sieve), ("s3fifo", s3fifo)] {
+        let bytes = state.snapshot(generation: 7).encoded()
+        write([0] + bytes, "\(directory)/\(name).policy")
+        var flipped = bytes
+        flipped[30] ^= 0x01
+        write([1] + flipped, "\(directory)/\(name)-flipped.policy")
     }
 }
 

@@ -94,6 +94,15 @@ struct PolicySnapshot: Equatable, Sendable {
         }
     }
 
+    /// A byte that must be 0 or 1: every snapshot has one encoding.
+    private static func flag(_ reader: inout ByteReader) throws(ByteReader.Failure) -> Bool {
+        switch try reader.u8() {
+        case 0: false
+        case 1: true
+        default: throw .init(reason: "a flag other than 0 or 1")
+        }
+    }
+
     private static func decode(_ reader: inout ByteReader) throws(ByteReader.Failure) -> PolicySnapshot {
         for byte in magic where try reader.u8() != byte { throw .init(reason: "not a policy snapshot") }
         guard try reader.u32() == version else { throw .init(reason: "another version") }
@@ -104,9 +113,9 @@ struct PolicySnapshot: Equatable, Sendable {
         case 2: policy = .s3fifo
         default: throw .init(reason: "unknown policy")
         }
-        let countsBytes = try reader.u8() == 1
+        let countsBytes = try flag(&reader)
         let capacity = try reader.u64()
-        let hasEvicted = try reader.u8() == 1
+        let hasEvicted = try flag(&reader)
         var lists: [[Item]] = []
         for _ in 0..<(policy == .sieve ? 1 : 2) {
             let count = try reader.count(limit: reader.remaining / 9, what: "entries")
@@ -120,7 +129,7 @@ struct PolicySnapshot: Equatable, Sendable {
         ghost.reserveCapacity(ghostCount)
         for _ in 0..<ghostCount { ghost.append((try reader.u64(), try reader.varint())) }
         var hand: UInt64?
-        if try reader.u8() == 1 { hand = try reader.u64() }
+        if try flag(&reader) { hand = try reader.u64() }
         guard reader.isAtEnd else { throw .init(reason: "trailing bytes") }
         return PolicySnapshot(
             generation: generation, policy: policy, countsBytes: countsBytes, capacity: capacity,
