@@ -130,6 +130,73 @@ import Testing
         #expect(run(&s3fifo, trace, size: 100, capacity: capacity).hits >= 1900)
     }
 
+    /// A copy of a queue that is told each victim another copy chose (``EvictionQueue/evict(_:)``)
+    /// ends up as that copy: after every step of random inserts, reads (often of everything, so
+    /// that the hand goes round the whole queue) and evictions that spare the key just inserted.
+    @Test(arguments: ["sieve", "s3fifo"])
+    func aReplayedEvictionMovesTheQueueAsTheChoiceDid(_ policy: String) {
+        var random = UInt64(7)
+        func next(_ bound: UInt64) -> UInt64 {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (random >> 33) % bound
+        }
+        var choosing = SieveQueue<String>()
+        var replaying = SieveQueue<String>()
+        var choosingS3 = S3FIFOQueue<String>(capacity: 2000, admitsLargeToMain: true, ghostID: testGhostID)
+        var replayingS3 = S3FIFOQueue<String>(capacity: 2000, admitsLargeToMain: true, ghostID: testGhostID)
+        for step in 0..<20_000 {
+            let key = "k\(next(60))"
+            let size = 50 + next(100)
+            if policy == "sieve" {
+                if choosing.contains(key) {
+                    choosing.access(key)
+                    replaying.access(key)
+                } else {
+                    choosing.insert(key, size: size)
+                    replaying.insert(key, size: size)
+                }
+                if next(50) == 0 {
+                    for held in choosing.keysInInsertionOrder { choosing.access(held); replaying.access(held) }
+                }
+                while choosing.bytes > 2000, let victim = choosing.evict(sparing: key) { replaying.evict(victim.key) }
+                guard choosing.snapshot.entries.elementsEqual(replaying.snapshot.entries, by: { $0 == $1 }),
+                    choosing.snapshot.hand == replaying.snapshot.hand
+                else {
+                    Issue.record("SIEVE copies differ after step \(step)")
+                    return
+                }
+            } else {
+                if choosingS3.contains(key) {
+                    choosingS3.access(key)
+                    replayingS3.access(key)
+                } else {
+                    choosingS3.noteMiss(key)
+                    replayingS3.noteMiss(key)
+                    choosingS3.insert(key, size: size)
+                    replayingS3.insert(key, size: size)
+                }
+                if next(50) == 0 {
+                    for held in choosingS3.snapshot.small.map(\.key) + choosingS3.snapshot.main.map(\.key) {
+                        choosingS3.access(held)
+                        replayingS3.access(held)
+                    }
+                }
+                while choosingS3.bytes > 2000, let victim = choosingS3.evict(sparing: key) {
+                    replayingS3.evict(victim.key)
+                }
+                let (a, b) = (choosingS3.snapshot, replayingS3.snapshot)
+                guard a.small == b.small, a.main == b.main, a.hasEvicted == b.hasEvicted,
+                    a.ghost.elementsEqual(b.ghost, by: { $0 == $1 })
+                else {
+                    Issue.record(
+                        "S3-FIFO copies differ after step \(step): \(a.small.map(\.key)) \(a.main.map(\.key)) vs \(b.small.map(\.key)) \(b.main.map(\.key)); \(a.main.map(\.frequency)) vs \(b.main.map(\.frequency))"
+                    )
+                    return
+                }
+            }
+        }
+    }
+
     @Test func removingAnEntryKeepsTheQueuesConsistent() {
         var sieve = SieveQueue<String>()
         _ = run(&sieve, ["a", "b", "c", "a", "d"], capacity: 3)

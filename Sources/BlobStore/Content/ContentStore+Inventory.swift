@@ -50,7 +50,7 @@ extension ContentStore {
     /// (a path inside the store, without a leading `/`).
     ///
     /// At the top level, the store's own names (``StoreLayout/isStoreFileName(_:)``) and a
-    /// regular `limits` file and companion files belong, and `blobs` and `packs` must be directories. In `packs/`,
+    /// regular `limits` file, `policy-<N>` files and companion files belong, and `blobs` and `packs` must be directories. In `packs/`,
     /// regular files named `pack-<number>` belong. Under `blobs/`, only the
     /// directories `sha256` and `sha256/ab` (two lowercase hex digits) and, in a shard, regular
     /// files named by 64 lowercase hex digits that start with the shard's two belong.
@@ -59,7 +59,9 @@ extension ContentStore {
         switch parts.count {
         case 1 where parts[0] == "blobs" || parts[0] == "packs":
             return type == S_IFDIR
-        case 1 where parts[0] == "limits" || StoreLayout.isCompanionFileName(String(parts[0])):
+        case 1
+        where parts[0] == "limits" || StoreLayout.isCompanionFileName(String(parts[0]))
+            || StoreLayout.isPolicyFileName(String(parts[0])):
             return type == S_IFREG
         case 1:
             return StoreLayout.isStoreFileName(String(parts[0]))

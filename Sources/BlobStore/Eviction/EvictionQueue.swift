@@ -23,8 +23,11 @@ package protocol EvictionQueue<Key> {
     /// Notes a hit on `key` (held).
     mutating func access(_ key: Key)
     /// Chooses the next entry to evict, updates the policy's state as it passes entries over,
-    /// and removes it; `nil` when nothing is held.
-    mutating func evict() -> (key: Key, size: UInt64)?
+    /// and removes it; `nil` when nothing is held but `sparing`. `sparing` (the entry a put just
+    /// wrote) is passed over as an entry read since is, so that a replay of the choice
+    /// (``evict(_:)``), which passes over whatever lies before the victim, moves the queue the
+    /// same way.
+    mutating func evict(sparing: Key?) -> (key: Key, size: UInt64)?
     /// Removes `key` for another reason than eviction (a remove, an expiry).
     mutating func remove(_ key: Key)
     /// Evicts `key`, which another process's copy of this policy chose: the state moves as that
@@ -33,6 +36,11 @@ package protocol EvictionQueue<Key> {
     mutating func evict(_ key: Key)
     /// Changes the size of `key` (held): an overwrite with another value.
     mutating func resize(_ key: Key, to size: UInt64)
+}
+
+extension EvictionQueue {
+    /// ``evict(sparing:)`` sparing nothing: libCacheSim's eviction.
+    package mutating func evict() -> (key: Key, size: UInt64)? { evict(sparing: nil) }
 }
 
 extension EvictionQueue {

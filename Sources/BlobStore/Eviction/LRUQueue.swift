@@ -23,9 +23,13 @@ package struct LRUQueue<Key: Hashable & Sendable>: EvictionQueue, Sendable {
         slots.pushHead(slot, to: 0)
     }
 
-    package mutating func evict() -> (key: Key, size: UInt64)? {
-        let tail = slots.lists[0].tail
+    package mutating func evict(sparing: Key?) -> (key: Key, size: UInt64)? {
+        var tail = slots.lists[0].tail
         guard tail >= 0 else { return nil }
+        if let sparing, slots[tail].key == sparing {
+            tail = slots[tail].newer
+            guard tail >= 0 else { return nil }
+        }
         let victim = slots[tail]
         slots.delete(tail)
         return (victim.key, victim.size)

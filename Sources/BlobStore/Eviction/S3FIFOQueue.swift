@@ -88,13 +88,17 @@ package struct S3FIFOQueue<Key: Hashable & Sendable>: EvictionQueue, Sendable {
         slots[slot].mark = min(slots[slot].mark + 1, 3)
     }
 
-    package mutating func evict() -> (key: Key, size: UInt64)? {
+    package mutating func evict(sparing: Key?) -> (key: Key, size: UInt64)? {
+        let spared = sparing.flatMap { slots.slot(of: $0) } ?? -1
+        guard slots.count > (spared >= 0 ? 1 : 0) else { return nil }
         hasEvicted = true
         while true {
             if slots.lists[Self.main].bytes > mainCapacity || slots.lists[Self.small].bytes == 0 {
-                return evictMain()
+                if let victim = evictMain(sparing: spared) { return victim }
+                // The main queue holds nothing but the spared entry: the victim is in the small one.
+                guard slots.lists[Self.small].count > 0 else { return nil }
             }
-            if let victim = evictSmall() { return victim }
+            if let victim = evictSmall(sparing: spared) { return victim }
         }
     }
 
@@ -109,20 +113,26 @@ package struct S3FIFOQueue<Key: Hashable & Sendable>: EvictionQueue, Sendable {
     package mutating func evict(_ key: Key) {
         guard let target = slots.slot(of: key) else { return }
         hasEvicted = true
-        if Int(slots[target].list) == Self.small {
-            // The small queue's entries older than the victim were read twice: they moved on.
+        let inSmall = Int(slots[target].list) == Self.small
+        if inSmall && slots[target].mark < Self.promotionHits {
+            // Evicted from the small queue: the entries older than it were read twice (or spared)
+            // and moved on.
             while slots.lists[Self.small].tail != target { promote(slots.lists[Self.small].tail) }
             let victim = slots[target]
             slots.delete(target)
             remember(victim.key, size: victim.size)
             return
         }
-        // Had it looked at the small queue first, everything there was read twice and moved on.
-        if slots.lists[Self.main].bytes <= mainCapacity {
+        // Evicted from the main queue. Had the choice looked at the small queue first (or found
+        // the victim there, read twice), everything there moved on to the main queue first.
+        if inSmall || (slots.lists[Self.main].bytes <= mainCapacity && slots.lists[Self.small].bytes > 0) {
             while slots.lists[Self.small].tail >= 0 { promote(slots.lists[Self.small].tail) }
         }
-        // The main queue's entries older than the victim went round again.
-        while slots.lists[Self.main].tail != target { giveAnotherRound(slots.lists[Self.main].tail) }
+        // The main queue's entries went round again, each read one read less, until the victim
+        // came to the tail unread (more than one round when it had been read).
+        while slots.lists[Self.main].tail != target || slots[target].mark != 0 {
+            giveAnotherRound(slots.lists[Self.main].tail)
+        }
         slots.delete(target)
     }
 
@@ -138,13 +148,13 @@ package struct S3FIFOQueue<Key: Hashable & Sendable>: EvictionQueue, Sendable {
     /// Whether `key` is remembered by the ghost queue.
     package func isGhost(_ key: Key) -> Bool { ghost.slot(of: ghostID(key)) != nil }
 
-    /// Moves the small queue's entries read twice to the main queue until one that was not is
-    /// found, evicted and remembered; `nil` when the small queue ran empty first.
-    private mutating func evictSmall() -> (key: Key, size: UInt64)? {
+    /// Moves the small queue's entries read twice (and `spared`) to the main queue until one that
+    /// was not is found, evicted and remembered; `nil` when the small queue ran empty first.
+    private mutating func evictSmall(sparing spared: Int32) -> (key: Key, size: UInt64)? {
         while true {
             let slot = slots.lists[Self.small].tail
             guard slot >= 0 else { return nil }
-            if slots[slot].mark >= Self.promotionHits {
+            if slots[slot].mark >= Self.promotionHits || slot == spared {
                 promote(slot)
                 continue
             }
@@ -155,13 +165,14 @@ package struct S3FIFOQueue<Key: Hashable & Sendable>: EvictionQueue, Sendable {
         }
     }
 
-    /// Gives the main queue's entries read since they were passed another round (frequency less
-    /// one) until one that was not is found and evicted.
-    private mutating func evictMain() -> (key: Key, size: UInt64)? {
+    /// Gives the main queue's entries read since they were passed (and `spared`) another round
+    /// (frequency less one) until one that was not is found and evicted; `nil` when the main
+    /// queue holds nothing else.
+    private mutating func evictMain(sparing spared: Int32) -> (key: Key, size: UInt64)? {
         while true {
             let slot = slots.lists[Self.main].tail
-            guard slot >= 0 else { return nil }
-            if slots[slot].mark >= 1 {
+            guard slot >= 0, !(slot == spared && slots.lists[Self.main].count == 1) else { return nil }
+            if slots[slot].mark >= 1 || slot == spared {
                 giveAnotherRound(slot)
                 continue
             }

@@ -29,11 +29,12 @@ package struct SieveQueue<Key: Hashable & Sendable>: EvictionQueue, Sendable {
         slots[slot].mark = 1
     }
 
-    package mutating func evict() -> (key: Key, size: UInt64)? {
+    package mutating func evict(sparing: Key?) -> (key: Key, size: UInt64)? {
         let tail = slots.lists[0].tail
-        guard tail >= 0 else { return nil }
+        let spared = sparing.flatMap { slots.slot(of: $0) } ?? -1
+        guard tail >= 0, slots.count > (spared >= 0 ? 1 : 0) else { return nil }
         var slot = hand >= 0 ? hand : tail
-        while slots[slot].mark != 0 {
+        while slots[slot].mark != 0 || slot == spared {
             slots[slot].mark = 0
             let newer = slots[slot].newer
             slot = newer >= 0 ? newer : tail
@@ -52,11 +53,12 @@ package struct SieveQueue<Key: Hashable & Sendable>: EvictionQueue, Sendable {
 
     package mutating func evict(_ key: Key) {
         guard let target = slots.slot(of: key) else { return }
-        // That hand moved from where it rested to the victim, clearing the bits it passed. The
-        // walk goes round the queue at most once: the victim is in it.
+        // That hand moved from where it rested as ``evict(sparing:)`` moves it, clearing the
+        // bits it passed, until it stopped at the victim without one: round the whole queue
+        // first if every entry was read. The walk ends within two rounds: it clears what it passes.
         let tail = slots.lists[0].tail
         var slot = hand >= 0 ? hand : tail
-        while slot != target {
+        while slot != target || slots[slot].mark != 0 {
             slots[slot].mark = 0
             let newer = slots[slot].newer
             slot = newer >= 0 ? newer : tail

@@ -52,16 +52,8 @@ extension StoreIndex {
         }
         guard isOver, !planner.isUnderTargets else { return planner.plan }
         if usesQueue {
-            // The protected entry, if the queue offers it, goes back as a new one; the queue is
-            // offered round at most once more than it holds entries.
-            var offers = policy!.count + 1
-            while !planner.isUnderTargets, offers > 0, let key = policy!.nextVictim() {
-                offers -= 1
+            while !planner.isUnderTargets, let key = policy!.nextVictim(sparing: protecting) {
                 guard let entry = self[key] else { continue }
-                if key == protecting {
-                    policy!.putBack(key, weight: weight(of: key, entry))
-                    continue
-                }
                 planner.evict(key, entry, policy!.reason, blob: blob(entry.digest))
             }
             guard !planner.isUnderTargets else { return planner.plan }
@@ -82,11 +74,6 @@ extension StoreIndex {
             if planner.isUnderTargets { break }
         }
         return planner.plan
-    }
-
-    /// What `key`'s entry counts for in the policy's queue.
-    private func weight(of key: StoreKey, _ entry: IndexEntry) -> UInt64 {
-        policy?.weight(size: entry.size, location: blob(entry.digest)?.location ?? .loose) ?? 1
     }
 
     /// A plan being made: the victims so far, and what the store will hold without them.

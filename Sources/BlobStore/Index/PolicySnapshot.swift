@@ -49,6 +49,15 @@ struct PolicySnapshot: Equatable, Sendable {
         }
     }
 
+    /// The most bytes a snapshot of a manifest of `entries` entries takes: its lists name each
+    /// entry once (9 bytes), and its ghost queue at most as many keys again and a million more
+    /// (a ghost of many small entries; beyond that the snapshot is not read, and the queue starts
+    /// from the entries in order of creation).
+    static func largestSize(entries: Int) -> Int64 {
+        let items = Int64(clamping: entries) * 2 + 1_000_000
+        return 64 + items * 19
+    }
+
     func encoded() -> [UInt8] {
         var writer = ByteWriter()
         writer.reserve(64 + lists.reduce(0) { $0 + $1.count * 9 } + ghost.count * 12)

@@ -85,17 +85,12 @@ struct PolicyState: Sendable {
         s3fifo?.evict(key)
     }
 
-    /// Chooses and takes out the policy's next victim; `nil` when nothing is held.
-    mutating func nextVictim() -> StoreKey? {
-        if sieve != nil { return sieve!.evict()?.key }
-        if s3fifo != nil { return s3fifo!.evict()?.key }
+    /// Chooses and takes out the policy's next victim, passing over `sparing` (the entry a put
+    /// just wrote) as over an entry read since; `nil` when nothing else is held.
+    mutating func nextVictim(sparing: StoreKey?) -> StoreKey? {
+        if sieve != nil { return sieve!.evict(sparing: sparing)?.key }
+        if s3fifo != nil { return s3fifo!.evict(sparing: sparing)?.key }
         return nil
-    }
-
-    /// Puts back a victim that may not go (the entry a put just wrote), as a new entry.
-    mutating func putBack(_ key: StoreKey, weight: UInt64) {
-        sieve?.insert(key, size: weight)
-        s3fifo?.insert(key, size: weight)
     }
 
     /// Why an eviction this policy chose is made.

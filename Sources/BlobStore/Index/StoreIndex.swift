@@ -100,6 +100,11 @@ struct StoreIndex: Sendable {
     /// The eviction policy's queue (SIEVE, S3-FIFO), once a process that evicts built it
     /// (`StoreState.preparePolicy`); kept up to date by every record applied and read noted.
     var policy: PolicyState?
+    /// Reads noted while a compaction writes from a copy of this index (``deferMarks()``): kept
+    /// aside, because marking the queue would copy the whole queue the copy shares. A compaction
+    /// that succeeds drops them with their access records; one that fails marks them
+    /// (``markDeferred()``), as their records will be appended.
+    var deferredMarks: [StoreKey]?
 
     /// An empty index.
     init() {}
@@ -161,7 +166,7 @@ struct StoreIndex: Sendable {
             let entry = records[position].entry
             guard !entry.isExpired(at: time) else { return nil }
             if time > entry.lastAccess { records[position].entry.lastAccess = time }
-            if policy != nil { policy!.access(key) }
+            if policy != nil { mark(key) }
             let reference = blob(entry.digest)
             return Hit(
                 entry: entry, location: reference?.location ?? .loose, isVerified: reference?.isVerified ?? false)
@@ -173,7 +178,7 @@ struct StoreIndex: Sendable {
         if let accessed, accessed > item.entry.lastAccess { item.entry.lastAccess = accessed }
         guard !item.entry.isExpired(at: time) else { return nil }
         if (accessed ?? .min) < time { baseAccess[key] = time }
-        if policy != nil { policy!.access(key) }
+        if policy != nil { mark(key) }
         let digest = item.entry.digest
         if let changed = changedBlobs[digest] {
             return Hit(entry: item.entry, location: changed.location, isVerified: changed.isVerified)
@@ -325,7 +330,7 @@ struct StoreIndex: Sendable {
     /// Moves `key`'s last access forward to `time` (never back). For a manifest's entry only the
     /// time is kept, without a lookup.
     mutating func touch(_ key: StoreKey, at time: Int64) {
-        if policy != nil { policy!.access(key) }
+        if policy != nil { mark(key) }
         if let position = positions[key].map(Int.init) {
             if time > records[position].entry.lastAccess { records[position].entry.lastAccess = time }
             return
@@ -333,6 +338,28 @@ struct StoreIndex: Sendable {
         guard base != nil, shadowed.isEmpty || !shadowed.contains(key) else { return }
         if let known = baseAccess[key], known >= time { return }
         baseAccess[key] = time
+    }
+
+    /// Notes a read of `key` in the policy's queue, or keeps it aside while a compaction runs.
+    private mutating func mark(_ key: StoreKey) {
+        if deferredMarks != nil {
+            deferredMarks!.append(key)
+        } else {
+            policy!.access(key)
+        }
+    }
+
+    /// Keeps reads aside from the queue until ``markDeferred()``: a compaction is about to write
+    /// from a copy of this index that shares the queue.
+    mutating func deferMarks() {
+        if policy != nil && deferredMarks == nil { deferredMarks = [] }
+    }
+
+    /// Marks the reads kept aside since ``deferMarks()``.
+    mutating func markDeferred() {
+        guard let keys = deferredMarks else { return }
+        deferredMarks = nil
+        for key in keys { policy?.access(key) }
     }
 
     /// Records that this process has checked `digest`'s file (or written it).

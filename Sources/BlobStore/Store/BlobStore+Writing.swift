@@ -188,9 +188,16 @@ extension BlobStore {
             try checkWritable(state)
             let plan = try state.planCompaction(layout: layout)
             state.isCompacting = true
+            // The plan's copy of the index shares the policy's queue: reads meanwhile wait aside.
+            state.index.deferMarks()
             return plan
         }
-        defer { state.withLock { $0.isCompacting = false } }
+        defer {
+            state.withLock { state in
+                state.isCompacting = false
+                state.index.markDeferred()
+            }
+        }
         let written: CompactionPlan.Written
         do {
             written = try plan.write(layout: layout, configuration: configuration)

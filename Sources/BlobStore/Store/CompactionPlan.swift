@@ -74,11 +74,14 @@ struct CompactionPlan {
             throw Failure(error: error, poisons: false)
         }
         // A hint: a snapshot that cannot be written leaves the next process to rebuild the queue
-        // in order of creation. Written before CURRENT names the generation it describes.
+        // in order of creation. Written before CURRENT names the generation it describes; without
+        // a queue, one a compaction that died before CURRENT left under this name goes.
         if let policy = index.policy {
             try? BlobStore.writeFileAtomically(
                 layout.policy(generation: next), policy.snapshot(generation: next).encoded(), directory: layout.root,
                 mode: configuration.fileMode)
+        } else {
+            _ = try? Syscalls.unlink(layout.policy(generation: next))
         }
         do {
             try BlobStore.writeFileAtomically(

@@ -45,7 +45,16 @@ struct StoreLayout: Sendable {
 
     static func isStoreFileName(_ name: String) -> Bool {
         knownNames.contains(name) || name.hasPrefix("journal-") || name.hasPrefix("manifest-")
-            || name.hasPrefix("policy-") || isCompanionFileName(name) || isAtomicWriteLeftover(name)
+            || isPolicyFileName(name) || isCompanionFileName(name) || isAtomicWriteLeftover(name)
+    }
+
+    /// `policy-<N>`, the eviction policy's snapshot of generation N (digits only).
+    static func isPolicyFileName(_ name: String) -> Bool {
+        let prefix = "policy-"
+        guard name.hasPrefix(prefix) else { return false }
+        let digits = name.utf8.dropFirst(prefix.utf8.count)
+        return !digits.isEmpty && digits.count <= 20
+            && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// Whether `name` is a companion file's: `<module>-stats` (lowercase ASCII letters, then
@@ -65,7 +74,8 @@ struct StoreLayout: Sendable {
     static func isAtomicWriteLeftover(_ name: String) -> Bool {
         if name.hasPrefix("CURRENT.") || name.hasPrefix("CACHEDIR.TAG.") || name.hasPrefix("limits.") { return true }
         guard let dot = name.firstIndex(of: ".") else { return false }
-        return isCompanionFileName(String(name[..<dot]))
+        let base = String(name[..<dot])
+        return isCompanionFileName(base) || isPolicyFileName(base)
     }
 
     /// `blobs/sha256/ab`: the shard directory of a digest (its first two hex digits; docs/format.md

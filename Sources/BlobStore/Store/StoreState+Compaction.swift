@@ -104,7 +104,8 @@ extension StoreState {
     /// mapped, the index is rebuilt from `entries`, the entries written, in memory.
     private mutating func rebase(on path: String, entries: [ManifestEntry]) {
         let nextPack = index.nextPack
-        // The same entries: the queue stays as it is.
+        // The same entries: the queue stays as it is. The reads kept aside meanwhile go, as their
+        // access records went (``install``): every process's queue is the files' queue.
         let policy = index.policy
         defer { index.policy = policy }
         if let fd = try? Syscalls.open(path, O_RDONLY) {

@@ -22,7 +22,7 @@ extension StoreState {
             var entries: [ManifestEntry] = []
             entries.reserveCapacity(Int(clamping: base.totals.entries))
             base.forEachEntry { entries.append($0) }
-            policy.restore(snapshot(layout), entries: entries, generation: generation)
+            policy.restore(snapshot(layout, entries: entries.count), entries: entries, generation: generation)
             rebuilt = StoreIndex(base: base)
         } else if manifestBytes > 0 {
             var entries: [ManifestEntry] = []
@@ -55,11 +55,17 @@ extension StoreState {
         index.policy = replayed
     }
 
-    /// `policy-<gen>`, if it can be read.
-    private func snapshot(_ layout: StoreLayout) -> PolicySnapshot? {
-        guard let fd = try? Syscalls.openIfExists(layout.policy(generation: generation), O_RDONLY) else { return nil }
+    /// `policy-<gen>`, if it is a regular file of a size a snapshot of `entries` entries can have
+    /// and it decodes. Opened without blocking (a FIFO there must not hang a round that holds the
+    /// exclusive lock), and never read whole when it is larger than that.
+    private func snapshot(_ layout: StoreLayout, entries: Int) -> PolicySnapshot? {
+        let path = layout.policy(generation: generation)
+        guard let fd = try? Syscalls.openIfExists(path, O_RDONLY | O_NONBLOCK) else { return nil }
         defer { Syscalls.close(fd) }
-        guard let bytes = try? LoadedGeneration.readAll(fd, from: 0) else { return nil }
+        guard let info = try? Syscalls.fstat(fd), info.st_mode & S_IFMT == S_IFREG,
+            info.st_size <= PolicySnapshot.largestSize(entries: entries),
+            let bytes = try? LoadedGeneration.readAll(fd, from: 0)
+        else { return nil }
         return PolicySnapshot.decode(bytes)
     }
 }
