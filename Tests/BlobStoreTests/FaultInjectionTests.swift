@@ -13,6 +13,9 @@ private enum Step: CustomStringConvertible {
     case gc
     /// A collection that evicts to ``evictionLimits``.
     case evict
+    /// ``evictionLimits`` recorded as the store's own: later puts evict, under the default
+    /// policy, and compactions write its queue (`policy-<gen>`).
+    case limit
     case flush
 
     var description: String {
@@ -22,6 +25,7 @@ private enum Step: CustomStringConvertible {
         case .compact: "compact"
         case .gc: "gc"
         case .evict: "evict"
+        case .limit: "limit"
         case .flush: "flush"
         }
     }
@@ -39,6 +43,11 @@ private let workloads: [String: [Step]] = [
     "compact": [.put("a", "one"), .put("b", "beta"), .put("a", "two"), .remove("b"), .compact, .put("c", "gamma")],
     "gc": [.put("a", "one"), .put("a", "two"), .put("b", "beta"), .remove("b"), .gc, .put("c", "gamma")],
     "evict": [.put("a", "one"), .put("b", "beta"), .put("c", "gamma"), .put("a", "two"), .evict, .put("d", "delta")],
+    // Puts evict by the default policy, whose queue the compaction writes beside its manifest.
+    "policy": [
+        .put("a", "alpha"), .put("b", "beta"), .put("c", "gamma"), .limit, .put("d", "delta"), .put("a", "again"),
+        .compact, .put("e", "epsilon"),
+    ],
     // Nothing in the newest pack lives: gc deletes it, and the next put starts another.
     "empty": [.put("a", "alpha"), .put("b", "beta"), .remove("a"), .remove("b"), .gc, .put("c", "gamma")],
 ]
@@ -50,6 +59,8 @@ private struct Expectation {
     var allowed: [String: Set<String?>] = [:]
     /// After a power loss: the value last made durable, or any value written after it.
     var sinceDurable: [String: Set<String?>] = [:]
+    /// Limits were recorded (or may have been): from then on every write may evict any key.
+    var evicting = false
 
     mutating func apply(_ step: Step, acknowledged: Bool, durability: Durability) {
         switch step {
@@ -64,10 +75,19 @@ private struct Expectation {
         case .gc:
             return
         case .evict:
-            // An eviction only removes: each key may now be absent, never an older value.
-            for key in allowed.keys { allowed[key]?.insert(nil) }
-            for key in sinceDurable.keys { sinceDurable[key]?.insert(nil) }
+            mayEvict()
+        case .limit:
+            evicting = true
+            mayEvict()
         }
+        // A put under limits may evict any other key.
+        if evicting { mayEvict() }
+    }
+
+    /// An eviction only removes: each key may now be absent, never an older value.
+    private mutating func mayEvict() {
+        for key in allowed.keys { allowed[key]?.insert(nil) }
+        for key in sinceDurable.keys { sinceDurable[key]?.insert(nil) }
     }
 
     private mutating func change(_ key: String, to value: String?, acknowledged: Bool, durable: Bool) {
@@ -115,6 +135,7 @@ private struct Expectation {
                 case .compact: try store.compact()
                 case .gc: try store.collectGarbage(gracePeriod: .zero)
                 case .evict: eviction = try store.collectGarbage(limits: evictionLimits, gracePeriod: .zero)
+                case .limit: try store.recordLimits(evictionLimits)
                 case .flush: try store.flush()
                 }
             } catch {
@@ -157,6 +178,10 @@ private struct Expectation {
                 // Without a fault the eviction evicts, and rewrites the pack it leaves mostly dead.
                 #expect(run.eviction?.chosenByPolicyEntries ?? 0 >= 2, "\(String(describing: run.eviction))")
                 #expect(run.eviction?.packsRewritten ?? 0 >= 1, "\(String(describing: run.eviction))")
+            }
+            if steps.contains(where: { if case .limit = $0 { true } else { false } }) {
+                // Without a fault the compaction writes the queue the puts' rounds built.
+                #expect(FileManager.default.fileExists(atPath: path + "/policy-2"))
             }
             return outcome.operations
         }

@@ -219,13 +219,19 @@ public final class BlobStore: Sendable {
     }
 
     /// temp + fsync + rename + directory fsync.
-    static func writeFileAtomically(_ path: String, _ bytes: [UInt8], directory: String, mode: mode_t) throws {
+    ///
+    /// A hint (`synced: false`, the eviction policy's snapshot) is not synced: after a power loss
+    /// it may be cut short or empty, which its reader detects (a checksum), and no sync of it can
+    /// fail and poison the handle.
+    static func writeFileAtomically(
+        _ path: String, _ bytes: [UInt8], directory: String, mode: mode_t, synced: Bool = true
+    ) throws {
         let temporary = path + "." + String(Syscalls.random64(), radix: 16)
         let fd = try Syscalls.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
         var isOpen = true
         do {
             try bytes.withUnsafeBytes { try Syscalls.writeFully(fd, $0) }
-            try Syscalls.fsync(fd)
+            if synced { try Syscalls.fsync(fd) }
             Syscalls.close(fd)
             isOpen = false
             try Syscalls.rename(temporary, path)
@@ -234,7 +240,7 @@ public final class BlobStore: Sendable {
             _ = try? Syscalls.unlink(temporary)
             throw error
         }
-        try Syscalls.fsyncDirectory(directory)
+        if synced { try Syscalls.fsyncDirectory(directory) }
     }
 
     /// Refuses symbolic links (or other file types) where the store expects its directories

@@ -73,13 +73,14 @@ struct CompactionPlan {
             _ = try? Syscalls.unlink(journalPath)
             throw Failure(error: error, poisons: false)
         }
-        // A hint: a snapshot that cannot be written leaves the next process to rebuild the queue
-        // in order of creation. Written before CURRENT names the generation it describes; without
-        // a queue, one a compaction that died before CURRENT left under this name goes.
+        // A hint, not synced: a snapshot that cannot be written, or is cut short by a power loss,
+        // leaves the next process to rebuild the queue in order of creation. Written before
+        // CURRENT names the generation it describes; without a queue, one a compaction that died
+        // before CURRENT left under this name goes.
         if let policy = index.policy {
             try? BlobStore.writeFileAtomically(
                 layout.policy(generation: next), policy.snapshot(generation: next).encoded(), directory: layout.root,
-                mode: configuration.fileMode)
+                mode: configuration.fileMode, synced: false)
         } else {
             _ = try? Syscalls.unlink(layout.policy(generation: next))
         }
