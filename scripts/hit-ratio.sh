@@ -27,3 +27,17 @@ trap 'rm -rf "$work"' EXIT
     --generate zipf:0.8 --generate zipf-scan:0.8 --generate zipf:1.0 --generate zipf-scan:1.0 --generate loop \
     --write-traces "$work/traces" --dir "$work/stores" --json "$@" >"$work/ours.jsonl"
 python3 scripts/hit-ratio-oracle.py --compare "$work/ours.jsonl" "$work"/traces/*.csv
+# How fast each replay ran (the store engine's speed is the store's, values loose, no syncs).
+python3 - "$work/ours.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+print("\nReplay speed, requests per second:\n")
+print("| trace | size | engine | LRU | SIEVE | S3-FIFO |")
+print("|---|---:|---|---:|---:|---:|")
+keys = sorted({(r["trace"], r["fraction"], r["engine"]) for r in rows})
+for trace, fraction, engine in keys:
+    speed = {r["policy"]: r["requests"] / r["seconds"] for r in rows
+             if (r["trace"], r["fraction"], r["engine"]) == (trace, fraction, engine) and r["seconds"] > 0}
+    cells = " | ".join(f"{speed[p]:,.0f}" if p in speed else "-" for p in ("lru", "sieve", "s3fifo"))
+    print(f"| {trace} | {fraction * 100:g} % | {engine} | {cells} |")
+PY

@@ -192,7 +192,7 @@ import Testing
 
     // MARK: - gc (awaits BlobStore.collectGarbage and limits)
 
-    /// 40 values of 100 KiB, none read; a 1 MiB capacity evicts by the default policy, SIEVE
+    /// 40 values of 100 KiB, none read; a 1 MiB capacity evicts by the default policy, S3-FIFO
     /// (first in, first out while nothing was read), down to the low-water mark, 0.9 MiB: the 9
     /// newest values are left.
     @Test func gcCapacityEvictsTheOldestUnreadFirst() throws {
@@ -202,7 +202,7 @@ import Testing
             let run = try blobstore(["--store", store, "gc", "--capacity", "1M"], in: scratch)
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.stderr.isEmpty, "no progress when standard error is not a terminal")
-            #expect(run.stdout.contains("0 least recently used, 31 chosen by sieve"))
+            #expect(run.stdout.contains("0 least recently used, 31 chosen by s3fifo"))
             let stats = try object(try blobstore(["--store", store, "stats", "--json"], in: scratch))
             let stored = try #require(stats["storedBytes"] as? Int)
             #expect(stored <= 1 << 20)
@@ -354,7 +354,7 @@ import Testing
 
             let json = try object(try blobstore(["--store", store, "config", "--json"], in: scratch))
             #expect(Set(json.keys) == ["capacity", "maxEntries", "maxAgeSeconds", "lowWater", "policy"])
-            #expect(json["policy"] as? String == "sieve")
+            #expect(json["policy"] as? String == "s3fifo")
             #expect(json["capacity"] as? Int == 5_242_880)
             #expect(json["maxEntries"] is NSNull)
             #expect(json["maxAgeSeconds"] is NSNull)

@@ -110,7 +110,7 @@ import Testing
         #expect(
             text == """
                 Dry run: nothing was changed. A real run would do this:
-                limits:          capacity 1.0 MiB, max entries none, max age 1h 30m, low water 0.9, policy sieve
+                limits:          capacity 1.0 MiB, max entries none, max age 1h 30m, low water 0.9, policy s3fifo
                 grace period:    1h
                 evicted:         32 entries, 3.1 MiB (1 expired, 0 idle too long, 31 least recently used)
                 blobs deleted:   0, 0 B
@@ -125,7 +125,7 @@ import Testing
         report.dryRun = false
         #expect(
             Runner.summary(of: report, limits: EvictionLimits(), grace: .zero).hasPrefix(
-                "limits:          capacity none, max entries none, max age none, low water 0.9, policy sieve\n"))
+                "limits:          capacity none, max entries none, max age none, low water 0.9, policy s3fifo\n"))
         report.leastRecentlyUsedEntries = 0
         report.chosenByPolicyEntries = 31
         #expect(
@@ -197,7 +197,7 @@ import Testing
                 max entries:    none
                 max age:        7d (604800 seconds)
                 low water:      0.9
-                policy:         sieve
+                policy:         s3fifo
 
                 """)
         #expect(

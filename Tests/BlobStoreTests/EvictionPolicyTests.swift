@@ -310,8 +310,8 @@ import Testing
             try withStore(path) { store in #expect(store.limits.policy == .s3fifo) }
             #expect(LimitsFile.decode("max-entries 10\nlow-water 0.9\npolicy clock\n") == nil)
             // Written before the policy line: the default.
-            #expect(LimitsFile.decode("max-entries 10\nlow-water 0.9\n")?.policy == .sieve)
-            #expect(EvictionLimits().policy == .sieve)
+            #expect(LimitsFile.decode("max-entries 10\nlow-water 0.9\n")?.policy == .s3fifo)
+            #expect(EvictionLimits().policy == .s3fifo)
         }
     }
 }

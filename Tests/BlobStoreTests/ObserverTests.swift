@@ -41,7 +41,7 @@ struct ObserverTests {
 
         let seen = await listening.value
         try #require(seen.count == 7)
-        #expect(Array(seen[0..<2]) == [.removed("a"), .evicted("b", .sieve)])
+        #expect(Array(seen[0..<2]) == [.removed("a"), .evicted("b", .s3fifo)])
         #expect(Set(seen[2..<5]) == [.removed("x/1"), .removed("x/2"), .removed("x/3")], "in the index's order")
         #expect(Array(seen[5...]) == [.evicted("old", .expired), .cleared(count: 2)])
         #expect(await collect(late) == [.cleared(count: 2)], "only the newest, for a stream that keeps one")

@@ -12,10 +12,10 @@
 ///   small queue and then asked for again goes straight to the main one. One-hit wonders leave
 ///   from the small queue without disturbing the main one.
 public enum EvictionPolicy: String, Sendable, Hashable, CaseIterable, Codable {
-    /// Least recently used first.
-    case lru
+    /// S3-FIFO: a small probationary FIFO queue, a main FIFO queue and a ghost queue. The default.
+    case s3fifo
     /// SIEVE: a FIFO queue whose hand spares the entries read since it last passed them.
     case sieve
-    /// S3-FIFO: a small probationary FIFO queue, a main FIFO queue and a ghost queue.
-    case s3fifo
+    /// Least recently used first.
+    case lru
 }

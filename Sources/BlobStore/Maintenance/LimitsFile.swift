@@ -6,12 +6,12 @@
 /// max-entries 10000
 /// max-age-ms 604800000
 /// low-water 0.9
-/// policy sieve
+/// policy s3fifo
 /// ```
 ///
 /// A line per limit that is set, `low-water` and `policy` always; unknown lines are ignored (a
 /// newer version may add some). A file without `policy` (written before it) means the default,
-/// SIEVE. An unknown policy name makes the file unreadable, as a value out
+/// S3-FIFO. An unknown policy name makes the file unreadable, as a value out
 /// of range does: a store whose policy this version does not know is not evicted by another.
 enum LimitsFile {
     /// `limits` as the file keeps them: the maximum age in whole milliseconds.

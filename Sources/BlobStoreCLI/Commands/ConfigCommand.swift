@@ -44,9 +44,9 @@ struct ConfigCommand: SubcommandValue {
                 .lowWater, \.lowWater),
             .value(
                 "--policy", valueName: "<policy>",
-                help: "Which entries go when the store is over a limit: sieve or s3fifo (first in, "
+                help: "Which entries go when the store is over a limit: s3fifo or sieve (first in, "
                     + "first out, sparing the entries read since; entries read once leave before the "
-                    + "ones read again), or lru (least recently used first).", default: "sieve", .choice,
+                    + "ones read again), or lru (least recently used first).", default: "s3fifo", .choice,
                 \.policy),
             .flag("--json", help: "Print the limits as a JSON object.", \.json),
         ])
