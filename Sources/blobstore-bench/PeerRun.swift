@@ -44,12 +44,7 @@ struct PeerRun {
             case "--count":
                 guard let n = Int(try value(option)), n > 0 else { throw BenchError("--count needs a positive number") }
                 count = n
-            case "--durability":
-                let name = try value(option)
-                guard let mode = Durability(rawValue: name) else {
-                    throw BenchError("--durability must be none, batched or always, not '\(name)'")
-                }
-                durability = mode
+            case "--durability": durability = try namedValue(try value(option), for: option)
             case "--no-verify": verifyReads = false
             case "--pack-threshold":
                 guard let bytes = Int(try value(option)), bytes >= 0 else {
@@ -61,12 +56,7 @@ struct PeerRun {
                     throw BenchError("--capacity needs a number of bytes above 0")
                 }
                 capacity = bytes
-            case "--policy":
-                let name = try value(option)
-                guard let chosen = EvictionPolicy(rawValue: name) else {
-                    throw BenchError("--policy must be lru, sieve or s3fifo, not '\(name)'")
-                }
-                policy = chosen
+            case "--policy": policy = try namedValue(try value(option), for: option)
             default: throw BenchError("unknown option '\(option)'\n\(Self.usage)")
             }
         }

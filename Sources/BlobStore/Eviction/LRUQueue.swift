@@ -1,4 +1,6 @@
-/// Least recently used: a hit moves its entry to the head, eviction takes the tail.
+/// Least recently used: a hit moves its entry to the head, eviction takes the tail. The store's
+/// own LRU needs no queue (a round sorts the entries by their access times, which the journal
+/// and the manifest keep); this one is the model `blobstore-bench hit-ratio` replays traces with.
 package struct LRUQueue<Key: Hashable & Sendable>: EvictionQueue, Sendable {
     private var slots = QueueSlots<Key>(lists: 1)
 

@@ -24,6 +24,12 @@ struct PolicySnapshot: Equatable, Sendable {
         var mark: UInt8
     }
 
+    /// A key S3-FIFO's ghost queue remembers, and its size.
+    struct Ghost: Equatable, Sendable {
+        var keyHash: UInt64
+        var size: UInt64
+    }
+
     var generation: UInt64
     var policy: EvictionPolicy
     var countsBytes: Bool
@@ -31,15 +37,8 @@ struct PolicySnapshot: Equatable, Sendable {
     var hasEvicted: Bool
     /// SIEVE's queue, or S3-FIFO's small and main queues, oldest first.
     var lists: [[Item]]
-    var ghost: [(keyHash: UInt64, size: UInt64)]
+    var ghost: [Ghost]
     var hand: UInt64?
-
-    static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.generation == rhs.generation && lhs.policy == rhs.policy && lhs.countsBytes == rhs.countsBytes
-            && lhs.capacity == rhs.capacity && lhs.hasEvicted == rhs.hasEvicted && lhs.lists == rhs.lists
-            && lhs.ghost.elementsEqual(rhs.ghost) { $0.keyHash == $1.keyHash && $0.size == $1.size }
-            && lhs.hand == rhs.hand
-    }
 
     private static func code(_ policy: EvictionPolicy) -> UInt8 {
         switch policy {
@@ -134,9 +133,9 @@ struct PolicySnapshot: Equatable, Sendable {
             lists.append(list)
         }
         let ghostCount = try reader.count(limit: reader.remaining / 9, what: "ghosts")
-        var ghost: [(keyHash: UInt64, size: UInt64)] = []
+        var ghost: [Ghost] = []
         ghost.reserveCapacity(ghostCount)
-        for _ in 0..<ghostCount { ghost.append((try reader.u64(), try reader.varint())) }
+        for _ in 0..<ghostCount { ghost.append(Ghost(keyHash: try reader.u64(), size: try reader.varint())) }
         var hand: UInt64?
         if try flag(&reader) { hand = try reader.u64() }
         guard reader.isAtEnd else { throw .init(reason: "trailing bytes") }

@@ -117,7 +117,7 @@ extension PolicyState {
             snapshot.lists = [state.small, state.main].map { list in
                 list.map { .init(keyHash: ManifestFormat.keyHash($0.key), mark: $0.frequency) }
             }
-            snapshot.ghost = state.ghost.map { ($0.id, $0.size) }
+            snapshot.ghost = state.ghost.map { .init(keyHash: $0.id, size: $0.size) }
             snapshot.hasEvicted = state.hasEvicted
         }
         return snapshot
@@ -150,10 +150,12 @@ extension PolicyState {
             } ?? false
         var restored = Set<StoreKey>()
         if usable, let snapshot {
+            var hand: StoreKey?
             for (index, list) in snapshot.lists.enumerated() {
                 for item in list {
                     guard let entry = take(item.keyHash) else { continue }
                     restored.insert(entry.key)
+                    if item.keyHash == snapshot.hand { hand = entry.key }
                     sieve?.restore(entry.key, size: weight(entry), visited: item.mark != 0)
                     s3fifo?.restore(
                         .init(key: entry.key, size: weight(entry), frequency: item.mark), inMain: index == 1)
@@ -161,10 +163,7 @@ extension PolicyState {
             }
             for ghost in snapshot.ghost { s3fifo?.restoreGhost(ghost.keyHash, size: ghost.size) }
             s3fifo?.restore(hasEvicted: snapshot.hasEvicted)
-            if let hand = snapshot.hand {
-                sieve?.restore(
-                    hand: entries.first { ManifestFormat.keyHash($0.key) == hand && restored.contains($0.key) }?.key)
-            }
+            sieve?.restore(hand: hand)
         } else {
             s3fifo?.restore(hasEvicted: !entries.isEmpty)
         }

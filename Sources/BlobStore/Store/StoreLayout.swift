@@ -48,13 +48,9 @@ struct StoreLayout: Sendable {
             || isPolicyFileName(name) || isCompanionFileName(name) || isAtomicWriteLeftover(name)
     }
 
-    /// `policy-<N>`, the eviction policy's snapshot of generation N (digits only).
+    /// `policy-<N>`, the eviction policy's snapshot of generation N.
     static func isPolicyFileName(_ name: String) -> Bool {
-        let prefix = "policy-"
-        guard name.hasPrefix(prefix) else { return false }
-        let digits = name.utf8.dropFirst(prefix.utf8.count)
-        return !digits.isEmpty && digits.count <= 20
-            && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        name.hasPrefix("policy-") && generation(ofFileNamed: name) != nil
     }
 
     /// Whether `name` is a companion file's: `<module>-stats` (lowercase ASCII letters, then

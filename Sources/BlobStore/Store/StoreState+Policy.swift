@@ -25,10 +25,7 @@ extension StoreState {
             policy.restore(snapshot(layout, entries: entries.count), entries: entries, generation: generation)
             rebuilt = StoreIndex(base: base)
         } else if manifestBytes > 0 {
-            var entries: [ManifestEntry] = []
-            index.forEachManifestEntry { entries.append($0) }
-            policy.restore(nil, entries: entries, generation: generation)
-            index.policy = policy
+            index.policy = inCreationOrder(empty)
             return
         }
         rebuilt.policy = policy
@@ -45,14 +42,19 @@ extension StoreState {
         // Had the replay not come out at the index's entries (a journal this process could not
         // read again), the entries in order of creation are the next best thing.
         guard let replayed = rebuilt.policy, replayed.count == index.count else {
-            var entries: [ManifestEntry] = []
-            index.forEachManifestEntry { entries.append($0) }
-            policy = empty
-            policy.restore(nil, entries: entries, generation: generation)
-            index.policy = policy
+            index.policy = inCreationOrder(empty)
             return
         }
         index.policy = replayed
+    }
+
+    /// `empty` holding the index's entries in order of creation (then key), none marked.
+    private func inCreationOrder(_ empty: PolicyState) -> PolicyState {
+        var entries: [ManifestEntry] = []
+        index.forEachManifestEntry { entries.append($0) }
+        var policy = empty
+        policy.restore(nil, entries: entries, generation: generation)
+        return policy
     }
 
     /// `policy-<gen>`, if it is a regular file of a size a snapshot of `entries` entries can have

@@ -75,12 +75,7 @@ struct HitRatioRun {
                     return fraction
                 }
             case "--policies":
-                policies = try list(option).map { name in
-                    guard let policy = EvictionPolicy(rawValue: name) else {
-                        throw BenchError("--policies: unknown policy '\(name)': lru, sieve or s3fifo")
-                    }
-                    return policy
-                }
+                policies = try list(option).map { try namedValue($0, for: option) }
             case "--engines":
                 engines = try list(option)
                 if let unknown = engines.first(where: { $0 != "model" && $0 != "store" }) {
