@@ -44,8 +44,11 @@ let package = Package(
         // downloads and `blobstore fetch`: blocking calls with exact deadlines.
         .target(name: "BlobStoreNet", dependencies: ["BlobStore", "CLibSSL"]),
         .target(name: "BlobStoreRemote", dependencies: ["BlobStore", "BlobStoreNet"]),
-        // The caching HTTP proxy of `blobstore serve`, on the HTTP cache's rules.
-        .target(name: "BlobStoreProxy", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "CEpoll"]),
+        // The caching HTTP proxy of `blobstore serve`, on the HTTP cache's rules. Its async functions run
+        // on their caller's executor (the event loop): no executor check and switch at each call and return.
+        .target(
+            name: "BlobStoreProxy", dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "CEpoll"],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),
         .target(
             name: "BlobStoreCLI",
             dependencies: ["BlobStore", "BlobStoreCache", "BlobStoreHTTP", "BlobStoreRemote", "BlobStoreProxy"]),
