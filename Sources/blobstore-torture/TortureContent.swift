@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// The bytes and metadata a crash-torture put writes: functions of the key and the version

@@ -28,7 +28,7 @@ private func withCachedStore(
 struct CachedStoreTests {
     @Test("Typed objects in both tiers match a reference model over random operations", arguments: [7, 8, 9])
     func typedObjectsMatchReferenceModel(seed: UInt64) throws {
-        var random = SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         try withCachedStore(maxBytes: 600) { cache in
             var model = MemoryReferenceModel(maxBytes: 600, maxCount: nil)
             var onDisk: [StoreKey: Item] = [:]

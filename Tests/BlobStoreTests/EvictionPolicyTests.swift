@@ -56,7 +56,7 @@ import Testing
 
     /// `count` operations on keys of a skewed popularity: two reads for every put.
     private func operations(_ count: Int, seed: UInt64) -> [(put: Bool, key: StoreKey)] {
-        var random = SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             // The square of a uniform draw: small key numbers come up far more often.
             let draw = Double(random.next() % 10_000) / 10_000
@@ -194,7 +194,7 @@ import Testing
             var configuration = fast
             configuration.limits = EvictionLimits(capacity: 64 * 1024, policy: policy)
             try withStore(dir.child("s"), configuration) { store throws in
-                var random = SplitMix64(state: 99)
+                var random = SplitMix64(seed: 99)
                 for (index, operation) in operations(1500, seed: 21).enumerated() {
                     if operation.put {
                         // Sizes from 0 to 3 KiB: a blob may take nothing, a needle or more.

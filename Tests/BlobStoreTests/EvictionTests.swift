@@ -84,7 +84,7 @@ private struct ReferenceModel {
             let sizes = Dictionary(
                 uniqueKeysWithValues: (0..<12).map { ($0, (UInt64(content($0).count) + 4095) / 4096 * 4096) })
             var model = ReferenceModel(capacity: capacity, maxEntries: maxEntries, lowWater: 0.8, sizes: sizes)
-            var random = SplitMix64(state: 42)
+            var random = SplitMix64(seed: 42)
             try withStore(path, configuration) { store throws in
                 for step in 0..<300 {
                     let key = StoreKey("k\(Int.random(in: 0..<20, using: &random))")

@@ -44,7 +44,7 @@ struct MemoryReferenceModel {
 struct MemoryTierTests {
     @Test("Matches a reference LRU model over random operations", arguments: [(1, 400, nil), (2, 1000, 5), (3, 50, 2)])
     func matchesReferenceModel(seed: UInt64, maxBytes: Int, maxCount: Int?) throws {
-        var random = SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         let tier = try MemoryTier(maxBytes: maxBytes, maxCount: maxCount)
         var model = MemoryReferenceModel(maxBytes: maxBytes, maxCount: maxCount)
         var values: [StoreKey: Data] = [:]

@@ -18,7 +18,7 @@ import Testing
     }()
 
     private func value(_ index: Int, size: Int = 700) -> Data {
-        var random = SplitMix64(state: UInt64(index))
+        var random = SplitMix64(seed: UInt64(index))
         return Data((0..<size).map { _ in UInt8(truncatingIfNeeded: random.next()) })
     }
 
