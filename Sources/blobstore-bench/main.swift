@@ -17,6 +17,11 @@
 // Miss ratios of the eviction policies on traces (`HitRatioRun`; `blobstore-bench hit-ratio --help`
 // lists the options), through the policies' queues alone and through a real store;
 // scripts/hit-ratio.sh puts them beside libCacheSim's.
+//
+//   blobstore-bench chunking [--mib N] [--averages LIST] [--pair OLD NEW]...
+//
+// The content-defined chunker's speed and dedup at several average chunk sizes (`ChunkingRun`);
+// scripts/chunking.sh runs it with two versions of this repository's sources as the pair.
 
 import Foundation
 
@@ -30,6 +35,10 @@ do {
         print(HitRatioRun.usage)
     } else if arguments.first == "hit-ratio" {
         try HitRatioRun(arguments: Array(arguments.dropFirst())).run()
+    } else if arguments.first == "chunking", arguments.dropFirst().contains("--help") {
+        print(ChunkingRun.usage)
+    } else if arguments.first == "chunking" {
+        try ChunkingRun(arguments: Array(arguments.dropFirst())).run()
     } else if arguments.first == "scale" {
         try ScaleRun(arguments: Array(arguments.dropFirst())).run()
     } else {

@@ -1,0 +1,145 @@
+import BlobStore
+import Foundation
+
+/// `blobstore-bench chunking`: the content-defined chunker at several average chunk sizes, for
+/// choosing the ones large values are cut with (docs/benchmarks.md, "Content-defined chunking"):
+/// its speed on one core beside one core's SHA-256, the mean chunk it cuts, and what dedup finds
+/// of a value stored again with ten 100-byte insertions, and of a pair of files (two versions of
+/// a tree as tar archives: `scripts/chunking.sh` makes them from this repository's history).
+struct ChunkingRun {
+    static let usage = """
+        usage: blobstore-bench chunking [--mib N] [--averages LIST] [--pair OLD NEW]...
+
+          --mib N          the random value's size in MiB (default 256)
+          --averages LIST  average chunk sizes in bytes, powers of two (default 16384,32768,65536,131072)
+          --pair OLD NEW   also report the bytes of NEW in chunks that OLD does not have (repeatable)
+        """
+
+    var mebibytes = 256
+    var averages = [16 << 10, 32 << 10, 64 << 10, 128 << 10]
+    var pairs: [(old: String, new: String)] = []
+
+    init(arguments: [String]) throws {
+        var rest = arguments[...]
+        func value(_ option: String) throws -> String {
+            guard let text = rest.popFirst() else { throw BenchError("\(option) needs a value\n\(Self.usage)") }
+            return text
+        }
+        while let option = rest.popFirst() {
+            switch option {
+            case "--mib":
+                guard let number = Int(try value(option)), number > 0 else {
+                    throw BenchError("--mib needs a positive whole number")
+                }
+                mebibytes = number
+            case "--averages":
+                averages = try value(option).split(separator: ",").map { text in
+                    guard let average = Int(text), ChunkingParameters(average: average) != nil else {
+                        throw BenchError("--averages: '\(text)' is not a power of two from 256 bytes to 64 MiB")
+                    }
+                    return average
+                }
+            case "--pair": pairs.append((try value(option), try value(option)))
+            default: throw BenchError("unknown option '\(option)'\n\(Self.usage)")
+            }
+        }
+    }
+
+    func run() throws {
+        let value = Self.randomBytes(mebibytes << 20, seed: 1)
+        let edited = Self.inserting(count: 10, of: 100, into: value, seed: 2)
+        let files = try pairs.map { pair in
+            let read = { (path: String) in [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+            return (try read(pair.old), try read(pair.new))
+        }
+        let hashing = Self.best {
+            value.withUnsafeBytes { bytes in
+                let hasher = SHA256Hasher()
+                for start in stride(from: 0, to: bytes.count, by: 1 << 20) {
+                    hasher.update(UnsafeRawBufferPointer(rebasing: bytes[start..<min(bytes.count, start + (1 << 20))]))
+                }
+                _ = hasher.finalize()
+            }
+        }
+        print("One core's SHA-256 on \(mebibytes) MiB: \(Self.rate(value.count, hashing)) GB/s\n")
+        var header = "| average | min-max | mean chunk | chunking GB/s (one core) | 10 × 100 B inserted: bytes added |"
+        var rule = "|---:|---:|---:|---:|---:|"
+        for pair in pairs {
+            header +=
+                " \((pair.new as NSString).lastPathComponent) after \((pair.old as NSString).lastPathComponent): new bytes |"
+            rule += "---:|"
+        }
+        print(header)
+        print(rule)
+        for average in averages {
+            let parameters = ChunkingParameters(average: average)!
+            var lengths: [Int] = []
+            let seconds = Self.best {
+                lengths = value.withUnsafeBytes { ContentDefinedChunker.lengths(of: $0, parameters) }
+            }
+            let added = Self.newBytes(of: edited, after: value, parameters)
+            var row =
+                "| \(average >> 10) KiB | \(parameters.minimum >> 10)-\(parameters.maximum >> 10) KiB"
+                + " | \((value.count / lengths.count) >> 10) KiB | \(Self.rate(value.count, seconds))"
+                + " | \(Self.percent(added, of: edited.count)) |"
+            for (old, new) in files {
+                let fresh = Self.newBytes(of: new, after: old, parameters)
+                row += " \(Self.percent(fresh, of: new.count)) |"
+            }
+            print(row)
+        }
+    }
+
+    /// The bytes of `new` in chunks that `old`'s chunks do not include, both cut with `parameters`.
+    static func newBytes(of new: [UInt8], after old: [UInt8], _ parameters: ChunkingParameters) -> Int {
+        let known = Set(digests(of: old, parameters).map(\.digest))
+        return digests(of: new, parameters).reduce(0) { $0 + (known.contains($1.digest) ? 0 : $1.length) }
+    }
+
+    /// Each chunk's SHA-256 and length.
+    static func digests(of bytes: [UInt8], _ parameters: ChunkingParameters) -> [(digest: SHA256Digest, length: Int)] {
+        bytes.withUnsafeBytes { bytes in
+            var start = 0
+            return ContentDefinedChunker.lengths(of: bytes, parameters).map { length in
+                defer { start += length }
+                return (SHA256Hasher.hash(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])), length)
+            }
+        }
+    }
+
+    /// `count` bytes drawn from SplitMix64 seeded with `seed`.
+    static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var random = SplitMix64(seed: seed)
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { bytes in
+            for start in stride(from: 0, to: bytes.count - 7, by: 8) {
+                bytes.storeBytes(of: random.next(), toByteOffset: start, as: UInt64.self)
+            }
+        }
+        return bytes
+    }
+
+    /// `value` with `count` runs of `length` random bytes inserted at random places.
+    static func inserting(count: Int, of length: Int, into value: [UInt8], seed: UInt64) -> [UInt8] {
+        var edited = value
+        var random = SplitMix64(seed: seed)
+        for _ in 0..<count {
+            let at = Int(random.next() % UInt64(edited.count + 1))
+            edited.insert(contentsOf: randomBytes(length, seed: random.next()), at: at)
+        }
+        return edited
+    }
+
+    /// The shortest of three runs of `body`, in seconds.
+    static func best(_ body: () -> Void) -> Double {
+        (0..<3).map { _ in Measure.time(body).seconds }.min()!
+    }
+
+    static func rate(_ bytes: Int, _ seconds: Double) -> String {
+        String(format: "%.2f", Double(bytes) / seconds / 1e9)
+    }
+
+    static func percent(_ part: Int, of whole: Int) -> String {
+        String(format: "%.2f %%", Double(part) * 100 / Double(whole))
+    }
+}
