@@ -119,6 +119,7 @@ if Context.environment["BLOBSTORE_FUZZ"] == "1" {
         ("ManifestTable", "BlobStore"), ("PackReader", "BlobStore"), ("ArgumentParser", "BlobStoreCLI"),
         ("Quantity", "BlobStoreCLI"), ("ClusterTopology", "BlobStoreRemote"), ("HTTPMessage", "BlobStoreProxy"),
         ("HTTPReply", "BlobStoreNet"), ("TraceReader", "BlobStoreTraces"), ("PolicySnapshot", "BlobStore"),
+        ("ChunkRecipe", "BlobStore"),
     ]
     // The seed corpora's writer (Fuzz/make-seeds.sh; built without the sanitizers).
     package.targets.append(

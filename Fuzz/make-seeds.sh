@@ -9,7 +9,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 binary="$(Fuzz/run.sh --build-seeds-writer)"
 corpora=(Fuzz/Corpus/JournalReader Fuzz/Corpus/JournalRecord Fuzz/Corpus/ManifestReader Fuzz/Corpus/ManifestTable
-    Fuzz/Corpus/TraceReader Fuzz/Corpus/PolicySnapshot)
+    Fuzz/Corpus/TraceReader Fuzz/Corpus/PolicySnapshot Fuzz/Corpus/ChunkRecipe)
 mkdir -p "${corpora[@]}"
 "$binary" Fuzz/Corpus/JournalReader
 ls -l "${corpora[@]}"

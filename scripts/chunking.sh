@@ -4,8 +4,9 @@
 #
 #   scripts/chunking.sh [MIB] [OLD] [NEW]    # defaults: 256, HEAD~10, HEAD
 #
-# A random value of MIB MiB is cut, and cut again with ten runs of 100 bytes inserted; and two
-# versions of this repository's sources (the commits OLD and NEW) as tar archives, twice: as
+# A random value of MIB MiB is cut, its chunks verified on every core against its recipe, and cut
+# again with ten runs of 100 bytes inserted; and two versions of this repository's sources (the
+# commits OLD and NEW) as tar archives, twice: as
 # `git archive` writes them (every file's time is its commit's, so each 512-byte tar header of
 # NEW differs from OLD's) and with every file's time, owner and order made the same, which is
 # what dedup of the contents alone finds.

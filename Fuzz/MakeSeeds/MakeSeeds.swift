@@ -149,6 +149,7 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
 
         writeTraceSeeds("\(directory)/../TraceReader")
         writePolicySeeds("\(directory)/../PolicySnapshot")
+        writeRecipeSeeds("\(directory)/../ChunkRecipe")
     }
 }
 
@@ -167,8 +168,8 @@ func writePolicySeeds(_ directory: String) {
             sieve.access(key)
             s3fifo.access(key)
         }
-        while sieve.count > 8 { _ = sieve.nextVictim() }
-        while s3fifo.count > 9 { _ = s3fifo.nextVictim() }
+        while sieve.count > 8 { _ = sieve.nextVictim(sparing: nil) }
+        while s3fifo.count > 9 { _ = s3fifo.nextVictim(sparing: nil) }
     }
     for (name, state) in [("sieve", sieve), ("s3fifo", s3fifo)] {
         let bytes = state.snapshot(generation: 7).encoded()
@@ -177,6 +178,23 @@ func writePolicySeeds(_ directory: String) {
         flipped[30] ^= 0x01
         write([1] + flipped, "\(directory)/\(name)-flipped.policy")
     }
+}
+
+/// Seeds for the ChunkRecipe harness: the recipe of 20,000 seeded bytes cut with a 1 KiB
+/// average, as written (first byte 0) and with a chunk's length changed and the checksum
+/// recomputed by the harness (first byte 1), and the recipe of a value of one short chunk.
+func writeRecipeSeeds(_ directory: String) {
+    var random = SplitMix64(seed: 3)
+    let value = (0..<20_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    let parameters = ChunkingParameters(average: 1024)!
+    let recipe = value.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters) }
+    let bytes = recipe.encoded()
+    write([0] + bytes, "\(directory)/twenty-chunks.recipe")
+    var changed = bytes
+    changed[8 + 4 + 1 + 6 + 8 + 32 + 1 + 32] ^= 0x01
+    write([1] + changed, "\(directory)/twenty-chunks-length-changed.recipe")
+    let short = Array(value.prefix(100)).withUnsafeBytes { ChunkRecipe.make(of: $0, parameters) }
+    write([0] + short.encoded(), "\(directory)/one-chunk.recipe")
 }
 
 /// Seeds for the TraceReader harness: a small generated trace in both formats, and the edges

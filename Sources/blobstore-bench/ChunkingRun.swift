@@ -3,7 +3,8 @@ import Foundation
 
 /// `blobstore-bench chunking`: the content-defined chunker at several average chunk sizes, for
 /// choosing the ones large values are cut with (docs/benchmarks.md, "Content-defined chunking"):
-/// its speed on one core beside one core's SHA-256, the mean chunk it cuts, and what dedup finds
+/// its speed on one core beside one core's SHA-256, the mean chunk it cuts, a verified read of
+/// the value's chunks on every core (`ChunkRecipe.firstDamagedChunk`), and what dedup finds
 /// of a value stored again with ten 100-byte insertions, and of a pair of files (two versions of
 /// a tree as tar archives: `scripts/chunking.sh` makes them from this repository's history).
 struct ChunkingRun {
@@ -62,8 +63,11 @@ struct ChunkingRun {
             }
         }
         print("One core's SHA-256 on \(mebibytes) MiB: \(Self.rate(value.count, hashing)) GB/s\n")
-        var header = "| average | min-max | mean chunk | chunking GB/s (one core) | 10 × 100 B inserted: bytes added |"
-        var rule = "|---:|---:|---:|---:|---:|"
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        var header =
+            "| average | min-max | mean chunk | chunking GB/s (one core) | chunks verified on \(cores) cores: GB/s"
+            + " (of \(cores) × one core) | 10 × 100 B inserted: bytes added |"
+        var rule = "|---:|---:|---:|---:|---:|---:|"
         for pair in pairs {
             header +=
                 " \((pair.new as NSString).lastPathComponent) after \((pair.old as NSString).lastPathComponent): new bytes |"
@@ -77,10 +81,17 @@ struct ChunkingRun {
             let seconds = Self.best {
                 lengths = value.withUnsafeBytes { ContentDefinedChunker.lengths(of: $0, parameters) }
             }
+            let recipe = value.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters) }
+            let verifying = Self.best {
+                let damaged = value.withUnsafeBytes { recipe.firstDamagedChunk(in: $0, workers: cores) }
+                precondition(damaged == nil, "the value's own recipe finds it damaged")
+            }
+            let verified = Double(value.count) / verifying / 1e9
             let added = Self.newBytes(of: edited, after: value, parameters)
             var row =
                 "| \(average >> 10) KiB | \(parameters.minimum >> 10)-\(parameters.maximum >> 10) KiB"
                 + " | \((value.count / lengths.count) >> 10) KiB | \(Self.rate(value.count, seconds))"
+                + " | \(String(format: "%.2f (%.0f %%)", verified, verified * hashing * 1e9 * 100 / Double(value.count * cores)))"
                 + " | \(Self.percent(added, of: edited.count)) |"
             for (old, new) in files {
                 let fresh = Self.newBytes(of: new, after: old, parameters)

@@ -1,0 +1,41 @@
+// libFuzzer harness for the chunked value's recipe decoder (`ChunkRecipe`, docs/design.md,
+// "Content-defined chunking"). Build and run with `Fuzz/run.sh ChunkRecipe 60`; Fuzz/README.md
+// lists the properties.
+//
+// The input is a byte, then the recipe's bytes. When the first byte is odd, the recipe's last
+// four bytes are replaced by the checksum of the rest, so that the parsing past the checksum is
+// reached from any bytes.
+
+@testable import BlobStore
+@testable import BlobStoreFuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size >= 1 else { return 0 }
+    var bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
+    if data[0] & 1 == 1, bytes.count >= 4 {
+        let body = bytes.count - 4
+        let crc = bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<body]))) }
+        for index in 0..<4 { bytes[body + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
+    }
+    // (a) Decoding never traps, whatever the bytes.
+    guard let recipe = ChunkRecipe.decode(bytes) else { return 0 }
+    // (b) A recipe has one encoding: what is accepted is written back byte for byte.
+    check(recipe.encoded() == bytes, bytes, "a decoded recipe encodes to other bytes", kind: "recipe")
+    // (c) It describes a value the chunker could have cut: at least one chunk, each within the
+    // parameters' bounds (all but the last at least the minimum), adding up to the length.
+    let lengths = recipe.chunks.map(\.length)
+    check(!lengths.isEmpty && lengths.reduce(0, +) == recipe.length, bytes, "lengths do not add up", kind: "recipe")
+    check(
+        lengths.allSatisfy { $0 > 0 && $0 <= recipe.parameters.maximum }
+            && lengths.dropLast().allSatisfy { $0 >= recipe.parameters.minimum },
+        bytes, "a chunk outside the bounds", kind: "recipe")
+    // (d) Every byte of the value is in the chunk that chunkIndices(covering:) names for it.
+    for offset in [0, recipe.length / 2, recipe.length - 1] {
+        let index = recipe.chunkIndices(covering: offset..<(offset + 1))
+        check(
+            index.count == 1 && recipe.offsets[index.lowerBound] <= offset && offset < recipe.offsets[index.upperBound],
+            bytes, "the wrong chunk for byte \(offset)", kind: "recipe")
+    }
+    return 0
+}

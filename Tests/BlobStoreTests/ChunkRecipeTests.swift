@@ -1,0 +1,111 @@
+import Testing
+
+@testable import BlobStore
+
+/// The recipe of a chunked value (docs/design.md, "Content-defined chunking"): its encoding,
+/// the chunks a range touches, and verification of a value's chunks on several threads.
+@Suite struct ChunkRecipeTests {
+    private let parameters = ChunkingParameters(minimum: 1024, average: 4096, maximum: 16_384)!
+
+    private func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var random = SplitMix64(seed: seed)
+        return (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    }
+
+    private func recipe(_ bytes: [UInt8]) -> ChunkRecipe {
+        bytes.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters) }
+    }
+
+    /// `bytes` with its last four bytes made the masked CRC32C of the rest.
+    private func resealed(_ bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        let body = bytes.count - 4
+        let crc = bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<body]))) }
+        for index in 0..<4 { bytes[body + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
+        return bytes
+    }
+
+    @Test func aRecipeDescribesItsValueAndRoundTrips() {
+        let value = randomBytes(200_000, seed: 1)
+        let made = recipe(value)
+        #expect(made.length == value.count)
+        #expect(made.digest == value.withUnsafeBytes { SHA256Hasher.hash($0) })
+        #expect(made.chunks.count > 10)
+        #expect(made.offsets.first == 0 && made.offsets.last == value.count)
+        let encoded = made.encoded()
+        // Magic, version, chunker, the parameters' varints (1024, 4096, 16384: 2, 2 and 3 bytes), the
+        // length, the digest, the count, each chunk's digest and length, the checksum.
+        func varintSize(_ value: Int) -> Int { value < 128 ? 1 : value < 16_384 ? 2 : 3 }
+        let chunkBytes = made.chunks.reduce(0) { $0 + 32 + varintSize($1.length) }
+        #expect(encoded.count == 8 + 4 + 1 + 7 + 8 + 32 + varintSize(made.chunks.count) + chunkBytes + 4)
+        #expect(ChunkRecipe.decode(encoded) == made)
+    }
+
+    @Test func damagedOrInconsistentRecipesAreRefused() {
+        let made = recipe(randomBytes(100_000, seed: 2))
+        let encoded = made.encoded()
+        // Any bit flipped: the checksum.
+        for index in stride(from: 0, to: encoded.count, by: 7) {
+            var flipped = encoded
+            flipped[index] ^= 0x10
+            #expect(ChunkRecipe.decode(flipped) == nil)
+        }
+        #expect(ChunkRecipe.decode(Array(encoded.dropLast())) == nil)
+        #expect(ChunkRecipe.decode([]) == nil)
+        // Checksummed but inconsistent: the value's length one more than its chunks'.
+        var longer = encoded
+        let lengthAt = 8 + 4 + 1 + 7
+        longer[lengthAt] &+= 1
+        #expect(ChunkRecipe.decode(resealed(longer)) == nil)
+        // A chunk over the maximum, and one under the minimum before the last.
+        let big = ChunkRecipe(
+            parameters: parameters, digest: made.digest,
+            chunks: [.init(digest: made.digest, length: parameters.maximum + 1)])
+        #expect(ChunkRecipe.decode(big.encoded()) == nil)
+        let short = ChunkRecipe(
+            parameters: parameters, digest: made.digest,
+            chunks: [.init(digest: made.digest, length: 10), .init(digest: made.digest, length: 2000)])
+        #expect(ChunkRecipe.decode(short.encoded()) == nil)
+        // Trailing bytes under a good checksum.
+        #expect(ChunkRecipe.decode(resealed(Array(encoded.dropLast(4)) + [0, 0, 0, 0, 0])) == nil)
+    }
+
+    @Test func aRangeTouchesTheChunksThatHoldItsBytes() {
+        let made = recipe(randomBytes(300_000, seed: 3))
+        var random = SplitMix64(seed: 4)
+        for _ in 0..<500 {
+            let start = Int(random.next() % UInt64(made.length))
+            let end = min(made.length, start + 1 + Int(random.next() % 20_000))
+            let indices = made.chunkIndices(covering: start..<end)
+            // The first chunk holds `start`, the last holds `end - 1`.
+            #expect(made.offsets[indices.lowerBound] <= start && start < made.offsets[indices.lowerBound + 1])
+            #expect(made.offsets[indices.upperBound - 1] < end && end <= made.offsets[indices.upperBound])
+        }
+        #expect(made.chunkIndices(covering: 0..<made.length) == 0..<made.chunks.count)
+        #expect(made.chunkIndices(covering: 5..<5).isEmpty)
+    }
+
+    @Test(arguments: [1, 2, 8])
+    func verificationOnSeveralThreadsFindsTheFirstDamagedChunk(workers: Int) {
+        var value = randomBytes(400_000, seed: 5)
+        let made = recipe(value)
+        #expect(value.withUnsafeBytes { made.firstDamagedChunk(in: $0, workers: workers) } == nil)
+        // Two bytes flipped, in two chunks: the earlier one is reported.
+        let late = made.offsets[made.chunks.count - 2] + 3
+        let early = made.offsets[7] + 100
+        value[late] ^= 1
+        value[early] ^= 0x80
+        #expect(value.withUnsafeBytes { made.firstDamagedChunk(in: $0, workers: workers) } == 7)
+    }
+
+    @Test func anEditedValueSharesItsRecipesChunksAwayFromTheEdit() {
+        let value = randomBytes(400_000, seed: 6)
+        var edited = value
+        edited.insert(contentsOf: randomBytes(100, seed: 7), at: 200_000)
+        let before = Set(recipe(value).chunks.map(\.digest))
+        let after = recipe(edited).chunks
+        let new = after.filter { !before.contains($0.digest) }
+        #expect(new.count >= 1 && new.count <= 2)
+        #expect(after.count - new.count >= recipe(value).chunks.count - 2)
+    }
+}
