@@ -4,7 +4,8 @@ import Foundation
 /// `blobstore-bench chunking`: the content-defined chunker at several average chunk sizes, for
 /// choosing the ones large values are cut with (docs/benchmarks.md, "Content-defined chunking"):
 /// its speed on one core beside one core's SHA-256, the mean chunk it cuts, a verified read of
-/// the value's chunks on every core (`ChunkRecipe.firstDamagedChunk`), and what dedup finds
+/// the value's chunks on every core (`ChunkRecipe.firstDamagedChunk`), the recipe made on every
+/// core (`ChunkRecipe.make`: the whole value hashed while it is cut, then its chunks), and what dedup finds
 /// of a value stored again with ten 100-byte insertions, and of a pair of files (two versions of
 /// a tree as tar archives: `scripts/chunking.sh` makes them from this repository's history).
 struct ChunkingRun {
@@ -65,9 +66,9 @@ struct ChunkingRun {
         print("One core's SHA-256 on \(mebibytes) MiB: \(Self.rate(value.count, hashing)) GB/s\n")
         let cores = ProcessInfo.processInfo.activeProcessorCount
         var header =
-            "| average | min-max | mean chunk | chunking GB/s (one core) | chunks verified on \(cores) cores: GB/s"
-            + " (of \(cores) × one core) | 10 × 100 B inserted: bytes added |"
-        var rule = "|---:|---:|---:|---:|---:|---:|"
+            "| average | min-max | mean chunk | chunking GB/s (one core) | recipe made on \(cores) cores: GB/s"
+            + " | chunks verified on \(cores) cores: GB/s (of \(cores) × one core) | 10 × 100 B inserted: bytes added |"
+        var rule = "|---:|---:|---:|---:|---:|---:|---:|"
         for pair in pairs {
             header +=
                 " \((pair.new as NSString).lastPathComponent) after \((pair.old as NSString).lastPathComponent): new bytes |"
@@ -81,7 +82,11 @@ struct ChunkingRun {
             let seconds = Self.best {
                 lengths = value.withUnsafeBytes { ContentDefinedChunker.lengths(of: $0, parameters) }
             }
-            let recipe = value.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters) }
+            var made: ChunkRecipe?
+            let making = Self.best {
+                made = value.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters, workers: cores) }
+            }
+            let recipe = made!
             let verifying = Self.best {
                 let damaged = value.withUnsafeBytes { recipe.firstDamagedChunk(in: $0, workers: cores) }
                 precondition(damaged == nil, "the value's own recipe finds it damaged")
@@ -91,6 +96,7 @@ struct ChunkingRun {
             var row =
                 "| \(average >> 10) KiB | \(parameters.minimum >> 10)-\(parameters.maximum >> 10) KiB"
                 + " | \((value.count / lengths.count) >> 10) KiB | \(Self.rate(value.count, seconds))"
+                + " | \(Self.rate(value.count, making))"
                 + " | \(String(format: "%.2f (%.0f %%)", verified, verified * hashing * 1e9 * 100 / Double(value.count * cores)))"
                 + " | \(Self.percent(added, of: edited.count)) |"
             for (old, new) in files {

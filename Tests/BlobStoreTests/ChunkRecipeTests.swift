@@ -41,6 +41,26 @@ import Testing
         #expect(ChunkRecipe.decode(encoded) == made)
     }
 
+    @Test(arguments: [1, 2, 3, 8])
+    func aRecipeMadeOnSeveralThreadsIsTheChunksDigests(workers: Int) {
+        let value = randomBytes(300_000, seed: 8)
+        let made = value.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters, workers: workers) }
+        // Worked out one chunk at a time here.
+        var start = 0
+        let expected = value.withUnsafeBytes { bytes in
+            ContentDefinedChunker.lengths(of: bytes, parameters).map { length in
+                defer { start += length }
+                let chunk = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
+                return ChunkRecipe.Chunk(digest: SHA256Hasher.hash(chunk), length: length)
+            }
+        }
+        #expect(made.chunks == expected)
+        #expect(made.digest == value.withUnsafeBytes { SHA256Hasher.hash($0) })
+        // A value shorter than the minimum is one chunk.
+        let short = Array(value.prefix(10))
+        #expect(short.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters, workers: workers) }.chunks.count == 1)
+    }
+
     @Test func damagedOrInconsistentRecipesAreRefused() {
         let made = recipe(randomBytes(100_000, seed: 2))
         let encoded = made.encoded()
