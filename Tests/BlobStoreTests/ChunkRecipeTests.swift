@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import Testing
 
 @testable import BlobStore
@@ -59,6 +61,19 @@ import Testing
         // A value shorter than the minimum is one chunk.
         let short = Array(value.prefix(10))
         #expect(short.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters, workers: workers) }.chunks.count == 1)
+    }
+
+    @Test func recipesMadeInsideOtherParallelWorkFinish() {
+        // More tasks than threads, and the tasks of each recipe started in any order: the one that
+        // cuts is the first to run, so none waits for a task that has not started.
+        let value = randomBytes(50_000, seed: 9)
+        let expected = recipe(value)
+        let made = Mutex<[ChunkRecipe]>([])
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            let one = value.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters, workers: 8) }
+            made.withLock { $0.append(one) }
+        }
+        #expect(made.withLock { $0 } == Array(repeating: expected, count: 16))
     }
 
     @Test func damagedOrInconsistentRecipesAreRefused() {

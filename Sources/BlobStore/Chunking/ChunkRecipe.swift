@@ -47,14 +47,15 @@ package struct ChunkRecipe: Equatable, Sendable {
         self.length = offsets.last!
     }
 
-    /// The recipe of `bytes` cut with `parameters`, made on up to `workers` threads (at least two
-    /// tasks, which one thread runs in turn): one hashes the whole value while another cuts it,
+    /// The recipe of `bytes` (at least one byte) cut with `parameters`, made by `max(2, workers)`
+    /// tasks on as many threads as are free: one hashes the whole value while another cuts it,
     /// then all hash the chunks, each taking the next not yet taken. Cutting is faster than
     /// hashing, so the chunks are known before the whole value's digest is: on two cores a recipe
     /// costs about half of cutting and hashing twice one after the other.
     package static func make(
         of bytes: UnsafeRawBufferPointer, _ parameters: ChunkingParameters, workers: Int = 1
     ) -> ChunkRecipe {
+        precondition(!bytes.isEmpty, "a recipe has at least one chunk")
         nonisolated(unsafe) let shared = bytes
         nonisolated(unsafe) var lengths: [Int] = []
         nonisolated(unsafe) var offsets: [Int] = []
@@ -65,18 +66,22 @@ package struct ChunkRecipe: Equatable, Sendable {
             capacity: maximumChunks)
         defer { chunkDigests.deallocate() }
         let tasks = max(2, workers)
-        // The cut is published by the cutting task (0), which a task claims before any other.
+        // Roles go to tasks as they start, the cutting one first: it is running, so the tasks
+        // that wait for its cut never wait for a task not started (whatever order, or however
+        // few threads, the tasks get).
+        let roles = Atomic<Int>(0)
         let cut = DispatchSemaphore(value: 0)
         let next = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: tasks) { task in
-            if task == 0 {
+        DispatchQueue.concurrentPerform(iterations: tasks) { _ in
+            let role = roles.add(1, ordering: .relaxed).oldValue
+            if role == 0 {
                 lengths = ContentDefinedChunker.lengths(of: shared, parameters)
                 offsets = [0]
                 offsets.reserveCapacity(lengths.count + 1)
                 for length in lengths { offsets.append(offsets.last! + length) }
                 for _ in 1..<tasks { cut.signal() }
             } else {
-                if task == 1 { digest = SHA256Hasher.hash(shared) }
+                if role == 1 { digest = SHA256Hasher.hash(shared) }
                 cut.wait()
             }
             while true {
@@ -167,7 +172,7 @@ package struct ChunkRecipe: Equatable, Sendable {
         for byte in magic where try reader.u8() != byte { throw .init(reason: "not a recipe") }
         guard try reader.u32() == version else { throw .init(reason: "another version") }
         guard try reader.u8() == chunkerCode else { throw .init(reason: "an unknown chunker") }
-        let limit = 1 << 30
+        let limit = ChunkingParameters.largestMaximum
         guard
             let parameters = ChunkingParameters(
                 minimum: try reader.count(limit: limit, what: "minimum"),

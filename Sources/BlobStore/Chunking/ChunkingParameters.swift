@@ -13,11 +13,14 @@ package struct ChunkingParameters: Equatable, Sendable {
     /// The longest chunk: one is cut here when no content-defined cut came first.
     package let maximum: Int
 
+    /// The longest chunk any parameters allow: a recipe's lengths are read within it.
+    static let largestMaximum = 1 << 30
+
     /// `nil` unless `average` is a power of two from 256 bytes to 64 MiB and
-    /// `64 ≤ minimum < average < maximum`.
+    /// `64 ≤ minimum < average < maximum ≤ 1 GiB`.
     package init?(minimum: Int, average: Int, maximum: Int) {
         guard average >= 256, average <= 64 << 20, average.nonzeroBitCount == 1, minimum >= 64,
-            minimum < average, average < maximum
+            minimum < average, average < maximum, maximum <= Self.largestMaximum
         else { return nil }
         self.minimum = minimum
         self.average = average
@@ -26,6 +29,7 @@ package struct ChunkingParameters: Equatable, Sendable {
 
     /// Minimum a quarter of `average`, maximum four times it (FastCDC's proportions).
     package init?(average: Int) {
+        guard average <= 64 << 20 else { return nil }
         self.init(minimum: average / 4, average: average, maximum: average * 4)
     }
 

@@ -1,8 +1,9 @@
 /// Cuts a stream of bytes into content-defined chunks (FastCDC: Xia et al., "FastCDC: a fast and
 /// efficient content-defined chunking approach for data deduplication", USENIX ATC 2016, with
-/// normalized chunking at level 2): where a cut falls depends only on the 64 bytes before it, so
-/// an insertion or deletion changes the chunks around it and the cuts after it fall where they
-/// fell before. Bytes may arrive in pieces of any size: the cuts are those of the whole stream.
+/// normalized chunking at level 2): whether a byte ends a chunk depends on the 64 bytes before
+/// it and on its distance from the last cut (no cut before the minimum, the mask that changes at
+/// the average, the cut forced at the maximum), so an insertion or deletion changes the chunks
+/// around it and, once a cut falls where it fell before, the cuts after it are the same. Bytes may arrive in pieces of any size: the cuts are those of the whole stream.
 ///
 /// ```swift
 /// var chunker = ContentDefinedChunker(ChunkingParameters(average: 64 << 10)!)
