@@ -13,8 +13,14 @@ BUILD=.build/fuzz
 # harnesses"): SwiftPM builds each with the modules it depends on, all instrumented for libFuzzer
 # and AddressSanitizer, optimized, and compiled for testing (`@testable import` reaches internal
 # symbols). The build lives in .build/fuzz/swiftpm, apart from the package's own.
+#
+# SwiftPM passes its two sanitizers to swiftc as two flags, in the order of a set, which changes
+# from one run to the next, and swiftc keeps only the last `-sanitize=`: some builds had AddressSanitizer
+# without libFuzzer's coverage (the fuzzer saw only its harness's 34 counters and could not
+# learn). `-Xswiftc -sanitize=fuzzer,address` comes after both and asks for the two at once;
+# `--sanitize` stays for the link (libFuzzer's runtime and `main`).
 SWIFT_BUILD=(swift build --scratch-path "$BUILD/swiftpm" -c release --sanitize fuzzer --sanitize address
-    -Xswiftc -enable-testing)
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
 
 usage() {
     cat <<'EOF'
