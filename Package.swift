@@ -107,7 +107,7 @@ let package = Package(
 
 // The libFuzzer harnesses (Fuzz/README.md), declared only when BLOBSTORE_FUZZ=1, which
 // Fuzz/run.sh sets; it builds them with `--sanitize fuzzer --sanitize address -c release
-// -Xswiftc -enable-testing` into .build/fuzz/, so that the whole module graph below each harness
+// -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing` into .build/fuzz/, so that the whole module graph below each harness
 // is instrumented and the harness reaches internal symbols with `@testable import`. With the
 // fuzzer sanitizer SwiftPM compiles an executable as a library: libFuzzer's `main` calls the
 // harness's `LLVMFuzzerTestOneInput`.
