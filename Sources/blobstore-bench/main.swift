@@ -22,6 +22,11 @@
 //
 // The content-defined chunker's speed and dedup at several average chunk sizes (`ChunkingRun`);
 // scripts/chunking.sh runs it with two versions of this repository's sources as the pair.
+//
+//   blobstore-bench large [--dir DIR] [--sizes LIST] [--range-mib N] [--range-reads N]
+//
+// Large values through the store as it is, beside raw files and SHA-256's limits, and a 4 KiB
+// verified range read from a large value (`LargeRun`): what chunked values are measured against.
 
 import Foundation
 
@@ -39,6 +44,10 @@ do {
         print(ChunkingRun.usage)
     } else if arguments.first == "chunking" {
         try ChunkingRun(arguments: Array(arguments.dropFirst())).run()
+    } else if arguments.first == "large", arguments.dropFirst().contains("--help") {
+        print(LargeRun.usage)
+    } else if arguments.first == "large" {
+        try LargeRun(arguments: Array(arguments.dropFirst())).run()
     } else if arguments.first == "scale" {
         try ScaleRun(arguments: Array(arguments.dropFirst())).run()
     } else {

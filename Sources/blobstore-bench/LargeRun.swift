@@ -1,0 +1,116 @@
+import BlobStore
+import Foundation
+import Glibc
+
+/// `blobstore-bench large`: large values through the store as it is, beside raw files and this
+/// machine's SHA-256 on one core and on every core — the figures chunked values are to be
+/// measured against (docs/benchmarks.md, "Large values"). For each size: a put (durability
+/// `none`) and a verified get, each the best of three; the same bytes written to and read from a
+/// plain file; then a 4 KiB range read at random offsets of a value of `--range-mib` MiB, through
+/// a descriptor the store verified (`fileHandle(for:)`, so each read hashes the whole value).
+struct LargeRun {
+    static let usage = """
+        usage: blobstore-bench large [--dir DIR] [--sizes LIST] [--range-mib N] [--range-reads N]
+
+          --dir DIR          where the store and the raw files go (a new directory under /tmp)
+          --sizes LIST       value sizes in MiB (default 16,256)
+          --range-mib N      the value ranges are read from, in MiB (default 1024)
+          --range-reads N    the 4 KiB range reads timed (default 5)
+        """
+
+    var directory: String?
+    var sizes = [16, 256]
+    var rangeMiB = 1024
+    var rangeReads = 5
+
+    init(arguments: [String]) throws {
+        var rest = arguments[...]
+        func value(_ option: String) throws -> String {
+            guard let text = rest.popFirst() else { throw BenchError("\(option) needs a value\n\(Self.usage)") }
+            return text
+        }
+        func number(_ text: String, _ option: String) throws -> Int {
+            guard let number = Int(text), number > 0 else { throw BenchError("\(option) needs positive whole numbers") }
+            return number
+        }
+        while let option = rest.popFirst() {
+            switch option {
+            case "--dir": directory = try value(option)
+            case "--sizes": sizes = try value(option).split(separator: ",").map { try number(String($0), option) }
+            case "--range-mib": rangeMiB = try number(try value(option), option)
+            case "--range-reads": rangeReads = try number(try value(option), option)
+            default: throw BenchError("unknown option '\(option)'\n\(Self.usage)")
+            }
+        }
+    }
+
+    func run() throws {
+        let run = directory ?? NSTemporaryDirectory() + "blobstore-large-\(getpid())"
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
+        defer { if directory == nil { try? FileManager.default.removeItem(atPath: run) } }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        print(
+            "| size | SHA-256 one core | × \(cores) cores | raw file write | raw file read | store put | store verified get |"
+        )
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for (round, mebibytes) in sizes.enumerated() {
+            let value = Data(ChunkingRun.randomBytes(mebibytes << 20, seed: UInt64(round + 1)))
+            let hashing = ChunkingRun.best { _ = value.withUnsafeBytes { SHA256Hasher.hash($0) } }
+            let file = "\(run)/raw-\(mebibytes)"
+            let writing = ChunkingRun.best { try? value.write(to: URL(fileURLWithPath: file)) }
+            let reading = ChunkingRun.best { _ = FileManager.default.contents(atPath: file) }
+            let store = try BlobStore(at: "\(run)/store-\(mebibytes)", configuration: .init(durability: .none))
+            var index = 0
+            var putting = Double.infinity
+            for _ in 0..<3 {
+                let key = StoreKey("large-\(index)")
+                index += 1
+                // A value of its own each time: the same bytes again would be a dedup, not a put.
+                var distinct = value
+                distinct[0] = UInt8(truncatingIfNeeded: index)
+                putting = min(putting, try Measure.time { try store.put(distinct, for: key) }.seconds)
+            }
+            var getting = Double.infinity
+            for _ in 0..<3 {
+                let (seconds, read) = try Measure.time { try store.value(for: StoreKey("large-0")) }
+                guard read?.count == value.count else { throw BenchError("a large value is missing") }
+                getting = min(getting, seconds)
+            }
+            try store.close()
+            try? FileManager.default.removeItem(atPath: file)
+            let rate = { (seconds: Double) in String(format: "%.0f MB/s", Double(value.count) / seconds / 1e6) }
+            print(
+                "| \(mebibytes) MiB | \(rate(hashing)) | \(rate(hashing / Double(cores))) | \(rate(writing))"
+                    + " | \(rate(reading)) | \(rate(putting)) | \(rate(getting)) |")
+        }
+        try rangeRead(in: run)
+    }
+
+    /// 4 KiB at random offsets of one large value, each through a descriptor the store verified.
+    private func rangeRead(in run: String) throws {
+        let store = try BlobStore(at: "\(run)/store-range", configuration: .init(durability: .none))
+        let key = StoreKey("range")
+        try store.put(Data(ChunkingRun.randomBytes(rangeMiB << 20, seed: 9)), for: key)
+        var random = SplitMix64(seed: 10)
+        var times: [Double] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<rangeReads {
+            let offset = off_t(random.next() % UInt64((rangeMiB << 20) - 4096))
+            let (seconds, count) = try Measure.time { () throws -> Int in
+                guard let handle = try store.fileHandle(for: key) else {
+                    throw BenchError("the range value is missing")
+                }
+                defer { try? handle.close() }
+                return buffer.withUnsafeMutableBytes { pread(handle.fileDescriptor, $0.baseAddress, 4096, offset) }
+            }
+            guard count == 4096 else { throw BenchError("a range read came short") }
+            times.append(seconds)
+        }
+        try store.close()
+        times.sort()
+        print(
+            String(
+                format: "\n4 KiB verified range from a %d MiB value: p50 %.1f ms, max %.1f ms (%d reads)", rangeMiB,
+                times[times.count / 2] * 1e3, times.last! * 1e3, rangeReads))
+    }
+}
