@@ -12,12 +12,8 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size >= 1 else { return 0 }
-    var bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-    if data[0] & 1 == 1, bytes.count >= 4 {
-        let body = bytes.count - 4
-        let crc = bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<body]))) }
-        for index in 0..<4 { bytes[body + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
-    }
+    let given = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
+    let bytes = data[0] & 1 == 1 ? SealedBytes.resealed(given) : given
     // (a) Decoding never traps, whatever the bytes.
     guard let snapshot = PolicySnapshot.decode(bytes) else { return 0 }
     // (b) A snapshot has one encoding: what is accepted is written back byte for byte.

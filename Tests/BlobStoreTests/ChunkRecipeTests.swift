@@ -18,15 +18,6 @@ import Testing
         bytes.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters) }
     }
 
-    /// `bytes` with its last four bytes made the masked CRC32C of the rest.
-    private func resealed(_ bytes: [UInt8]) -> [UInt8] {
-        var bytes = bytes
-        let body = bytes.count - 4
-        let crc = bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<body]))) }
-        for index in 0..<4 { bytes[body + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
-        return bytes
-    }
-
     @Test func aRecipeDescribesItsValueAndRoundTrips() {
         let value = randomBytes(200_000, seed: 1)
         let made = recipe(value)
@@ -91,7 +82,7 @@ import Testing
         var longer = encoded
         let lengthAt = 8 + 4 + 1 + 7
         longer[lengthAt] &+= 1
-        #expect(ChunkRecipe.decode(resealed(longer)) == nil)
+        #expect(ChunkRecipe.decode(SealedBytes.resealed(longer)) == nil)
         // A chunk over the maximum, and one under the minimum before the last.
         let big = ChunkRecipe(
             parameters: parameters, digest: made.digest,
@@ -102,7 +93,7 @@ import Testing
             chunks: [.init(digest: made.digest, length: 10), .init(digest: made.digest, length: 2000)])
         #expect(ChunkRecipe.decode(short.encoded()) == nil)
         // Trailing bytes under a good checksum.
-        #expect(ChunkRecipe.decode(resealed(Array(encoded.dropLast(4)) + [0, 0, 0, 0, 0])) == nil)
+        #expect(ChunkRecipe.decode(SealedBytes.resealed(Array(encoded.dropLast(4)) + [0, 0, 0, 0, 0])) == nil)
     }
 
     @Test func aRangeTouchesTheChunksThatHoldItsBytes() {

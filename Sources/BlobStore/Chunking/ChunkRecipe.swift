@@ -151,21 +151,13 @@ package struct ChunkRecipe: Equatable, Sendable {
             writer.raw(chunk.digest.bytes)
             writer.varint(UInt64(chunk.length))
         }
-        let crc = writer.bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum($0)) }
-        writer.u32(crc)
+        SealedBytes.seal(&writer)
         return writer.bytes
     }
 
     /// Decodes `bytes`; `nil` for anything but a whole, checked recipe.
     package static func decode(_ bytes: [UInt8]) -> ChunkRecipe? {
-        guard bytes.count >= 4 else { return nil }
-        return bytes.withUnsafeBytes { buffer -> ChunkRecipe? in
-            let body = UnsafeRawBufferPointer(rebasing: buffer[..<(buffer.count - 4)])
-            var trailer = ByteReader(UnsafeRawBufferPointer(rebasing: buffer[(buffer.count - 4)...]))
-            guard let stored = try? trailer.u32(), CRC32C.mask(CRC32C.checksum(body)) == stored else { return nil }
-            var reader = ByteReader(body)
-            return try? decode(&reader)
-        }
+        SealedBytes.open(bytes) { (reader: inout ByteReader) throws(ByteReader.Failure) in try decode(&reader) }
     }
 
     private static func decode(_ reader: inout ByteReader) throws(ByteReader.Failure) -> ChunkRecipe {

@@ -85,21 +85,13 @@ struct PolicySnapshot: Equatable, Sendable {
         } else {
             writer.u8(0)
         }
-        let crc = writer.bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum($0)) }
-        writer.u32(crc)
+        SealedBytes.seal(&writer)
         return writer.bytes
     }
 
     /// Decodes `bytes`; `nil` for anything but a whole, checked snapshot.
     static func decode(_ bytes: [UInt8]) -> PolicySnapshot? {
-        guard bytes.count >= 4 else { return nil }
-        return bytes.withUnsafeBytes { buffer -> PolicySnapshot? in
-            let body = UnsafeRawBufferPointer(rebasing: buffer[..<(buffer.count - 4)])
-            var trailer = ByteReader(UnsafeRawBufferPointer(rebasing: buffer[(buffer.count - 4)...]))
-            guard let stored = try? trailer.u32(), CRC32C.mask(CRC32C.checksum(body)) == stored else { return nil }
-            var reader = ByteReader(body)
-            return try? decode(&reader)
-        }
+        SealedBytes.open(bytes) { (reader: inout ByteReader) throws(ByteReader.Failure) in try decode(&reader) }
     }
 
     /// A byte that must be 0 or 1: every snapshot has one encoding.
