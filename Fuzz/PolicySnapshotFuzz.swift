@@ -11,9 +11,7 @@
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard size >= 1 else { return 0 }
-    let given = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-    let bytes = data[0] & 1 == 1 ? SealedBytes.resealed(given) : given
+    guard let bytes = sealedInput(data, size) else { return 0 }
     // (a) Decoding never traps, whatever the bytes.
     guard let snapshot = PolicySnapshot.decode(bytes) else { return 0 }
     // (b) A snapshot has one encoding: what is accepted is written back byte for byte.

@@ -184,8 +184,7 @@ func writePolicySeeds(_ directory: String) {
 /// average, as written (first byte 0) and with a chunk's length changed and the checksum
 /// recomputed by the harness (first byte 1), and the recipe of a value of one short chunk.
 func writeRecipeSeeds(_ directory: String) {
-    var random = SplitMix64(seed: 3)
-    let value = (0..<20_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    let value = SplitMix64.bytes(20_000, seed: 3)
     let parameters = ChunkingParameters(average: 1024)!
     let recipe = value.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters) }
     let bytes = recipe.encoded()

@@ -48,13 +48,13 @@ struct ChunkingRun {
     }
 
     func run() throws {
-        let value = Self.randomBytes(mebibytes << 20, seed: 1)
+        let value = SplitMix64.bytes(mebibytes << 20, seed: 1)
         let edited = Self.inserting(count: 10, of: 100, into: value, seed: 2)
         let files = try pairs.map { pair in
             let read = { (path: String) in [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
             return (try read(pair.old), try read(pair.new))
         }
-        let hashing = Self.best {
+        let hashing = Measure.best {
             value.withUnsafeBytes { bytes in
                 let hasher = SHA256Hasher()
                 for start in stride(from: 0, to: bytes.count, by: 1 << 20) {
@@ -79,15 +79,15 @@ struct ChunkingRun {
         for average in averages {
             let parameters = ChunkingParameters(average: average)!
             var lengths: [Int] = []
-            let seconds = Self.best {
+            let seconds = Measure.best {
                 lengths = value.withUnsafeBytes { ContentDefinedChunker.lengths(of: $0, parameters) }
             }
             var made: ChunkRecipe?
-            let making = Self.best {
+            let making = Measure.best {
                 made = value.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters, workers: cores) }
             }
             let recipe = made!
-            let verifying = Self.best {
+            let verifying = Measure.best {
                 let damaged = value.withUnsafeBytes { recipe.firstDamagedChunk(in: $0, workers: cores) }
                 precondition(damaged == nil, "the value's own recipe finds it damaged")
             }
@@ -109,31 +109,9 @@ struct ChunkingRun {
 
     /// The bytes of `new` in chunks that `old`'s chunks do not include, both cut with `parameters`.
     static func newBytes(of new: [UInt8], after old: [UInt8], _ parameters: ChunkingParameters) -> Int {
-        let known = Set(digests(of: old, parameters).map(\.digest))
-        return digests(of: new, parameters).reduce(0) { $0 + (known.contains($1.digest) ? 0 : $1.length) }
-    }
-
-    /// Each chunk's SHA-256 and length.
-    static func digests(of bytes: [UInt8], _ parameters: ChunkingParameters) -> [(digest: SHA256Digest, length: Int)] {
-        bytes.withUnsafeBytes { bytes in
-            var start = 0
-            return ContentDefinedChunker.lengths(of: bytes, parameters).map { length in
-                defer { start += length }
-                return (SHA256Hasher.hash(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])), length)
-            }
-        }
-    }
-
-    /// `count` bytes drawn from SplitMix64 seeded with `seed`.
-    static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var random = SplitMix64(seed: seed)
-        var bytes = [UInt8](repeating: 0, count: count)
-        bytes.withUnsafeMutableBytes { bytes in
-            for start in stride(from: 0, to: bytes.count - 7, by: 8) {
-                bytes.storeBytes(of: random.next(), toByteOffset: start, as: UInt64.self)
-            }
-        }
-        return bytes
+        let chunks = { (bytes: [UInt8]) in bytes.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters).chunks } }
+        let known = Set(chunks(old).map(\.digest))
+        return chunks(new).reduce(0) { $0 + (known.contains($1.digest) ? 0 : $1.length) }
     }
 
     /// `value` with `count` runs of `length` random bytes inserted at random places.
@@ -142,14 +120,9 @@ struct ChunkingRun {
         var random = SplitMix64(seed: seed)
         for _ in 0..<count {
             let at = Int(random.next() % UInt64(edited.count + 1))
-            edited.insert(contentsOf: randomBytes(length, seed: random.next()), at: at)
+            edited.insert(contentsOf: SplitMix64.bytes(length, seed: random.next()), at: at)
         }
         return edited
-    }
-
-    /// The shortest of three runs of `body`, in seconds.
-    static func best(_ body: () -> Void) -> Double {
-        (0..<3).map { _ in Measure.time(body).seconds }.min()!
     }
 
     static func rate(_ bytes: Int, _ seconds: Double) -> String {

@@ -55,11 +55,11 @@ struct LargeRun {
         )
         print("|---:|---:|---:|---:|---:|---:|---:|")
         for (round, mebibytes) in sizes.enumerated() {
-            let value = Data(ChunkingRun.randomBytes(mebibytes << 20, seed: UInt64(round + 1)))
-            let hashing = ChunkingRun.best { _ = value.withUnsafeBytes { SHA256Hasher.hash($0) } }
+            let value = Data(SplitMix64.bytes(mebibytes << 20, seed: UInt64(round + 1)))
+            let hashing = Measure.best { _ = value.withUnsafeBytes { SHA256Hasher.hash($0) } }
             let file = "\(run)/raw-\(mebibytes)"
-            let writing = ChunkingRun.best { try? value.write(to: URL(fileURLWithPath: file)) }
-            let reading = ChunkingRun.best { _ = FileManager.default.contents(atPath: file) }
+            let writing = Measure.best { try? value.write(to: URL(fileURLWithPath: file)) }
+            let reading = Measure.best { _ = FileManager.default.contents(atPath: file) }
             let store = try BlobStore(at: "\(run)/store-\(mebibytes)", configuration: .init(durability: .none))
             var index = 0
             var putting = Double.infinity
@@ -92,7 +92,7 @@ struct LargeRun {
     private func rangeRead(in run: String) throws {
         let store = try BlobStore(at: "\(run)/store-range", configuration: .init(durability: .none))
         let key = StoreKey("range")
-        try store.put(Data(ChunkingRun.randomBytes(rangeMiB << 20, seed: 9)), for: key)
+        try store.put(Data(SplitMix64.bytes(rangeMiB << 20, seed: 9)), for: key)
         var random = SplitMix64(seed: 10)
         var times: [Double] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

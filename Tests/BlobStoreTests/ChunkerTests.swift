@@ -7,20 +7,6 @@ import Testing
 /// of what a store keeps, so the table and a list of cuts are pinned here; the rest checks the
 /// properties dedup relies on.
 @Suite struct ChunkerTests {
-    /// `count` bytes drawn from SplitMix64 seeded with `seed`.
-    private func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var random = SplitMix64(seed: seed)
-        var bytes = [UInt8](repeating: 0, count: count)
-        for index in stride(from: 0, to: count, by: 8) {
-            var word = random.next()
-            for offset in index..<min(count, index + 8) {
-                bytes[offset] = UInt8(truncatingIfNeeded: word)
-                word >>= 8
-            }
-        }
-        return bytes
-    }
-
     private func lengths(_ bytes: [UInt8], _ parameters: ChunkingParameters) -> [Int] {
         bytes.withUnsafeBytes { ContentDefinedChunker.lengths(of: $0, parameters) }
     }
@@ -40,7 +26,7 @@ import Testing
         #expect(GearTable.values.prefix(3) == [0xc6ad_f699_9c42_1bd9, 0x78e4_0b1e_a6b7_8fed, 0xd98a_3aa6_ce4c_1679])
         let parameters = ChunkingParameters(average: 16 << 10)!
         #expect(
-            lengths(randomBytes(1 << 20, seed: 7), parameters).prefix(12) == [
+            lengths(SplitMix64.bytes(1 << 20, seed: 7), parameters).prefix(12) == [
                 16637, 18544, 18178, 22778, 22483, 10256, 21429, 32715, 16992, 20952, 18783, 27283,
             ])
     }
@@ -61,7 +47,7 @@ import Testing
 
     @Test func chunksStayWithinTheirBoundsAndCoverTheStream() {
         let parameters = ChunkingParameters(average: 16 << 10)!
-        let bytes = randomBytes(16 << 20, seed: 8)
+        let bytes = SplitMix64.bytes(16 << 20, seed: 8)
         let found = lengths(bytes, parameters)
         #expect(found.reduce(0, +) == bytes.count)
         #expect(found.dropLast().allSatisfy { $0 >= parameters.minimum && $0 <= parameters.maximum })
@@ -80,8 +66,8 @@ import Testing
     @Test func shortAndEmptyStreams() {
         let parameters = ChunkingParameters(average: 16 << 10)!
         #expect(lengths([], parameters) == [])
-        #expect(lengths(randomBytes(100, seed: 1), parameters) == [100])
-        #expect(lengths(randomBytes(parameters.minimum, seed: 1), parameters) == [parameters.minimum])
+        #expect(lengths(SplitMix64.bytes(100, seed: 1), parameters) == [100])
+        #expect(lengths(SplitMix64.bytes(parameters.minimum, seed: 1), parameters) == [parameters.minimum])
         var chunker = ContentDefinedChunker(parameters)
         #expect(chunker.finish() == nil)
     }
@@ -89,7 +75,7 @@ import Testing
     @Test(arguments: [1, 7, 4096, 65_537])
     func piecesOfAnySizeCutAsTheWholeStream(piece: Int) {
         let parameters = ChunkingParameters(minimum: 1000, average: 4096, maximum: 10_000)!
-        let bytes = randomBytes(1 << 20, seed: 9)
+        let bytes = SplitMix64.bytes(1 << 20, seed: 9)
         var random = SplitMix64(seed: UInt64(piece))
         var chunker = ContentDefinedChunker(parameters)
         var found: [Int] = []
@@ -106,13 +92,13 @@ import Testing
 
     @Test func anInsertionChangesOnlyTheChunksAroundIt() {
         let parameters = ChunkingParameters(average: 16 << 10)!
-        let old = randomBytes(8 << 20, seed: 10)
+        let old = SplitMix64.bytes(8 << 20, seed: 10)
         var new = old
         var random = SplitMix64(seed: 11)
         // Ten insertions of 100 bytes at random places.
         for _ in 0..<10 {
             let at = Int(random.next() % UInt64(new.count))
-            new.insert(contentsOf: randomBytes(100, seed: random.next()), at: at)
+            new.insert(contentsOf: SplitMix64.bytes(100, seed: random.next()), at: at)
         }
         let oldChunks = Set(chunks(old, lengths(old, parameters)))
         let newChunks = chunks(new, lengths(new, parameters))

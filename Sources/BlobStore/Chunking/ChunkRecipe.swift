@@ -40,11 +40,30 @@ package struct ChunkRecipe: Equatable, Sendable {
         self.parameters = parameters
         self.digest = digest
         self.chunks = chunks
-        var offsets = [0]
-        offsets.reserveCapacity(chunks.count + 1)
-        for chunk in chunks { offsets.append(offsets.last! + chunk.length) }
-        self.offsets = offsets
+        self.offsets = Self.offsets(of: chunks.map(\.length))
         self.length = offsets.last!
+    }
+
+    /// Where chunks of `lengths` begin, and where the last ends.
+    private static func offsets(of lengths: [Int]) -> [Int] {
+        var offsets = [0]
+        offsets.reserveCapacity(lengths.count + 1)
+        for length in lengths { offsets.append(offsets.last! + length) }
+        return offsets
+    }
+
+    /// Hashes chunks of `bytes` (bounded by `offsets`) until none is left, each the next index
+    /// `next` hands out, so that several threads share the work; `hashed` gets each index and digest.
+    private static func hashChunks(
+        of bytes: UnsafeRawBufferPointer, _ offsets: [Int], taking next: borrowing Atomic<Int>,
+        _ hashed: (Int, SHA256Digest) -> Void
+    ) {
+        while true {
+            let index = next.add(1, ordering: .relaxed).oldValue
+            guard index < offsets.count - 1 else { return }
+            let chunk = UnsafeRawBufferPointer(rebasing: bytes[offsets[index]..<offsets[index + 1]])
+            hashed(index, SHA256Hasher.hash(chunk))
+        }
     }
 
     /// The recipe of `bytes` (at least one byte) cut with `parameters`, made by `max(2, workers)`
@@ -76,19 +95,14 @@ package struct ChunkRecipe: Equatable, Sendable {
             let role = roles.add(1, ordering: .relaxed).oldValue
             if role == 0 {
                 lengths = ContentDefinedChunker.lengths(of: shared, parameters)
-                offsets = [0]
-                offsets.reserveCapacity(lengths.count + 1)
-                for length in lengths { offsets.append(offsets.last! + length) }
+                offsets = Self.offsets(of: lengths)
                 for _ in 1..<tasks { cut.signal() }
             } else {
                 if role == 1 { digest = SHA256Hasher.hash(shared) }
                 cut.wait()
             }
-            while true {
-                let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < lengths.count else { return }
-                let chunk = UnsafeRawBufferPointer(rebasing: shared[offsets[index]..<offsets[index + 1]])
-                (chunkDigests.baseAddress! + index).initialize(to: SHA256Hasher.hash(chunk))
+            Self.hashChunks(of: shared, offsets, taking: next) { index, digest in
+                (chunkDigests.baseAddress! + index).initialize(to: digest)
             }
         }
         let chunks = lengths.indices.map { Chunk(digest: chunkDigests[$0], length: lengths[$0]) }
@@ -122,13 +136,8 @@ package struct ChunkRecipe: Equatable, Sendable {
         let next = Atomic<Int>(0)
         let damaged = Atomic<Int>(Int.max)
         DispatchQueue.concurrentPerform(iterations: max(1, min(workers, chunks.count))) { _ in
-            while true {
-                let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < chunks.count else { return }
-                let range = offsets[index]..<offsets[index + 1]
-                if SHA256Hasher.hash(UnsafeRawBufferPointer(rebasing: shared[range])) != chunks[index].digest {
-                    damaged.min(index, ordering: .relaxed)
-                }
+            Self.hashChunks(of: shared, offsets, taking: next) { index, digest in
+                if digest != chunks[index].digest { damaged.min(index, ordering: .relaxed) }
             }
         }
         let found = damaged.load(ordering: .relaxed)

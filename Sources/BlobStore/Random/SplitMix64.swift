@@ -16,4 +16,23 @@ package struct SplitMix64: RandomNumberGenerator, Sendable {
         mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
         return mixed ^ (mixed >> 31)
     }
+
+    /// `count` bytes from the generator seeded with `seed`: its numbers' bytes in order, each
+    /// number least significant byte first (the last one's first bytes when `count` is not a
+    /// multiple of eight).
+    package static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var random = SplitMix64(seed: seed)
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var index = 0
+            while index < count {
+                var word = random.next()
+                for offset in index..<min(count, index + 8) {
+                    buffer[offset] = UInt8(truncatingIfNeeded: word)
+                    word >>= 8
+                }
+                index += 8
+            }
+            initialized = count
+        }
+    }
 }
