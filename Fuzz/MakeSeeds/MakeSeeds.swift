@@ -23,6 +23,25 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
     return writer.bytes
 }
 
+/// The chunked put of docs/format.md's worked example: 100 bytes `a` then 100 bytes `b`, cut
+/// into those halves, their needles at offsets 65 and 201 of pack 1.
+let chunkedPut: JournalRecord.PutRecord = {
+    let halves = ([UInt8](repeating: 0x61, count: 100), [UInt8](repeating: 0x62, count: 100))
+    let recipe = ChunkRecipe(
+        parameters: ChunkingParameters(minimum: 64, average: 256, maximum: 1024)!,
+        digest: SHA256Hasher.hash(halves.0 + halves.1),
+        chunks: [
+            .init(digest: SHA256Hasher.hash(halves.0), length: 100),
+            .init(digest: SHA256Hasher.hash(halves.1), length: 100),
+        ])
+    return JournalRecord.PutRecord(
+        key: "v", digest: recipe.digest, size: 200, created: 1_700_000_000_000, expires: nil, metadata: [],
+        location: .chunked,
+        recipe: PlacedRecipe(
+            recipe,
+            locations: [.packed(PackLocation(pack: 1, offset: 65)), .packed(PackLocation(pack: 1, offset: 201))]))
+}()
+
 @main enum MakeSeeds {
     static func main() {
         let directory = CommandLine.arguments[1]
@@ -45,6 +64,7 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
         ]
         let valid = journal(mixed)
         write(journal([put]), "\(directory)/valid-single-put.journal")
+        write(journal([put, .put(chunkedPut)]), "\(directory)/valid-chunked-put.journal")
         write(valid, "\(directory)/valid-all-record-types.journal")
         // The writer died mid-append: the last record is cut off.
         write(Array(valid.dropLast(7)), "\(directory)/torn-tail-cut-record.journal")
@@ -142,6 +162,30 @@ func journal(_ records: [JournalRecord]) -> [UInt8] {
                 packs: ManifestPackTable(
                     nextPack: 5, packs: [.init(number: 1, end: 1 << 20), .init(number: 4, end: 24)])),
             "\(tables)/valid-many-entries.manifest")
+        // A chunked value (docs/format.md, "Chunked values") under two keys, its chunks' needles in
+        // pack 1, one of them also a key's own value.
+        let chunkedEntry = { (key: StoreKey) in
+            ManifestEntry(
+                key: key,
+                entry: IndexEntry(
+                    digest: chunkedPut.digest, size: chunkedPut.size, created: 1_700_000_000_000,
+                    lastAccess: 1_700_000_000_000, expires: nil, metadata: []), location: .chunked)
+        }
+        let half = chunkedPut.recipe!.recipe.chunks[0]
+        write(
+            ManifestWriter.encode(
+                generation: 4,
+                entries: [
+                    chunkedEntry("v"), chunkedEntry("w"),
+                    ManifestEntry(
+                        key: "half",
+                        entry: IndexEntry(
+                            digest: half.digest, size: UInt64(half.length), created: 5, lastAccess: 6, expires: nil,
+                            metadata: []), location: packed(1, 65)),
+                ],
+                recipes: [chunkedPut.recipe!],
+                packs: ManifestPackTable(nextPack: 2, packs: [.init(number: 1, end: 337)])),
+            "\(tables)/valid-chunked-value.manifest")
         // A bit flipped inside the key block's payload: it opens, and the block fails its check.
         var damagedTable = few
         damagedTable[JournalFormat.fileHeaderSize + JournalFormat.recordHeaderSize + 3] ^= 0x08

@@ -71,15 +71,16 @@ enum DumpJSON {
 
     // MARK: - Fields
 
-    /// A key's fields; `pack` is `{"pack", "offset"}` for a needle, `null` for a loose blob, and
-    /// `metadata` is base64.
+    /// A key's fields; `pack` is `{"pack", "offset"}` for a needle, `null` for a loose or chunked
+    /// blob, `chunked` says whether the value is chunks, and `metadata` is base64.
     private static func fields(of entry: StoreDump.Entry) -> [String: Any] {
         let pack: Any
         switch entry.location {
-        case .loose: pack = NSNull()
+        case .loose, .chunked: pack = NSNull()
         case .packed(let needle): pack = place(needle)
         }
         return [
+            "chunked": entry.location == .chunked,
             "key": entry.key.string, "digest": entry.digest.hex, "size": entry.size, "created": time(entry.created),
             "lastAccess": optional(entry.lastAccess.map(time)), "expires": optional(entry.expires.map(time)),
             "metadata": Data(entry.metadata).base64EncodedString(), "pack": pack,

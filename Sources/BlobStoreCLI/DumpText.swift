@@ -95,6 +95,7 @@ enum DumpText {
         switch location {
         case .loose: "loose"
         case .packed(let place): self.place(place)
+        case .chunked: "chunked"
         }
     }
 

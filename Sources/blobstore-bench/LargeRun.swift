@@ -2,13 +2,13 @@ import BlobStore
 import Foundation
 import Glibc
 
-/// `blobstore-bench large`: large values through the store as it is, beside raw files and this
-/// machine's SHA-256 on one core and on every core — the figures chunked values are to be
-/// measured against (docs/benchmarks.md, "Large values"). For each size: a put (durability
-/// `none`) and a verified get, each the best of three (three values, each read once: a process
-/// verifies a blob the first time it reads it); the same bytes written to and read from a
-/// plain file; then a 4 KiB range read at random offsets of a value of `--range-mib` MiB, through
-/// a descriptor the store verified (`fileHandle(for:)`, so each read hashes the whole value).
+/// `blobstore-bench large`: large values through the store, stored whole and as chunks, beside
+/// raw files and this machine's SHA-256 on one core and on every core (docs/benchmarks.md,
+/// "Large values, whole and chunked"). For each size and each way of storing: a put (durability `none`) and a
+/// verified get, each the best of three (three values, each read once: a process verifies a
+/// blob the first time it reads it); the same bytes written to and read from a plain file; then
+/// a 4 KiB range read at random offsets of a value of `--range-mib` MiB stored whole, through a
+/// descriptor the store verified (`fileHandle(for:)`, so each read hashes the whole value).
 struct LargeRun {
     static let usage = """
         usage: blobstore-bench large [--dir DIR] [--sizes LIST] [--range-mib N] [--range-reads N]
@@ -51,41 +51,54 @@ struct LargeRun {
         defer { if directory == nil { try? FileManager.default.removeItem(atPath: run) } }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         print(
-            "| size | SHA-256 one core | × \(cores) cores | raw file write | raw file read | store put | store verified get |"
-        )
-        print("|---:|---:|---:|---:|---:|---:|---:|")
+            "| size | SHA-256 one core | × \(cores) cores | raw file write | raw file read | put whole | put chunked"
+                + " | verified get whole | verified get chunked |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        var chunked = BlobStore.Configuration(durability: .none)
+        chunked.chunkThreshold = 1 << 20
         for (round, mebibytes) in sizes.enumerated() {
             let value = Data(SplitMix64.bytes(mebibytes << 20, seed: UInt64(round + 1)))
             let hashing = Measure.best { _ = value.withUnsafeBytes { SHA256Hasher.hash($0) } }
             let file = "\(run)/raw-\(mebibytes)"
             let writing = Measure.best { try? value.write(to: URL(fileURLWithPath: file)) }
             let reading = Measure.best { _ = FileManager.default.contents(atPath: file) }
-            let store = try BlobStore(at: "\(run)/store-\(mebibytes)", configuration: .init(durability: .none))
-            var index = 0
-            var putting = Double.infinity
-            for _ in 0..<3 {
-                let key = StoreKey("large-\(index)")
-                index += 1
-                // A value of its own each time: the same bytes again would be a dedup, not a put.
-                var distinct = value
-                distinct[0] = UInt8(truncatingIfNeeded: index)
-                putting = min(putting, try Measure.time { try store.put(distinct, for: key) }.seconds)
-            }
-            // Each value read once: a process verifies a blob once and trusts it afterwards.
-            var getting = Double.infinity
-            for read in 0..<3 {
-                let (seconds, read) = try Measure.time { try store.value(for: StoreKey("large-\(read)")) }
-                guard read?.count == value.count else { throw BenchError("a large value is missing") }
-                getting = min(getting, seconds)
-            }
-            try store.close()
+            let whole = try putAndGet(value, at: "\(run)/store-\(mebibytes)", .init(durability: .none))
+            let cut = try putAndGet(value, at: "\(run)/chunked-\(mebibytes)", chunked)
             try? FileManager.default.removeItem(atPath: file)
             let rate = { (seconds: Double) in String(format: "%.0f MB/s", Double(value.count) / seconds / 1e6) }
             print(
                 "| \(mebibytes) MiB | \(rate(hashing)) | \(rate(hashing / Double(cores))) | \(rate(writing))"
-                    + " | \(rate(reading)) | \(rate(putting)) | \(rate(getting)) |")
+                    + " | \(rate(reading)) | \(rate(whole.put)) | \(rate(cut.put)) | \(rate(whole.get))"
+                    + " | \(rate(cut.get)) |")
         }
         try rangeRead(in: run)
+    }
+
+    /// The best of three puts into a new store at `path` (`value`, then two of its size with
+    /// other bytes), and of three verified gets, one of each value.
+    private func putAndGet(_ value: Data, at path: String, _ configuration: BlobStore.Configuration) throws -> (
+        put: Double, get: Double
+    ) {
+        let store = try BlobStore(at: path, configuration: configuration)
+        defer { try? store.close() }
+        var putting = Double.infinity
+        for index in 0..<3 {
+            // Bytes of its own each time: the same bytes again (or most of them, chunked) would
+            // be a dedup, not a put.
+            let distinct = index == 0 ? value : Data(SplitMix64.bytes(value.count, seed: UInt64(1000 + index)))
+            putting = min(
+                putting, try Measure.time { try store.put(distinct, for: StoreKey("large-\(index)")) }.seconds)
+        }
+        // Each value read once: a process verifies a blob once and trusts it afterwards.
+        var getting = Double.infinity
+        for index in 0..<3 {
+            let (seconds, read) = try Measure.time { try store.value(for: StoreKey("large-\(index)")) }
+            guard read?.count == value.count else { throw BenchError("a large value is missing") }
+            getting = min(getting, seconds)
+        }
+        try store.close()
+        try? FileManager.default.removeItem(atPath: path)
+        return (putting, getting)
     }
 
     /// 4 KiB at random offsets of one large value, each through a descriptor the store verified.

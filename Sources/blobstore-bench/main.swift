@@ -25,8 +25,8 @@
 //
 //   blobstore-bench large [--dir DIR] [--sizes LIST] [--range-mib N] [--range-reads N]
 //
-// Large values through the store as it is, beside raw files and SHA-256's limits, and a 4 KiB
-// verified range read from a large value (`LargeRun`): what chunked values are measured against.
+// Large values through the store, whole and chunked, beside raw files and SHA-256's limits, and
+// a 4 KiB verified range read from a large value stored whole (`LargeRun`).
 
 import Foundation
 

@@ -123,7 +123,7 @@ import Testing
                     "journal", "record", "journalEnd", "manifest", "entry", "entry", "manifestEnd",
                 ])
             #expect(lines[1]["type"] as? String == "remove" && lines[1]["key"] as? String == "a")
-            #expect(lines[3]["version"] as? Int == 2 && lines[3]["generation"] as? Int == 2)
+            #expect(lines[3]["version"] as? Int == 3 && lines[3]["generation"] as? Int == 2)
             let pack = try #require(lines[4]["pack"] as? [String: Any])
             #expect(pack["pack"] as? Int == 1 && pack["offset"] as? Int == 24)
         }

@@ -50,7 +50,40 @@ private let workloads: [String: [Step]] = [
     ],
     // Nothing in the newest pack lives: gc deletes it, and the next put starts another.
     "empty": [.put("a", "alpha"), .put("b", "beta"), .remove("a"), .remove("b"), .gc, .put("c", "gamma")],
+    // Chunked values (``chunkedValueBytes``), two sharing most chunks; a remove, a compaction
+    // that writes the recipes, a gc that frees the chunks only the removed one used.
+    "chunked": [
+        .put("a", "chunked one"), .put("b", "chunked one, edited"), .put("c", "small"), .remove("a"), .compact,
+        .put("a", "chunked two"), .remove("b"), .gc,
+    ],
 ]
+
+/// The bytes a step's value stands for: a value named `chunked …` is 24 KiB (chunked at the
+/// sweeps' 4 KiB average: about six chunks); `, edited` inserts 100 bytes into the middle of
+/// the value it names. Any other value is its UTF-8.
+private func valueBytes(_ value: String) -> Data {
+    guard value.hasPrefix("chunked ") else { return Data(value.utf8) }
+    if value.hasSuffix(", edited") {
+        var bytes = valueBytes(String(value.dropLast(", edited".count)))
+        bytes.insert(contentsOf: SplitMix64.bytes(100, seed: 99), at: 12 << 10)
+        return bytes
+    }
+    return Data(SplitMix64.bytes(24 << 10, seed: UInt64(value.utf8.count)))
+}
+
+/// The value a read's bytes stand for, among `values`.
+private func valueName(_ data: Data, among values: Set<String?>) -> String {
+    values.compactMap { $0 }.first { valueBytes($0) == data } ?? String(decoding: data, as: UTF8.self)
+}
+
+/// The sweeps' configuration: values from 20 KiB on are chunked at a 4 KiB average.
+private func sweepConfiguration(_ durability: Durability) -> BlobStore.Configuration {
+    var configuration = BlobStore.Configuration(durability: durability)
+    configuration.compactionMinimumJournalBytes = .max
+    configuration.chunkThreshold = 20 << 10
+    configuration.chunkSize = 4 << 10
+    return configuration
+}
 
 /// What each key may hold after a run.
 private struct Expectation {
@@ -116,11 +149,9 @@ private struct Expectation {
         var afterSyncFailure: [String] = []
         var eviction: GarbageCollectionReport?
         if let plan { FaultInjection.begin(plan) }
-        var configuration = BlobStore.Configuration(durability: durability)
-        configuration.compactionMinimumJournalBytes = .max
         let store: BlobStore
         do {
-            store = try BlobStore(at: path, configuration: configuration)
+            store = try BlobStore(at: path, configuration: sweepConfiguration(durability))
         } catch {
             if !(error is BlobStoreError) { errors.append("open threw \(type(of: error))") }
             return (expectation, errors, afterSyncFailure, eviction)
@@ -130,7 +161,7 @@ private struct Expectation {
             var acknowledged = true
             do {
                 switch step {
-                case .put(let key, let value): try store.put(Data(value.utf8), for: StoreKey(key))
+                case .put(let key, let value): try store.put(valueBytes(value), for: StoreKey(key))
                 case .remove(let key): try store.remove(StoreKey(key))
                 case .compact: try store.compact()
                 case .gc: try store.collectGarbage(gracePeriod: .zero)
@@ -153,10 +184,10 @@ private struct Expectation {
     private func check(
         _ path: String, _ expectation: Expectation, durableOnly: Bool, context: String
     ) throws {
-        let store = try BlobStore(at: path, configuration: .init(durability: .none))
+        let store = try BlobStore(at: path, configuration: sweepConfiguration(.none))
         defer { try? store.close() }
         for (key, allowed) in durableOnly ? expectation.sinceDurable : expectation.allowed {
-            let value = try store.value(for: StoreKey(key)).map { String(decoding: $0, as: UTF8.self) }
+            let value = try store.value(for: StoreKey(key)).map { valueName($0, among: allowed) }
             #expect(allowed.contains(value), "\(context): \(key) reads \(value ?? "absent"), allowed \(allowed)")
         }
         let report = try store.verify()

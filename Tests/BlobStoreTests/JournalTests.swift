@@ -66,7 +66,8 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
 @Suite struct JournalFormatTests {
     /// The examples in docs/format.md, produced there by an independent encoder: the 82-byte
     /// journal of one packed put, the 65-byte pack holding its needle, the 282-byte manifest of
-    /// the store after a compaction, and the 80-byte format-1 journal of one loose put.
+    /// the store after a compaction, the 195-byte record of a chunked put, and the 80-byte
+    /// format-1 journal of one loose put.
     @Test func workedExamplesOfDocsFormatMd() {
         let hello = Data("hello")
         let digest = SHA256Hasher.hash(hello)
@@ -78,7 +79,7 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
                 location: .packed(PackLocation(pack: 1, offset: 24))))
         #expect(
             hex(JournalHeader(generation: 1).encoded + packed.framed)
-                == "424c4f424a524e4c020000000100000000000000cc5ef3b92d00000007d66e90601995d21401612cf24dba5f"
+                == "424c4f424a524e4c030000000100000000000000effb92612d00000007d66e90601995d21401612cf24dba5f"
                 + "b0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b98240580d095ffbc3100000118")
 
         #expect(
@@ -96,13 +97,41 @@ func scan(_ bytes: [UInt8]) -> ([JournalRecord], JournalReader.Scan) {
             generation: 2, entries: [entry], packs: ManifestPackTable(nextPack: 2, packs: [.init(number: 1, end: 65)]))
         #expect(
             hex(manifest)
-                == "424c4f424d4e4654020000000200000000000000898e36133500000005659e20dbf14099e60101612cf24dba5fb0"
+                == "424c4f424d4e46540300000002000000000000002aac567b3500000005659e20dbf14099e60101612cf24dba5fb0"
                 + "a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b98240580d095ffbc31e0a499ffbc3100000101182600"
                 + "00000a0ff09b7ae40f080e012cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b98240501"
                 + "0101186c0000000b7e52814ec04e41d6010000000000000001000000000000000500000000000000000000000000"
                 + "00004100000000000000020000000100000001000000010000000100000041000000000000002900000000000000"
                 + "8cec01864cdc63af18000000000000000ea3b05fba4df22c5a000000000000008d00000000000000424c4f424d45"
                 + "4e4461d025d8")
+
+        // A chunked put: 100 bytes of `a` then 100 of `b`, cut into those two chunks (the example
+        // in "Chunked values"; its needles at offsets 65 and 201 of pack 1).
+        let halves = (Data(repeating: 0x61, count: 100), Data(repeating: 0x62, count: 100))
+        let recipe = ChunkRecipe(
+            parameters: ChunkingParameters(minimum: 64, average: 256, maximum: 1024)!,
+            digest: SHA256Hasher.hash(halves.0 + halves.1),
+            chunks: [
+                .init(digest: SHA256Hasher.hash(halves.0), length: 100),
+                .init(digest: SHA256Hasher.hash(halves.1), length: 100),
+            ])
+        let chunked = JournalRecord.put(
+            .init(
+                key: "v", digest: recipe.digest, size: 200, created: 1_700_000_000_000, expires: nil, metadata: [],
+                location: .chunked,
+                recipe: PlacedRecipe(
+                    recipe,
+                    locations: [
+                        .packed(PackLocation(pack: 1, offset: 65)), .packed(PackLocation(pack: 1, offset: 201)),
+                    ]
+                )))
+        #expect(
+            hex(chunked.framed)
+                == "b600000009e47dd481be7e39bc01765e8fce757305cffe37be059898fa572dc7e198bb8c8eb727bb3af18539"
+                + "140e43c80180d095ffbc3100008101424c4f425243504501000000014080028008c8000000000000005e8fce7573"
+                + "05cffe37be059898fa572dc7e198bb8c8eb727bb3af18539140e43022816597888e4a0d3a36b82b83316ab32680e"
+                + "b8f00f8cd3b904d681246d285a0e64d6cbb053abf2933889a0ccbf6ac244623a63a2e3397e991dde09266bdaa932"
+                + "d164d8f646c60101410101c901")
 
         var formatOne = JournalHeader(generation: 1)
         formatOne.version = 1

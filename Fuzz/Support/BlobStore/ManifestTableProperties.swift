@@ -18,7 +18,9 @@ func repairingManifestChecksums(_ bytes: [UInt8]) -> [UInt8] {
     guard bytes.count >= JournalFormat.fileHeaderSize + ManifestFormat.trailerSize else { return bytes }
     let trailerStart = bytes.count - ManifestFormat.trailerSize
     var repaired = repairingChecksums(bytes, in: JournalFormat.fileHeaderSize..<trailerStart)
-    let crc = repaired.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[trailerStart..<(trailerStart + 16)])) }
+    let crc = repaired.withUnsafeBytes {
+        CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[trailerStart..<(trailerStart + 16)]))
+    }
     let masked = CRC32C.mask(crc)
     for index in 0..<4 { repaired[trailerStart + 16 + index] = UInt8(truncatingIfNeeded: masked >> UInt32(8 * index)) }
     return repaired
@@ -54,8 +56,8 @@ func checkManifestTableProperties(_ bytes: [UInt8], what: String) {
             kind: "manifest")
     }
 
-    // (c) A manifest that checks whole holds what the writer writes for its entries and its
-    //     pack table: the rewrite opens, checks whole, and scans to the same entries, blobs,
+    // (c) A manifest that checks whole holds what the writer writes for its entries, the recipes
+    //     of its chunked values and its pack table: the rewrite opens, checks whole, and scans to the same entries, blobs,
     //     totals and packs. (Not the same bytes: where blocks end is the writer's choice, and a
     //     reader accepts any partition the index describes.)
     guard table.check() == nil else {
@@ -65,7 +67,13 @@ func checkManifestTableProperties(_ bytes: [UInt8], what: String) {
     let packs = ManifestPackTable(
         nextPack: table.nextPack, packs: table.packs.map { .init(number: $0.number, end: $0.usage.end) })
     let header = bytes.withUnsafeBytes { try? JournalHeader(parsing: $0, magic: ManifestFormat.magic) }
-    let rewritten = ManifestWriter.encode(generation: header?.generation ?? 0, entries: entries, packs: packs)
+    // The recipes of its chunked values, each chunk where the blob blocks say it is.
+    let locations = Dictionary(blobs.map { ($0.digest, $0.location) }, uniquingKeysWith: { first, _ in first })
+    let recipes = blobs.compactMap { blob in
+        blob.recipe.map { PlacedRecipe($0, locations: $0.chunks.map { locations[$0.digest] ?? .loose }) }
+    }
+    let rewritten = ManifestWriter.encode(
+        generation: header?.generation ?? 0, entries: entries, recipes: recipes, packs: packs)
     let again = openManifestTable(rewritten)
     var againEntries: [ManifestEntry] = []
     var againBlobs: [ManifestBlob] = []

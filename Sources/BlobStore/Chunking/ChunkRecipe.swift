@@ -70,15 +70,17 @@ package struct ChunkRecipe: Equatable, Sendable {
     /// tasks on as many threads as are free: one hashes the whole value while another cuts it,
     /// then all hash the chunks, each taking the next not yet taken. Cutting is faster than
     /// hashing, so the chunks are known before the whole value's digest is: on two cores a recipe
-    /// costs about half of cutting and hashing twice one after the other.
+    /// costs about half of cutting and hashing twice one after the other. A caller that hashed
+    /// the bytes already (as it wrote them) gives their `digest`, which is not computed again.
     package static func make(
-        of bytes: UnsafeRawBufferPointer, _ parameters: ChunkingParameters, workers: Int = 1
+        of bytes: UnsafeRawBufferPointer, _ parameters: ChunkingParameters, workers: Int = 1,
+        digest known: SHA256Digest? = nil
     ) -> ChunkRecipe {
         precondition(!bytes.isEmpty, "a recipe has at least one chunk")
         nonisolated(unsafe) let shared = bytes
         nonisolated(unsafe) var lengths: [Int] = []
         nonisolated(unsafe) var offsets: [Int] = []
-        nonisolated(unsafe) var digest: SHA256Digest?
+        nonisolated(unsafe) var digest = known
         let maximumChunks = bytes.count / parameters.minimum + 1
         // Each written by the task that took its chunk.
         nonisolated(unsafe) let chunkDigests = UnsafeMutableBufferPointer<SHA256Digest>.allocate(
@@ -98,7 +100,7 @@ package struct ChunkRecipe: Equatable, Sendable {
                 offsets = Self.offsets(of: lengths)
                 for _ in 1..<tasks { cut.signal() }
             } else {
-                if role == 1 { digest = SHA256Hasher.hash(shared) }
+                if role == 1 && known == nil { digest = SHA256Hasher.hash(shared) }
                 cut.wait()
             }
             Self.hashChunks(of: shared, offsets, taking: next) { index, digest in

@@ -41,18 +41,21 @@ extension StoreDump {
         }
     }
 
-    /// Where a value's bytes are: a file of its own, or a needle in a pack (docs/format.md,
-    /// "Packs").
+    /// Where a value's bytes are: a file of its own, a needle in a pack (docs/format.md,
+    /// "Packs"), or the chunks of a recipe ("Chunked values").
     public enum Location: Sendable, Equatable {
         /// `blobs/sha256/ab/<digest>`.
         case loose
         /// A needle in `packs/pack-<number>`.
         case packed(PackPlace)
+        /// Chunks, each a blob of its own, as the value's recipe lists them.
+        case chunked
 
         init(_ location: BlobLocation) {
             switch location {
             case .loose: self = .loose
             case .packed(let place): self = .packed(PackPlace(place))
+            case .chunked: self = .chunked
             }
         }
     }

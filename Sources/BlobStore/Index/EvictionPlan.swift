@@ -40,9 +40,9 @@ extension StoreIndex {
         forEachEntry { key, entry in
             guard key != protecting else { return }
             if entry.isExpired(at: now) {
-                planner.evict(key, entry, .expired, blob: blob(entry.digest))
+                planner.evict(key, entry, .expired, blob: blob(entry.digest), index: self)
             } else if let idleSince, entry.lastAccess < idleSince {
-                planner.evict(key, entry, .aged, blob: blob(entry.digest))
+                planner.evict(key, entry, .aged, blob: blob(entry.digest), index: self)
             } else if isOver && !usesQueue {
                 candidates.append((entry.lastAccess, key, entry))
             }
@@ -54,7 +54,7 @@ extension StoreIndex {
         if usesQueue {
             while !planner.isUnderTargets, let key = policy!.nextVictim(sparing: protecting) {
                 guard let entry = self[key] else { continue }
-                planner.evict(key, entry, policy!.reason, blob: blob(entry.digest))
+                planner.evict(key, entry, policy!.reason, blob: blob(entry.digest), index: self)
             }
             guard !planner.isUnderTargets else { return planner.plan }
             // The queue ran dry with the store still over: it does not hold every entry (it
@@ -70,7 +70,8 @@ extension StoreIndex {
         // The older access first, the smaller key on a tie.
         candidates.sort { ($0.lastAccess, $0.key) < ($1.lastAccess, $1.key) }
         for candidate in candidates {
-            planner.evict(candidate.key, candidate.entry, .leastRecentlyUsed, blob: blob(candidate.entry.digest))
+            planner.evict(
+                candidate.key, candidate.entry, .leastRecentlyUsed, blob: blob(candidate.entry.digest), index: self)
             if planner.isUnderTargets { break }
         }
         return planner.plan
@@ -99,16 +100,24 @@ extension StoreIndex {
 
         /// Adds `key`'s entry, whose blob is `reference`, to the victims.
         mutating func evict(
-            _ key: StoreKey, _ entry: IndexEntry, _ reason: EvictionReason, blob reference: BlobReference?
+            _ key: StoreKey, _ entry: IndexEntry, _ reason: EvictionReason, blob reference: BlobReference?,
+            index: StoreIndex
         ) {
             plan.victims.append(.init(key: key, digest: entry.digest, size: entry.size, reason: reason))
             remaining -= 1
-            released[entry.digest, default: 0] += 1
-            // A packed blob's needle is given back when its pack is repacked or deleted, which
-            // the round does after evicting (BlobStore.reclaimPacks).
-            if let reference, released[entry.digest] == reference.referenceCount {
-                stored &-= reference.allocatedBytes
-            }
+            release(entry.digest, reference, index: index)
+        }
+
+        /// Counts one reference to `digest` gone; its last takes the blob's disk off, and a
+        /// chunked value's last releases its chunks, each freed once nothing else names it. A
+        /// packed blob's needle is given back when its pack is repacked or deleted, which the
+        /// round does after evicting (BlobStore.reclaimPacks).
+        private mutating func release(_ digest: SHA256Digest, _ reference: BlobReference?, index: StoreIndex) {
+            released[digest, default: 0] += 1
+            guard let reference, released[digest] == reference.referenceCount else { return }
+            stored &-= reference.allocatedBytes
+            guard reference.location == .chunked, let recipe = index.recipe(digest) else { return }
+            for chunk in recipe.chunks { release(chunk.digest, index.blob(chunk.digest), index: index) }
         }
     }
 

@@ -45,7 +45,13 @@ struct PolicyState: Sendable {
 
     /// What an entry of `size` bytes at `location` counts for.
     func weight(size: UInt64, location: BlobLocation) -> UInt64 {
-        countsBytes ? StoreIndex.allocatedBytes(size: size, location: location) : 1
+        Self.weight(size: size, location: location, countsBytes: countsBytes)
+    }
+
+    private static func weight(size: UInt64, location: BlobLocation, countsBytes: Bool) -> UInt64 {
+        guard countsBytes else { return 1 }
+        // A chunked value weighs its size: its chunks, shared or not, take about that much.
+        return location == .chunked ? size : StoreIndex.allocatedBytes(size: size, location: location)
     }
 
     var count: Int { sieve?.count ?? s3fifo?.count ?? 0 }
@@ -141,7 +147,7 @@ extension PolicyState {
         }
         let countsBytes = countsBytes
         func weight(_ item: ManifestEntry) -> UInt64 {
-            countsBytes ? StoreIndex.allocatedBytes(size: item.entry.size, location: item.location) : 1
+            Self.weight(size: item.entry.size, location: item.location, countsBytes: countsBytes)
         }
         let usable =
             snapshot.map {

@@ -1,22 +1,24 @@
-/// The index: key → entry, digest → references, size and location, pack → usage, and running
-/// totals. It is the compacted manifest, read in place (``ManifestTable``), with the changes the
+/// The index: key → entry, digest → references, size and location (and a chunked value's
+/// recipe), pack → usage, and running totals. It is the compacted manifest, read in place (``ManifestTable``), with the changes the
 /// journal made since held in memory. Opening a store never walks the blob directories or the
 /// packs; every size is here.
 ///
 /// Totals use wrapping arithmetic: sizes come from the journal, and a record with a valid
 /// checksum but an absurd size must not trap the process (adds and subtracts still cancel).
 struct StoreIndex: Sendable {
-    /// A distinct blob and how many keys refer to it.
+    /// A distinct blob and how many references it has: keys that refer to it, and the chunks of
+    /// live recipes that name it (once per occurrence).
     struct BlobReference: Equatable, Sendable {
         var referenceCount: Int
         var size: UInt64
         /// This process wrote the blob or checked its digest; until then a put that reuses it
         /// hashes it first (a replayed journal says nothing about the file's health).
         var isVerified = false
-        /// A file of its own, or a needle in a pack.
+        /// A file of its own, a needle in a pack, or chunks (each a blob of its own).
         var location: BlobLocation = .loose
 
-        /// The disk the blob takes: whole blocks for a loose file, the needle for a packed one.
+        /// The disk the blob takes: whole blocks for a loose file, the needle for a packed one,
+        /// nothing for a chunked one (its chunks count, each once).
         var allocatedBytes: UInt64 { StoreIndex.allocatedBytes(size: size, location: location) }
     }
 
@@ -29,6 +31,7 @@ struct StoreIndex: Sendable {
         switch location {
         case .loose: size == 0 ? 0 : ((size &- 1) / blockSize &+ 1) &* blockSize
         case .packed: PackFormat.needleSize(size)
+        case .chunked: 0
         }
     }
 
@@ -58,12 +61,17 @@ struct StoreIndex: Sendable {
     /// Blobs whose references changed since the manifest (all blobs, without one). A count of 0
     /// hides the manifest's blob: nothing refers to it any more.
     private var changedBlobs: [SHA256Digest: BlobReference] = [:]
+    /// The recipes of chunked values the changes made live (with the manifest's chunk
+    /// references, or in place of them); the manifest's own are in its blob blocks
+    /// (``recipe(_:)``).
+    private var recipes: [SHA256Digest: ChunkRecipe] = [:]
     /// Blobs of the manifest, not among the changes, that this process has verified (a set, so
     /// that a verified read of one needs no blob lookup).
     private var verifiedBaseBlobs: Set<SHA256Digest> = []
     /// Live entries.
     private(set) var count = 0
-    /// Distinct blobs that some entry refers to.
+    /// Distinct blobs that some entry or live recipe refers to (a chunked value and each of its
+    /// distinct chunks count).
     private(set) var distinctBlobs = 0
     /// Sum of the sizes of all entries (a blob shared by two keys counts twice).
     private(set) var logicalBytes: UInt64 = 0
@@ -196,6 +204,43 @@ struct StoreIndex: Sendable {
             isVerified: !verifiedBaseBlobs.isEmpty && verifiedBaseBlobs.contains(digest), location: found.location)
     }
 
+    /// The recipe of `digest`, when it is a live chunked value.
+    func recipe(_ digest: SHA256Digest) -> ChunkRecipe? {
+        guard let reference = blob(digest), reference.location == .chunked else { return nil }
+        return recipes[digest] ?? base?.blob(digest)?.recipe
+    }
+
+    /// `digest`'s recipe with where each of its chunks is now, as a manifest keeps it.
+    func placedRecipe(_ digest: SHA256Digest) -> PlacedRecipe? {
+        guard let recipe = recipe(digest) else { return nil }
+        return PlacedRecipe(recipe, locations: recipe.chunks.map { blob($0.digest)?.location ?? .loose })
+    }
+
+    /// What a compaction writes: every entry with its blob's location, and the recipe of every
+    /// chunked value they refer to. An entry of a chunked value whose recipe cannot be read (a
+    /// damaged manifest block) is left out: it could not be read either.
+    func manifestContents() -> ManifestContents {
+        var contents = ManifestContents()
+        contents.entries.reserveCapacity(count)
+        var chunked: [SHA256Digest: Bool] = [:]
+        forEachManifestEntry { item in
+            if item.location == .chunked {
+                let digest = item.entry.digest
+                let readable =
+                    chunked[digest]
+                    ?? {
+                        let placed = placedRecipe(digest)
+                        if let placed { contents.recipes.append(placed) }
+                        chunked[digest] = placed != nil
+                        return placed != nil
+                    }()
+                guard readable else { return }
+            }
+            contents.entries.append(item)
+        }
+        return contents
+    }
+
     /// Calls `body` with every entry and its key, in no particular order.
     func forEachEntry(_ body: (StoreKey, IndexEntry) -> Void) {
         base?.forEachEntry { item in
@@ -245,7 +290,7 @@ struct StoreIndex: Sendable {
             let entry = IndexEntry(
                 digest: put.digest, size: put.size, created: put.created, lastAccess: put.created,
                 expires: put.expires, metadata: put.metadata)
-            store(entry, for: put.key, at: put.location)
+            store(entry, for: put.key, at: put.location, recipe: put.recipe)
             if policy != nil { policy!.put(put.key, weight: policy!.weight(size: put.size, location: put.location)) }
         case .access(let items):
             for item in items { touch(item.key, at: item.time) }
@@ -258,9 +303,10 @@ struct StoreIndex: Sendable {
         }
     }
 
-    /// Adds an entry read from a format-1 manifest (creation and access times as they were).
-    mutating func insert(_ item: ManifestEntry) {
-        store(item.entry, for: item.key, at: item.location)
+    /// Adds an entry of a manifest (creation and access times as they were): one of format 1,
+    /// or one written that could not be mapped again, with its chunked value's `recipe`.
+    mutating func insert(_ item: ManifestEntry, recipe: PlacedRecipe? = nil) {
+        store(item.entry, for: item.key, at: item.location, recipe: recipe)
     }
 
     /// The pack table a manifest keeps: every pack with a live needle, the newest, and the next
@@ -410,8 +456,10 @@ struct StoreIndex: Sendable {
     }
 
     /// Puts `entry` under `key`, replacing (and releasing) what was there; the blob is at
-    /// `location`.
-    private mutating func store(_ entry: IndexEntry, for key: StoreKey, at location: BlobLocation) {
+    /// `location` (and, chunked, made of `recipe`).
+    private mutating func store(
+        _ entry: IndexEntry, for key: StoreKey, at location: BlobLocation, recipe: PlacedRecipe?
+    ) {
         precondition(records.count < UInt32.max, "the index holds at most 2^32 - 1 changed entries")
         // One hash lookup for a key the changes do not hold yet; an overwrite puts the old
         // position back.
@@ -420,13 +468,13 @@ struct StoreIndex: Sendable {
             let old = records[Int(position)].entry
             records[Int(position)].entry = entry
             // Retain first: an overwrite with the same content must not make it garbage.
-            retain(entry, key: key, at: location)
+            retain(entry, key: key, at: location, recipe: recipe)
             release(old, key: key)
             return
         }
         let old = baseEntry(key)?.entry
         records.append(Record(key: key, entry: entry))
-        retain(entry, key: key, at: location)
+        retain(entry, key: key, at: location, recipe: recipe)
         if let old {
             shadow(key)
             release(old, key: key)
@@ -464,48 +512,92 @@ struct StoreIndex: Sendable {
         UInt64(key.bytes.count + entry.metadata.count + 64)
     }
 
-    private mutating func retain(_ entry: IndexEntry, key: StoreKey, at location: BlobLocation) {
+    private mutating func retain(
+        _ entry: IndexEntry, key: StoreKey, at location: BlobLocation, recipe: PlacedRecipe?
+    ) {
         logicalBytes &+= entry.size
         liveRecordBytes &+= Self.recordBytes(entry, key: key)
-        guard var reference = blob(entry.digest) else {
-            distinctBlobs &+= 1
-            changedBlobs[entry.digest] = BlobReference(referenceCount: 1, size: entry.size, location: location)
-            addAllocation(size: entry.size, at: location)
-            if !garbage.isEmpty, let size = garbage.removeValue(forKey: entry.digest) { garbageBytes &-= size }
-            return
-        }
-        reference.referenceCount += 1
-        if reference.location != location {
-            // A put that found the old copy unsound wrote a new one: every key moves to it.
-            removeAllocation(size: reference.size, at: reference.location)
-            addAllocation(size: reference.size, at: location)
-            reference.location = location
-        }
-        changedBlobs[entry.digest] = reference
+        retainBlob(entry.digest, size: entry.size, at: location, recipe: recipe)
     }
 
     private mutating func release(_ entry: IndexEntry, key: StoreKey) {
         logicalBytes &-= entry.size
         liveRecordBytes &-= Self.recordBytes(entry, key: key)
-        guard var reference = blob(entry.digest) else { return }
-        guard reference.referenceCount <= 1 else {
-            reference.referenceCount -= 1
-            changedBlobs[entry.digest] = reference
+        releaseBlob(entry.digest)
+    }
+
+    /// One more reference to `digest` at `location`. A chunked value's first reference retains
+    /// its chunks, at the locations `recipe` gives; a put record always carries the recipe, and
+    /// the decoder refuses a chunked location without one (`.loose` stands in, should one come).
+    private mutating func retainBlob(
+        _ digest: SHA256Digest, size: UInt64, at location: BlobLocation, recipe: PlacedRecipe?
+    ) {
+        let location = location == .chunked && recipe == nil ? .loose : location
+        guard var reference = blob(digest) else {
+            distinctBlobs &+= 1
+            changedBlobs[digest] = BlobReference(referenceCount: 1, size: size, location: location)
+            addAllocation(size: size, at: location)
+            if !garbage.isEmpty, let bytes = garbage.removeValue(forKey: digest) { garbageBytes &-= bytes }
+            if location == .chunked, let recipe { adopt(recipe) }
             return
         }
+        reference.referenceCount += 1
+        guard reference.location != location else {
+            changedBlobs[digest] = reference
+            return
+        }
+        // A put that found the old copy unsound wrote a new one: every reference moves to it.
+        let abandoned = reference.location == .chunked ? self.recipe(digest) : nil
+        removeAllocation(size: reference.size, at: reference.location)
+        addAllocation(size: reference.size, at: location)
+        reference.location = location
+        changedBlobs[digest] = reference
+        recipes[digest] = nil
+        // The new chunks first, so that those the two recipes share stay live throughout.
+        if location == .chunked, let recipe { adopt(recipe) }
+        if let abandoned { release(abandoned) }
+    }
+
+    /// One reference less to `digest`; a chunked value's last releases its chunks.
+    private mutating func releaseBlob(_ digest: SHA256Digest) {
+        guard var reference = blob(digest) else { return }
+        guard reference.referenceCount <= 1 else {
+            reference.referenceCount -= 1
+            changedBlobs[digest] = reference
+            return
+        }
+        let abandoned = reference.location == .chunked ? recipe(digest) : nil
         distinctBlobs &-= 1
         if base == nil {
-            changedBlobs[entry.digest] = nil
+            changedBlobs[digest] = nil
         } else {
             reference.referenceCount = 0
-            changedBlobs[entry.digest] = reference
+            changedBlobs[digest] = reference
         }
         removeAllocation(size: reference.size, at: reference.location)
         if reference.location == .loose {
             let bytes = reference.allocatedBytes
-            if let old = garbage.updateValue(bytes, forKey: entry.digest) { garbageBytes &-= old }
+            if let old = garbage.updateValue(bytes, forKey: digest) { garbageBytes &-= old }
             garbageBytes &+= bytes
         }
+        if let abandoned {
+            recipes[digest] = nil
+            release(abandoned)
+        }
+    }
+
+    /// Keeps `placed`'s recipe and retains each of its chunks (a chunk named twice, twice).
+    private mutating func adopt(_ placed: PlacedRecipe) {
+        recipes[placed.recipe.digest] = placed.recipe
+        for (chunk, location) in zip(placed.recipe.chunks, placed.locations) {
+            retainBlob(chunk.digest, size: UInt64(chunk.length), at: location, recipe: nil)
+        }
+    }
+
+    /// Releases each chunk of a recipe whose value is no longer chunked or live (its recipe is
+    /// forgotten first: a damaged journal that made a value its own chunk's chunk cannot loop).
+    private mutating func release(_ recipe: ChunkRecipe) {
+        for chunk in recipe.chunks { releaseBlob(chunk.digest) }
     }
 
     // MARK: - Disk use and packs
@@ -521,6 +613,8 @@ struct StoreIndex: Sendable {
                 $0.live &+= needle
                 $0.end = max($0.end, packed.offset &+ needle)
             }
+        case .chunked:
+            break
         }
     }
 
@@ -532,6 +626,8 @@ struct StoreIndex: Sendable {
             let needle = PackFormat.needleSize(size)
             livePackBytes &-= needle
             updatePack(packed.pack) { $0.live &-= needle }
+        case .chunked:
+            break
         }
     }
 

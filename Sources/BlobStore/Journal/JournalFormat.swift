@@ -17,7 +17,9 @@ enum JournalFormat {
     static let magic: [UInt8] = Array("BLOBJRNL".utf8)
     /// The format version this code writes and the newest it reads. Version 2 added packs:
     /// record types 7 and 8 here, a location per manifest entry and the manifest's pack table.
-    static let version: UInt32 = 2
+    /// Version 3 added chunked values: record type 9 and location tag 2 (with a recipe in a
+    /// manifest's blob blocks).
+    static let version: UInt32 = 3
     /// Bytes in the file header.
     static let fileHeaderSize = 24
     /// Bytes in a record header: length, type, payload CRC, header CRC.
@@ -44,6 +46,8 @@ enum JournalFormat {
         case packedPut = 7
         /// A needle copied by a repack.
         case relocate = 8
+        /// A put whose value is chunked: a put's payload, then the recipe and each chunk's location.
+        case chunkedPut = 9
     }
 
     /// The highest pack number a record may name: far beyond any store, and low enough that

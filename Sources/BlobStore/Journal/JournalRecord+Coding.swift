@@ -3,7 +3,12 @@
 extension JournalRecord {
     var type: JournalFormat.RecordType {
         switch self {
-        case .put(let put): put.location == .loose ? .put : .packedPut
+        case .put(let put):
+            switch put.location {
+            case .loose: .put
+            case .packed: .packedPut
+            case .chunked: .chunkedPut
+            }
         case .relocate: .relocate
         case .access: .access
         case .remove: .remove
@@ -53,7 +58,11 @@ extension JournalRecord {
             writer.time(put.created)
             writer.optionalTime(put.expires)
             writer.lengthPrefixed(put.metadata)
-            if let location = put.location.packed { Self.encode(location, into: &writer) }
+            switch put.location {
+            case .loose: break
+            case .packed(let location): Self.encode(location, into: &writer)
+            case .chunked: put.recipe!.encode(into: &writer)
+            }
         case .relocate(let move):
             writer.raw(move.digest.bytes)
             writer.varint(move.size)
@@ -88,18 +97,23 @@ extension JournalRecord {
         var reader = ByteReader(payload)
         let record: JournalRecord
         switch type {
-        case .put, .packedPut:
+        case .put, .packedPut, .chunkedPut:
             let key = try readKey(&reader)
             let digest = try readDigest(&reader)
             let size = try reader.varint()
             let created = try reader.time()
             let expires = try reader.optionalTime(what: "expiry")
             let metadata = try reader.lengthPrefixed(limit: JournalFormat.maxMetadataSize, what: "metadata length")
-            let location: BlobLocation = type == .put ? .loose : .packed(try readPackLocation(&reader, size: size))
-            record = .put(
-                PutRecord(
-                    key: key, digest: digest, size: size, created: created,
-                    expires: expires, metadata: metadata, location: location))
+            var put = PutRecord(
+                key: key, digest: digest, size: size, created: created, expires: expires, metadata: metadata)
+            switch type {
+            case .packedPut: put.location = .packed(try readPackLocation(&reader, size: size))
+            case .chunkedPut:
+                put.location = .chunked
+                put.recipe = try PlacedRecipe.decode(&reader, digest: digest, size: size)
+            default: break
+            }
+            record = .put(put)
         case .relocate:
             let digest = try readDigest(&reader)
             let size = try reader.varint()

@@ -21,8 +21,12 @@ enum JournalRecord: Equatable, Sendable {
         /// Milliseconds since the Unix epoch; `nil` when the entry does not expire.
         var expires: Int64?
         var metadata: [UInt8]
-        /// Where the blob is: a loose file (record type 1) or a needle (record type 7).
+        /// Where the blob is: a loose file (record type 1), a needle (record type 7) or chunks
+        /// (record type 9, with ``recipe``).
         var location: BlobLocation = .loose
+        /// A chunked value's recipe and its chunks' locations; `nil` unless ``location`` is
+        /// ``BlobLocation/chunked``.
+        var recipe: PlacedRecipe? = nil
     }
 
     /// A needle of `size` bytes whose digest is `digest`, copied from `from` to `to`.

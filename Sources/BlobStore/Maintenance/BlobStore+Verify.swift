@@ -54,9 +54,9 @@ extension BlobStore {
             if case .vanished = check.outcome { continue }
             report.blobsChecked += 1
             report.bytesChecked += check.bytesRead
-            // A loose copy of a packed blob (fileURL(for:)) is not what the entries read: garbage
-            // when sound, damage to set aside (but no entry to drop) when not.
-            let isCopy = snapshot.blobs[check.file.digest]?.location != nil
+            // A loose copy of a packed or chunked blob (fileURL(for:)) is not what the entries
+            // read: garbage when sound, damage to set aside (but no entry to drop) when not.
+            let isCopy = snapshot.blobs[check.file.digest].map { $0.location != nil || $0.isChunked } == true
             switch check.outcome {
             case .sound:
                 if !isCopy { present.insert(check.file.digest) }
@@ -71,7 +71,7 @@ extension BlobStore {
                 report.corruptBlobs.append(
                     VerifyReport.CorruptBlob(
                         digest: check.file.digest, path: layout.blobPath(check.file.digest), reason: reason,
-                        keys: isCopy ? [] : snapshot.blobs[check.file.digest]?.keys ?? []))
+                        keys: isCopy ? [] : snapshot.keys(of: check.file.digest)))
             case .vanished:
                 break
             }
@@ -91,7 +91,7 @@ extension BlobStore {
                 report.corruptBlobs.append(
                     VerifyReport.CorruptBlob(
                         digest: digest, path: layout.pack(location.pack) + " at \(location.offset)", reason: reason,
-                        keys: blob.keys))
+                        keys: snapshot.keys(of: digest)))
             }
         }
         report.corruptBlobs.sort { $0.digest < $1.digest }
@@ -106,8 +106,9 @@ extension BlobStore {
         for (digest, blob) in snapshot.blobs {
             // Sizes come from the journal: wrap rather than trap on an absurd one (as StoreIndex does).
             entryBytes &+= blob.size &* UInt64(blob.keys.count)
-            if !present.contains(digest) {
-                report.missingBlobs.append(VerifyReport.MissingBlob(digest: digest, keys: blob.keys))
+            // A chunked value is there when its chunks are: each is checked as a blob of its own.
+            if !present.contains(digest) && !blob.isChunked {
+                report.missingBlobs.append(VerifyReport.MissingBlob(digest: digest, keys: snapshot.keys(of: digest)))
             }
         }
         report.missingBlobs.sort { $0.digest < $1.digest }
@@ -135,7 +136,7 @@ extension BlobStore {
         report.steps.append(step("entries", count: snapshot.entries, bytes: entryBytes, since: &clock))
 
         if repair {
-            let bytes = try repairFindings(&report, strays: inventory.strays)
+            let bytes = try repairFindings(&report, strays: inventory.strays, snapshot: snapshot)
             let count = report.quarantinedBlobs + report.droppedEntries + report.quarantinedStrayFiles
             report.steps.append(step("repair", count: count, bytes: bytes, since: &clock))
         }
@@ -152,20 +153,31 @@ extension BlobStore {
 
     // MARK: - Index
 
-    /// The entries, grouped by blob, as of one catch-up.
+    /// The entries, grouped by blob, and the chunks of chunked values, as of one catch-up.
     private struct IndexSnapshot {
         struct Blob {
             var size: UInt64
-            /// As text, sorted.
+            /// The keys that refer to it, as text, sorted.
             var keys: [String]
-            /// Where its needle is, for a packed blob; `nil` for a loose one.
+            /// Where its needle is, for a packed blob; `nil` for a loose or chunked one.
             var location: PackLocation? = nil
+            /// A chunked value: sound when its chunks are.
+            var isChunked = false
+            /// For a chunk, the chunked values whose recipes name it.
+            var values: Set<SHA256Digest> = []
         }
 
         var entries = 0
         var blobs: [SHA256Digest: Blob] = [:]
         var indexBytes: UInt64 = 0
         var recovery = RecoveryReport()
+
+        /// The keys that read `digest`'s bytes: its own, and a chunk's values' keys, sorted.
+        func keys(of digest: SHA256Digest) -> [String] {
+            guard let blob = blobs[digest] else { return [] }
+            guard !blob.values.isEmpty else { return blob.keys }
+            return Set(blob.keys + blob.values.flatMap { blobs[$0]?.keys ?? [] }).sorted()
+        }
     }
 
     private func indexSnapshot(checkingWritable: Bool) throws -> IndexSnapshot {
@@ -182,9 +194,17 @@ extension BlobStore {
                 snapshot.blobs[entry.digest, default: IndexSnapshot.Blob(size: entry.size, keys: [])].keys
                     .append(key.string)
             }
-            for digest in snapshot.blobs.keys {
+            for digest in Array(snapshot.blobs.keys) {
                 snapshot.blobs[digest]!.keys.sort()
-                snapshot.blobs[digest]!.location = state.index.blob(digest)?.location.packed
+                let location = state.index.blob(digest)?.location
+                snapshot.blobs[digest]!.location = location?.packed
+                guard location == .chunked else { continue }
+                snapshot.blobs[digest]!.isChunked = true
+                for chunk in state.index.recipe(digest)?.chunks ?? [] {
+                    snapshot.blobs[chunk.digest, default: IndexSnapshot.Blob(size: UInt64(chunk.length), keys: [])]
+                        .values.insert(digest)
+                    snapshot.blobs[chunk.digest]!.location = state.index.blob(chunk.digest)?.location.packed
+                }
             }
             return snapshot
         }
@@ -308,8 +328,12 @@ extension BlobStore {
     /// then corrupt blobs, then missing ones. All removals go out in one append.
     ///
     /// - Returns: The bytes of the blobs quarantined.
-    private func repairFindings(_ report: inout VerifyReport, strays: [String]) throws -> UInt64 {
+    private func repairFindings(
+        _ report: inout VerifyReport, strays: [String], snapshot: IndexSnapshot
+    ) throws -> UInt64 {
         let findings = (corrupt: report.corruptBlobs.map(\.digest), missing: report.missingBlobs.map(\.digest))
+        // A damaged chunk drops the entries of every value made of it, as a read of one would.
+        let values = { (digest: SHA256Digest) in snapshot.blobs[digest]?.values ?? [] }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentStore.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         var quarantinedBytes: UInt64 = 0
@@ -331,10 +355,16 @@ extension BlobStore {
             }
             var records: [JournalRecord] = []
             // One pass over the index for every finding, not one per finding.
-            let wanted = Set(findings.corrupt).union(findings.missing)
+            let wanted = Set(findings.corrupt + findings.missing).union(
+                (findings.corrupt + findings.missing).flatMap(values))
             var keysByDigest: [SHA256Digest: [StoreKey]] = [:]
             for (key, entry) in state.index.entries where wanted.contains(entry.digest) {
                 keysByDigest[entry.digest, default: []].append(key)
+            }
+            func removals(_ digest: SHA256Digest) -> [JournalRecord] {
+                ([digest] + values(digest).sorted()).flatMap { target in
+                    (keysByDigest[target] ?? []).map { JournalRecord.remove(key: $0, digest: target) }
+                }
             }
             for digest in findings.corrupt {
                 if let reference = state.index.blob(digest), let location = reference.location.packed {
@@ -359,7 +389,7 @@ extension BlobStore {
                         quarantinedBlobs += 1
                         quarantinedBytes += UInt64(raw.count)
                     }
-                    records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
+                    records += removals(digest)
                     continue
                 }
                 let expectedSize = state.index.blob(digest)?.size
@@ -377,7 +407,7 @@ extension BlobStore {
                     quarantinedBlobs += 1
                     quarantinedBytes += found.bytesRead
                 }
-                records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
+                records += removals(digest)
             }
             for digest in findings.missing {
                 if let reference = state.index.blob(digest), let location = reference.location.packed {
@@ -386,7 +416,7 @@ extension BlobStore {
                 } else if try lstatBlob(digest) != nil {
                     continue
                 }
-                records += (keysByDigest[digest] ?? []).map { .remove(key: $0, digest: digest) }
+                records += removals(digest)
             }
             guard !records.isEmpty else { return }
             try state.append(records)

@@ -63,7 +63,7 @@ enum ManifestReader {
         let lastAccess = try reader.time()
         let expires = try reader.optionalTime(what: "expiry")
         let metadata = try reader.lengthPrefixed(limit: JournalFormat.maxMetadataSize, what: "metadata length")
-        let location = version >= 2 ? try decodeLocation(&reader, size: size) : .loose
+        let location = version >= 2 ? try BlobLocation.decode(&reader, size: size, chunked: true) : .loose
         return ManifestEntry(
             key: key,
             entry: IndexEntry(
@@ -80,7 +80,7 @@ enum ManifestReader {
         _ = try reader.varint()
         _ = try reader.optionalTime(what: "expiry")
         try reader.skip(try reader.count(limit: JournalFormat.maxMetadataSize, what: "metadata length"))
-        _ = try decodeLocation(&reader, size: size)
+        _ = try BlobLocation.decode(&reader, size: size, chunked: true)
     }
 
     /// One blob of a format-2 blob block.
@@ -91,18 +91,9 @@ enum ManifestReader {
         guard references >= 1, references <= UInt64(UInt32.max) else {
             throw ByteReader.Failure(reason: "reference count \(references) out of range")
         }
-        let location = try decodeLocation(&reader, size: size)
-        return ManifestBlob(digest: digest, size: size, references: Int(references), location: location)
-    }
-
-    /// A location: tag 0 (loose) or 1 and a pack location checked as a packed put's.
-    private static func decodeLocation(_ reader: inout ByteReader, size: UInt64) throws(ByteReader.Failure)
-        -> BlobLocation
-    {
-        switch try reader.u8() {
-        case 0: return .loose
-        case 1: return .packed(try JournalRecord.readPackLocation(&reader, size: size))
-        case let tag: throw ByteReader.Failure(reason: "bad location tag \(tag)")
-        }
+        let location = try BlobLocation.decode(&reader, size: size, chunked: true)
+        var blob = ManifestBlob(digest: digest, size: size, references: Int(references), location: location)
+        if location == .chunked { blob.recipe = try PlacedRecipe.readRecipe(&reader, digest: digest, size: size) }
+        return blob
     }
 }

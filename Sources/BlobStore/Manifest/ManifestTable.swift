@@ -215,24 +215,32 @@ final class ManifestTable: Sendable {
     }
 
     /// Reads and checks every block, and that the blocks agree with each other and with the
-    /// index: each blob's references, size and location with the entries that refer to it, and
+    /// index: each blob's references, size and location with the entries and recipes that refer
+    /// to it (no chunk is itself chunked), and
     /// every total and pack's live bytes with the blobs. Returns the first damage found, now or
     /// before, or `nil`. Holds one record per distinct blob in memory while it runs.
     func check() -> String? {
-        var referring: [SHA256Digest: (count: Int, size: UInt64, location: BlobLocation)] = [:]
+        // A chunk's references may come from recipes only: its location is then the blob's own.
+        var referring: [SHA256Digest: (count: Int, size: UInt64, location: BlobLocation?)] = [:]
         var logicalBytes: UInt64 = 0
         var liveRecordBytes: UInt64 = 0
+        func refer(_ digest: SHA256Digest, size: UInt64, location: BlobLocation?) {
+            guard let known = referring[digest] else { return referring[digest] = (1, size, location) }
+            if known.size != size || (location != nil && known.location != nil && known.location != location) {
+                note("references to blob \(digest) disagree on its size or location")
+            }
+            referring[digest] = (known.count + 1, size, known.location ?? location)
+        }
         forEachEntry { item in
             logicalBytes &+= item.entry.size
             liveRecordBytes &+= StoreIndex.recordBytes(item.entry, key: item.key)
-            let digest = item.entry.digest
-            if let known = referring[digest] {
-                if known.size != item.entry.size || known.location != item.location {
-                    note("entries of blob \(digest) disagree on its size or location")
-                }
-                referring[digest]!.count += 1
-            } else {
-                referring[digest] = (1, item.entry.size, item.location)
+            refer(item.entry.digest, size: item.entry.size, location: item.location)
+        }
+        var chunks: Set<SHA256Digest> = []
+        forEachBlob { blob in
+            for chunk in blob.recipe?.chunks ?? [] {
+                chunks.insert(chunk.digest)
+                refer(chunk.digest, size: UInt64(chunk.length), location: nil)
             }
         }
         var looseBytes: UInt64 = 0
@@ -240,14 +248,16 @@ final class ManifestTable: Sendable {
         var needleEnds: [UInt32: UInt64] = [:]
         forEachBlob { blob in
             guard let known = referring.removeValue(forKey: blob.digest), known.count == blob.references,
-                known.size == blob.size, known.location == blob.location
-            else { return note("blob \(blob.digest) disagrees with the entries that refer to it") }
+                known.size == blob.size, known.location == nil || known.location == blob.location,
+                blob.location != .chunked || !chunks.contains(blob.digest)
+            else { return note("blob \(blob.digest) disagrees with the entries and recipes that refer to it") }
             switch blob.location {
             case .loose: looseBytes &+= StoreIndex.allocatedBytes(size: blob.size, location: .loose)
             case .packed(let location):
                 let needle = PackFormat.needleSize(blob.size)
                 live[location.pack, default: 0] &+= needle
                 needleEnds[location.pack] = max(needleEnds[location.pack] ?? 0, location.offset &+ needle)
+            case .chunked: break
             }
         }
         if !referring.isEmpty { note("\(referring.count) blobs that entries refer to are not in the blob blocks") }

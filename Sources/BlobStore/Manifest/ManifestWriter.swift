@@ -2,15 +2,21 @@
 /// blocks, the blob blocks, the index and the trailer. Every total and table in the index is
 /// computed here from the entries written, so a manifest is consistent by construction.
 enum ManifestWriter {
-    /// The whole manifest for `entries` (in any order; the writer sorts them) and `packs`.
+    /// The whole manifest for `entries` (in any order; the writer sorts them), the `recipes` of
+    /// the chunked values they refer to, and `packs`. A chunked entry whose recipe is not among
+    /// `recipes` is left out (it could not be read), and so is a recipe no entry refers to.
     ///
-    /// Every entry that refers to one digest must give the same location.
+    /// Every entry that refers to one digest must give the same location, and so must every
+    /// recipe that names one chunk (and an entry that refers to it).
     static func encode(
-        generation: UInt64, entries: [ManifestEntry],
+        generation: UInt64, entries: [ManifestEntry], recipes: [PlacedRecipe] = [],
         packs: ManifestPackTable = ManifestPackTable(nextPack: 1, packs: [])
     ) -> [UInt8] {
         var file = ByteWriter()
         file.raw(JournalHeader(generation: generation, magic: ManifestFormat.magic).encoded)
+        var entries = entries
+        let recipes = Dictionary(recipes.map { ($0.recipe.digest, $0) }, uniquingKeysWith: { first, _ in first })
+        entries.removeAll { $0.location == .chunked && recipes[$0.entry.digest] == nil }
 
         let order = entries.indices.map { (hash: ManifestFormat.keyHash(entries[$0].key), position: $0) }.sorted {
             $0.hash != $1.hash ? $0.hash < $1.hash : entries[$0.position].key < entries[$1.position].key
@@ -35,6 +41,17 @@ enum ManifestWriter {
             ].references += 1
         }
         block.close(into: &file)
+        // Each chunked value's chunks, once per occurrence in its recipe.
+        for (digest, placed) in recipes where blobs[digest]?.location == .chunked {
+            blobs[digest]!.recipe = placed.recipe
+            for (chunk, location) in zip(placed.recipe.chunks, placed.locations) {
+                blobs[
+                    chunk.digest,
+                    default: ManifestBlob(
+                        digest: chunk.digest, size: UInt64(chunk.length), references: 0, location: location)
+                ].references += 1
+            }
+        }
 
         var usage: [UInt32: PackUsage] = [:]
         for pack in packs.packs { usage[pack.number, default: PackUsage()].end = pack.end }
@@ -55,6 +72,8 @@ enum ManifestWriter {
                 let needle = PackFormat.needleSize(blob.size)
                 usage[location.pack, default: PackUsage()].live &+= needle
                 usage[location.pack]!.end = max(usage[location.pack]!.end, location.offset &+ needle)
+            case .chunked:
+                break
             }
         }
         block.close(into: &file)
@@ -97,7 +116,7 @@ enum ManifestWriter {
     /// One entry: its fields (``encodeFields(_:into:)``) and a location.
     static func encode(_ item: ManifestEntry, into writer: inout ByteWriter) {
         encodeFields(item, into: &writer)
-        encode(item.location, into: &writer)
+        item.location.encode(into: &writer)
     }
 
     /// An entry's fields, without its location: a journal `put` payload with `last_access`
@@ -117,16 +136,8 @@ enum ManifestWriter {
         writer.raw(blob.digest.bytes)
         writer.varint(blob.size)
         writer.varint(UInt64(blob.references))
-        encode(blob.location, into: &writer)
-    }
-
-    private static func encode(_ location: BlobLocation, into writer: inout ByteWriter) {
-        if let location = location.packed {
-            writer.u8(1)
-            JournalRecord.encode(location, into: &writer)
-        } else {
-            writer.u8(0)
-        }
+        blob.location.encode(into: &writer)
+        if let recipe = blob.recipe { writer.lengthPrefixed(recipe.encoded()) }
     }
 
     /// The totals the index records.

@@ -1,10 +1,13 @@
-/// Where a blob's bytes are: a file of its own, `blobs/sha256/ab/<digest>`, or a needle in a
-/// pack file (docs/format.md, "Packs").
+/// Where a blob's bytes are: a file of its own, `blobs/sha256/ab/<digest>`, a needle in a pack
+/// file (docs/format.md, "Packs"), or the chunks of a recipe, each a blob of its own
+/// (docs/format.md, "Chunked values").
 enum BlobLocation: Equatable, Hashable, Sendable {
     case loose
     case packed(PackLocation)
+    /// The value is its recipe's chunks; the index keeps the recipe (``StoreIndex/recipe(_:)``).
+    case chunked
 
-    /// The pack location, or `nil` for a loose blob.
+    /// The pack location, or `nil` for a loose or chunked blob.
     var packed: PackLocation? {
         if case .packed(let location) = self { return location }
         return nil

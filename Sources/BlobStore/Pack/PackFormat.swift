@@ -76,16 +76,36 @@ enum PackFormat {
     static func needle(in pack: UnsafeRawBufferPointer, at offset: UInt64, size: UInt64, digest: SHA256Digest)
         -> ContentStore.ReadResult
     {
-        guard offset >= headerSize else { return .corrupt(reason: "needle at \(offset) inside the pack header") }
+        switch needleValue(in: pack, at: offset, size: size, digest: digest) {
+        case .success(let range): .found(Data(bytes: pack.baseAddress! + range.lowerBound, count: range.count))
+        case .failure(let failure): failure.result
+        }
+    }
+
+    /// Why a needle cannot be read: one of ``ContentStore/ReadResult``'s misses.
+    struct NeedleFailure: Error {
+        /// `.missing` or `.corrupt`.
+        let result: ContentStore.ReadResult
+    }
+
+    /// Where the value of the needle at `offset` lies in `pack`, checked as
+    /// ``needle(in:at:size:digest:)`` checks it, without copying it.
+    static func needleValue(in pack: UnsafeRawBufferPointer, at offset: UInt64, size: UInt64, digest: SHA256Digest)
+        -> Result<Range<Int>, NeedleFailure>
+    {
+        guard offset >= headerSize else {
+            return .failure(NeedleFailure(result: .corrupt(reason: "needle at \(offset) inside the pack header")))
+        }
         let available = UInt64(pack.count)
         guard size <= available, offset <= available, offset + needleHeaderSize + size <= available else {
-            return .missing
+            return .failure(NeedleFailure(result: .missing))
         }
         let header = UnsafeRawBufferPointer(start: pack.baseAddress! + Int(offset), count: Int(needleHeaderSize))
         guard needleHeaderMatches(header, size: size, digest: digest) else {
-            return .corrupt(reason: "the needle's header does not match its record")
+            return .failure(NeedleFailure(result: .corrupt(reason: "the needle's header does not match its record")))
         }
-        return .found(Data(bytes: pack.baseAddress! + Int(offset + needleHeaderSize), count: Int(size)))
+        let start = Int(offset + needleHeaderSize)
+        return .success(start..<start + Int(size))
     }
 
     /// Whether the 36 bytes at `header` are the header of a needle holding `size` bytes whose

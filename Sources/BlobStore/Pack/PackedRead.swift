@@ -43,4 +43,27 @@ enum PackedRead: Sendable {
             return .corrupt(reason: reason)
         }
     }
+
+    /// Copies the value into `destination` (exactly its size), checked as ``read()`` checks it;
+    /// `nil` when it was copied, else the miss.
+    func copy(into destination: UnsafeMutableRawBufferPointer) -> ContentStore.ReadResult? {
+        switch self {
+        case .needle(let needle):
+            return withExtendedLifetime(needle.mapping) {
+                let pack = UnsafeRawBufferPointer(rebasing: needle.mapping.bytes[..<needle.readable])
+                switch PackFormat.needleValue(in: pack, at: needle.offset, size: needle.size, digest: needle.digest) {
+                case .success(let range):
+                    guard range.count == destination.count else { return .corrupt(reason: "a needle of another size") }
+                    destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: pack[range]))
+                    return nil
+                case .failure(let failure):
+                    return failure.result
+                }
+            }
+        case .missing:
+            return .missing
+        case .corrupt(let reason):
+            return .corrupt(reason: reason)
+        }
+    }
 }

@@ -76,11 +76,13 @@ extension BlobStore {
     /// Whether the copy of `digest` that `reference` locates is sound, so that a put can refer to
     /// it instead of writing the content again: for a packed blob, its needle's header matches
     /// and (unless this process verified it before) its bytes hash to the digest; for a loose one,
-    /// ``ContentStore/reusableBlob(_:size:verify:sync:)``. In ``Durability/always`` mode a reused
-    /// needle's pack is synced, since the process that wrote it may not have. Called within
+    /// ``ContentStore/reusableBlob(_:size:verify:sync:)``; for a chunked one, every chunk
+    /// (``chunksAreSound(_:verify:)``). In ``Durability/always`` mode the packs of a reused needle
+    /// or chunks are synced, since the process that wrote them may not have. Called within
     /// ``writeInSteps(_:)``, without the state mutex: the hashing and syncing run with it let go.
     func isSound(_ digest: SHA256Digest, _ reference: StoreIndex.BlobReference) throws -> Bool {
-        guard let location = reference.location.packed else {
+        switch reference.location {
+        case .loose:
             do {
                 return try content.reusableBlob(
                     digest, size: reference.size, verify: !reference.isVerified,
@@ -88,19 +90,54 @@ extension BlobStore {
             } catch {
                 throw state.withLock { $0.poisoningIfSync(error) }
             }
+        case .packed(let location):
+            guard needleIsSound(digest, reference, at: location) else { return false }
+            if configuration.durability == .always { try syncPacks([location.pack]) }
+            return true
+        case .chunked:
+            guard let packs = chunksAreSound(digest, verify: !reference.isVerified) else { return false }
+            if configuration.durability == .always { try syncPacks(packs) }
+            return true
         }
-        // Found under the mutex, copied and hashed after it.
+    }
+
+    /// Whether the needle of `digest` at `location` is sound: its header matches and (unless this
+    /// process verified it before) its bytes hash to the digest. Found under the mutex, copied and
+    /// hashed after it.
+    func needleIsSound(_ digest: SHA256Digest, _ reference: StoreIndex.BlobReference, at location: PackLocation)
+        -> Bool
+    {
         let needle = state.withLock { $0.packs.locate(location, size: reference.size, digest: digest, layout: layout) }
         guard case .found(let data) = needle.read() else { return false }
-        if !reference.isVerified, SHA256Hasher.hash(data) != digest { return false }
-        if configuration.durability == .always {
-            try syncOrPoison {
-                guard let fd = try Syscalls.openIfExists(layout.pack(location.pack), O_RDONLY) else { return }
+        return reference.isVerified || SHA256Hasher.hash(data) == digest
+    }
+
+    /// The packs holding the chunks of the chunked value `digest` when every chunk is there and
+    /// (when `verify`) hashes to its digest, a window at a time (``ChunkedRead/check(verify:content:)``);
+    /// `nil` when one is not.
+    func chunksAreSound(_ digest: SHA256Digest, verify: Bool) -> Set<UInt32>? {
+        let (located, packs) = state.withLock { state in
+            let chunks = state.index.recipe(digest)?.chunks ?? []
+            return (
+                locateChunks(digest, &state),
+                Set(chunks.compactMap { state.index.blob($0.digest)?.location.packed?.pack })
+            )
+        }
+        guard case .chunks(let read) = located, read.check(verify: verify, content: content) == nil else {
+            return nil
+        }
+        return packs
+    }
+
+    /// Syncs the packs `numbers` (a pack gone meanwhile needs nothing); a failure poisons the handle.
+    func syncPacks(_ numbers: Set<UInt32>) throws {
+        try syncOrPoison {
+            for number in numbers.sorted() {
+                guard let fd = try Syscalls.openIfExists(layout.pack(number), O_RDONLY) else { continue }
                 defer { Syscalls.close(fd) }
                 try Syscalls.fdatasync(fd)
             }
         }
-        return true
     }
 
     /// Rehashes a packed read's bytes when `verify`; a mismatch is damage.
@@ -111,18 +148,48 @@ extension BlobStore {
         return SHA256Hasher.hash(data) == digest ? result : .corrupt(reason: "content does not hash to its name")
     }
 
-    /// Finds the needle of a packed blob, to be read once the mutex is let go
-    /// (``PackedRead/read()``). A needle whose pack is gone may have been moved by a repack this
-    /// process has not seen yet: then the store catches up (system calls, even when the change
-    /// counter says nothing moved) and `location` is asked again, once.
-    func locatePacked(
-        _ digest: SHA256Digest, size: UInt64, location: PackLocation, _ state: inout StoreState,
-        locateAgain: (inout StoreState) -> PackLocation?
-    ) throws -> PackedRead {
-        let found = state.packs.locate(location, size: size, digest: digest, layout: layout)
-        guard case .missing = found else { return found }
-        try state.catchUp(layout: layout)
-        guard let again = locateAgain(&state) else { return .missing }
-        return state.packs.locate(again, size: size, digest: digest, layout: layout)
+    /// Finds where a packed or chunked value's bytes are, to be read once the mutex is let go
+    /// (``LocatedValue/read(_:verify:content:)``); `nil` for a loose value. A needle whose pack is
+    /// gone may have been moved by a repack this process has not seen yet: then the store catches
+    /// up (system calls, even when the change counter says nothing moved) and `locateAgain` gives
+    /// the value's location again, once.
+    func locate(
+        _ digest: SHA256Digest, size: UInt64, at location: BlobLocation, _ state: inout StoreState,
+        locateAgain: (inout StoreState) -> BlobLocation?
+    ) throws -> LocatedValue? {
+        switch location {
+        case .loose:
+            return nil
+        case .packed(let packed):
+            let found = state.packs.locate(packed, size: size, digest: digest, layout: layout)
+            guard case .missing = found else { return .needle(found) }
+            try state.catchUp(layout: layout)
+            guard let again = locateAgain(&state)?.packed else { return .needle(.missing) }
+            return .needle(state.packs.locate(again, size: size, digest: digest, layout: layout))
+        case .chunked:
+            let found = locateChunks(digest, &state)
+            guard case .chunks(let read) = found, read.isMissingAChunk else { return found }
+            try state.catchUp(layout: layout)
+            guard locateAgain(&state) == .chunked else { return .needle(.missing) }
+            return locateChunks(digest, &state)
+        }
+    }
+
+    /// Where each chunk of the chunked value `digest` is (``ChunkedRead``); a value whose recipe
+    /// cannot be read is damaged.
+    func locateChunks(_ digest: SHA256Digest, _ state: inout StoreState) -> LocatedValue {
+        guard let recipe = state.index.recipe(digest) else {
+            return .needle(.corrupt(reason: "the value's recipe cannot be read"))
+        }
+        let sources = recipe.chunks.map { chunk -> ChunkedRead.Source in
+            guard let reference = state.index.blob(chunk.digest) else { return .missing }
+            switch reference.location {
+            case .packed(let location):
+                return .needle(state.packs.locate(location, size: reference.size, digest: chunk.digest, layout: layout))
+            case .loose: return .loose
+            case .chunked: return .missing
+            }
+        }
+        return .chunks(ChunkedRead(recipe: recipe, sources: sources))
     }
 }

@@ -21,12 +21,12 @@ extension BlobStore {
     }
 
     /// The rest of ``readEntry(for:)`` once ``lookup(_:)`` found `key`'s entry: the value read
-    /// (a packed one is already in `found`) and verified.
+    /// (a packed or chunked one is located in `found`) and verified.
     private func read(_ key: StoreKey, _ found: Found) throws -> ReadOutcome<StoredEntry> {
-        let (entry, packed, verified) = found
+        let (entry, located, verified) = found
         return try keepingHit {
             let result =
-                try packed.map { Self.checked($0.read(), digest: entry.digest, verify: configuration.verifyReads) }
+                try located?.read(entry.digest, verify: configuration.verifyReads, content: content)
                 ?? content.read(entry.digest, expectedSize: entry.size, verify: configuration.verifyReads)
             return try settle(result, digest: entry.digest).map { data in
                 finishHit(entry.digest, wasVerified: verified)
@@ -50,7 +50,7 @@ extension BlobStore {
     /// verifies it; `nil` as for ``entry(for:)``.
     public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
         guard let found = try lookup(key) else { return nil }
-        if found.packed != nil || found.entry.size <= UInt64(max(0, maxBytes)) {
+        if found.located != nil || found.entry.size <= UInt64(max(0, maxBytes)) {
             return try read(key, found).value.map(EntryRead.value)
         }
         guard case .found(let opened) = try open(found) else { return nil }
@@ -100,9 +100,9 @@ extension BlobStore {
 
     /// The bytes whose SHA-256 is `digest`, if the store holds them (under any key), verified.
     public func blob(_ digest: SHA256Digest) throws -> Data? {
-        let (size, packed) = try indexedBlob(digest)
+        let (size, located) = try indexedBlob(digest)
         let result =
-            try packed.map { Self.checked($0.read(), digest: digest, verify: true) }
+            try located?.read(digest, verify: true, content: content)
             ?? content.read(digest, expectedSize: size, verify: true)
         guard let data = try settle(result, digest: digest, repairingMissing: size != nil).value else { return nil }
         state.withLock { $0.index.markVerified(digest) }
@@ -123,9 +123,9 @@ extension BlobStore {
     /// (one the index names that is missing, or a file that fails its check). The caller closes
     /// a handle it is given.
     public func openBlob(_ digest: SHA256Digest) throws -> ReadOutcome<FileHandle> {
-        let (size, packed) = try indexedBlob(digest)
-        if let packed {
-            return try settle(Self.checked(packed.read(), digest: digest, verify: true), digest: digest).map { data in
+        let (size, located) = try indexedBlob(digest)
+        if let located {
+            return try settle(located.read(digest, verify: true, content: content), digest: digest).map { data in
                 state.withLock { $0.index.markVerified(digest) }
                 return try content.unnamedFile(containing: data)
             }
@@ -199,17 +199,16 @@ extension BlobStore {
     // MARK: - Internals
 
     /// Catches up and returns the size the index knows for `digest` (`nil` when no entry refers
-    /// to it) and, for a packed blob, its needle (not yet read).
-    private func indexedBlob(_ digest: SHA256Digest) throws -> (size: UInt64?, packed: PackedRead?) {
+    /// to it) and, for a packed or chunked blob, where its bytes are (not yet read).
+    private func indexedBlob(_ digest: SHA256Digest) throws -> (size: UInt64?, located: LocatedValue?) {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
             guard let reference = state.index.blob(digest) else { return (nil, nil) }
-            guard let location = reference.location.packed else { return (reference.size, nil) }
-            let packed = try locatePacked(digest, size: reference.size, location: location, &state) {
-                $0.index.blob(digest)?.location.packed
+            let located = try locate(digest, size: reference.size, at: reference.location, &state) {
+                $0.index.blob(digest)?.location
             }
-            return (reference.size, packed)
+            return (reference.size, located)
         }
     }
 
@@ -234,27 +233,24 @@ extension BlobStore {
                 return nil
             }
             let entry = hit.entry
-            var packed: PackedRead?
-            if let location = hit.location.packed {
-                packed = try locatePacked(entry.digest, size: entry.size, location: location, &state) { state in
-                    guard let (again, location) = state.index.located(key), again.digest == entry.digest else {
-                        return nil
-                    }
-                    return location.packed
+            let located = try locate(entry.digest, size: entry.size, at: hit.location, &state) { state in
+                guard let (again, location) = state.index.located(key), again.digest == entry.digest else {
+                    return nil
                 }
+                return location
             }
             state.hits += 1
             if !state.isClosed { queueAccess(key, at: now, &state) }
-            return (entry, packed, hit.isVerified)
+            return (entry, located, hit.isVerified)
         }
     }
 
-    /// What ``lookup(_:)`` found: the live entry, a packed value's needle (not yet read), and
-    /// whether this process verified the blob before.
-    typealias Found = (entry: IndexEntry, packed: PackedRead?, verified: Bool)
+    /// What ``lookup(_:)`` found: the live entry, where a packed or chunked value's bytes are
+    /// (not yet read), and whether this process verified the blob before.
+    typealias Found = (entry: IndexEntry, located: LocatedValue?, verified: Bool)
 
-    /// What ``openEntry(_:)`` found: the bytes of a packed value (verified unless reads do not
-    /// verify), or a descriptor on a loose blob, not yet verified.
+    /// What ``openEntry(_:)`` found: the bytes of a packed or chunked value (verified unless
+    /// reads do not verify), or a descriptor on a loose blob, not yet verified.
     enum OpenedValue {
         case packed(Data)
         case file(FileDescriptor)
@@ -272,10 +268,10 @@ extension BlobStore {
 
     /// The rest of ``openEntry(_:)`` once ``lookup(_:)`` found the entry.
     private func open(_ found: Found) throws -> ReadOutcome<(entry: IndexEntry, value: OpenedValue, verified: Bool)> {
-        let (entry, packed, verified) = found
+        let (entry, located, verified) = found
         return try keepingHit {
-            if let packed {
-                let checked = Self.checked(packed.read(), digest: entry.digest, verify: configuration.verifyReads)
+            if let located {
+                let checked = located.read(entry.digest, verify: configuration.verifyReads, content: content)
                 return try settle(checked, digest: entry.digest).map { (entry, .packed($0), verified) }
             }
             switch try content.open(entry.digest) {

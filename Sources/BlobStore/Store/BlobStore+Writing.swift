@@ -30,6 +30,16 @@ extension BlobStore {
     ) throws -> SHA256Digest {
         try checkLimits(key: key, metadata: metadata)
         try checkCapacity(UInt64(data.count))
+        if let parameters = configuration.chunking(forValueSized: data.count) {
+            let recipe = data.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters, workers: ChunkedRead.workers) }
+            try Self.check(recipe.digest, expected: expected, key: key)
+            if Self.recordFits(recipe, key: key, metadata: metadata) {
+                let record = putRecord(
+                    key: key, digest: recipe.digest, size: data.count, metadata: metadata, expires: expires)
+                try data.withUnsafeBytes { try commitChunked(record, recipe, $0) }
+                return recipe.digest
+            }
+        }
         if data.count < configuration.effectivePackThreshold {
             let digest = SHA256Hasher.hash(data)
             try Self.check(digest, expected: expected, key: key)
@@ -341,12 +351,14 @@ extension BlobStore {
     }
 
     /// Links `blob` (if any) and appends the put, under the mutex and the exclusive lock.
-    /// Consumes `blob`: it is closed, kept for the group commit, or discarded.
+    /// Consumes `blob`: it is closed, kept for the group commit, or discarded. A blob large
+    /// enough to be chunked is put as chunks instead (``commitChunked(_:from:)``).
     ///
     /// A sound copy already in `blobs/` is reused (checked by size when this process has verified
     /// it before, by hash otherwise); an unsound one is quarantined and `blob` takes its place.
     /// Without `blob` and without a sound copy, throws ``CommitRetry/blobVanished``.
     func commit(_ record: JournalRecord.PutRecord, blob: TemporaryBlob?) throws {
+        if let blob, try commitChunked(record, from: blob) { return }
         var unlinked = blob
         var linked: FileDescriptor? = nil
         defer {

@@ -23,8 +23,8 @@ struct CompactionPlan {
         /// The new journal, open for appending.
         let journal: FileDescriptor
         let manifestBytes: Int
-        /// The entries written, for rebuilding the index should the manifest not map.
-        let entries: [ManifestEntry]
+        /// The entries and recipes written, for rebuilding the index should the manifest not map.
+        let contents: ManifestContents
     }
 
     /// A failed write: nothing of the new generation is left but what GC deletes, and the old
@@ -43,10 +43,9 @@ struct CompactionPlan {
     ///   (``StoreState/settle(_:)``).
     func write(layout: StoreLayout, configuration: BlobStore.Configuration) throws(Failure) -> Written {
         let next = generation + 1
-        var entries: [ManifestEntry] = []
-        entries.reserveCapacity(index.count)
-        index.forEachManifestEntry { entries.append($0) }
-        let manifest = ManifestWriter.encode(generation: next, entries: entries, packs: index.packTable)
+        let contents = index.manifestContents()
+        let manifest = ManifestWriter.encode(
+            generation: next, entries: contents.entries, recipes: contents.recipes, packs: index.packTable)
         let manifestPath = layout.manifest(generation: next)
         let journalPath = layout.journal(generation: next)
         let fresh: FileDescriptor
@@ -98,7 +97,7 @@ struct CompactionPlan {
             _ = try? Syscalls.unlink(journalPath)
             throw Failure(error: error, poisons: false)
         }
-        return Written(generation: next, journal: fresh, manifestBytes: manifest.count, entries: entries)
+        return Written(generation: next, journal: fresh, manifestBytes: manifest.count, contents: contents)
     }
 
     /// Creates (or replaces) `path` with `bytes` and syncs it.

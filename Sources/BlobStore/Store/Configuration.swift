@@ -56,6 +56,33 @@ extension BlobStore {
         /// more, smaller packs, each rewritten more cheaply by garbage collection.
         public var packSize: Int = Int(PackFormat.maximumPackSize)
 
+        /// Values of at least this many bytes are stored as content-defined chunks, each
+        /// distinct chunk once, in packs: values that share most of their bytes share most of
+        /// their disk, and a read verifies the chunks on every core (docs/design.md, "Chunked
+        /// values"). `nil` stores every value whole. Values no larger than four times
+        /// ``chunkSize`` are always stored whole. Stores opened with different settings read
+        /// each other's values.
+        public var chunkThreshold: Int? = nil
+        /// The size chunks average: a power of two from 4 KiB to 256 KiB (other settings are
+        /// rounded down to one and clamped). Chunks are cut between a quarter and four times
+        /// it. Default 32 KiB, chosen by measurement (docs/benchmarks.md, "Content-defined
+        /// chunking"). Values cut with different sizes share few chunks.
+        public var chunkSize: Int = 32 << 10
+
+        /// The parameters of ``chunkSize``, clamped.
+        var chunkingParameters: ChunkingParameters {
+            let clamped = min(max(4 << 10, chunkSize), 256 << 10)
+            return ChunkingParameters(average: 1 << (Int.bitWidth - 1 - clamped.leadingZeroBitCount))!
+        }
+
+        /// How a value of `size` bytes is cut, or `nil` when it is stored whole: below
+        /// ``chunkThreshold``, or no longer than a chunk may be.
+        func chunking(forValueSized size: Int) -> ChunkingParameters? {
+            guard let threshold = chunkThreshold else { return nil }
+            let parameters = chunkingParameters
+            return size >= max(threshold, parameters.maximum + 1) ? parameters : nil
+        }
+
         /// ``packSize`` clamped to 64 KiB ... ``PackFormat/maximumPackSize``.
         var effectivePackSize: UInt64 { min(max(64 << 10, UInt64(max(0, packSize))), PackFormat.maximumPackSize) }
 
@@ -64,8 +91,13 @@ extension BlobStore {
 
         /// The disk a value of `size` bytes put with this configuration takes, as the capacity
         /// counts it: its needle when it is packed, whole 4 KiB blocks when it is a file of its
-        /// own (docs/design.md, "Disk use"). For sizing a store's capacity to a workload.
+        /// own, its chunks' needles (about one per ``chunkSize``) when it is chunked and shares
+        /// none (docs/design.md, "Disk use"). For sizing a store's capacity to a workload.
         package func diskBytes(ofValueSized size: Int) -> UInt64 {
+            if let parameters = chunking(forValueSized: size) {
+                let chunks = UInt64(size / parameters.average + 1)
+                return UInt64(size) + chunks * PackFormat.needleHeaderSize
+            }
             let location: BlobLocation =
                 size < effectivePackThreshold ? .packed(PackLocation(pack: 1, offset: 0)) : .loose
             return StoreIndex.allocatedBytes(size: UInt64(max(0, size)), location: location)

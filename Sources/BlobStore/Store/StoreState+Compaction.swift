@@ -75,7 +75,8 @@ extension StoreState {
             TestHooks.reach(.compactionCurrentSwapped)
         #endif
         var report = CompactionReport(
-            generationBefore: plan.generation, generationAfter: written.generation, entries: written.entries.count,
+            generationBefore: plan.generation, generationAfter: written.generation,
+            entries: written.contents.entries.count,
             manifestBytes: UInt64(written.manifestBytes), oldManifestBytes: plan.oldManifestBytes,
             oldJournalBytes: plan.oldJournalBytes, blobsDeleted: 0, blobBytesDeleted: 0, seconds: 0)
         removeGenerations(
@@ -94,15 +95,15 @@ extension StoreState {
         // hints that may go.
         dropPendingAccess()
         (report.blobsDeleted, report.blobBytesDeleted) = deleteGarbage(layout: layout)
-        rebase(on: layout.manifest(generation: written.generation), entries: written.entries)
+        rebase(on: layout.manifest(generation: written.generation), contents: written.contents)
         report.seconds = Double(Syscalls.monotonicNanoseconds() - plan.started) / 1e9
         return report
     }
 
     /// Makes the manifest just written the index's base, read in place, so that the changes held
     /// in memory start again from nothing (and a damaged base is left behind). If it cannot be
-    /// mapped, the index is rebuilt from `entries`, the entries written, in memory.
-    private mutating func rebase(on path: String, entries: [ManifestEntry]) {
+    /// mapped, the index is rebuilt in memory from `contents`, what was written.
+    private mutating func rebase(on path: String, contents: ManifestContents) {
         let nextPack = index.nextPack
         // The same entries: the queue stays as it is. The reads kept aside meanwhile go, as their
         // access records went (``install``): every process's queue is the files' queue.
@@ -119,8 +120,12 @@ extension StoreState {
             }
         }
         index = StoreIndex()
-        index.reserveCapacity(entries.count)
-        for entry in entries { index.insert(entry) }
+        index.reserveCapacity(contents.entries.count)
+        let recipes = Dictionary(
+            contents.recipes.map { ($0.recipe.digest, $0) }, uniquingKeysWith: { first, _ in first })
+        for item in contents.entries {
+            index.insert(item, recipe: item.location == .chunked ? recipes[item.entry.digest] : nil)
+        }
         index.noteNextPack(nextPack)
         packs.unmapUnused(index)
     }

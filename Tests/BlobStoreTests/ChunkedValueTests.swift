@@ -1,0 +1,270 @@
+import BlobStoreTestKit
+import Foundation
+import Testing
+
+@testable import BlobStore
+
+/// Values stored as content-defined chunks (docs/design.md, "Chunked values"): they read back
+/// from the journal and from a manifest, share chunks, count each chunk once, free only what
+/// nothing else uses, and a damaged chunk is a miss, never wrong bytes.
+@Suite struct ChunkedValueTests {
+    /// Values from 64 KiB on are chunked, at an 8 KiB average (2-32 KiB chunks).
+    private let chunked = {
+        var configuration = fast
+        configuration.chunkThreshold = 64 << 10
+        configuration.chunkSize = 8 << 10
+        configuration.compactionMinimumJournalBytes = .max
+        return configuration
+    }()
+
+    private func value(_ seed: UInt64, size: Int) -> Data {
+        Data(SplitMix64.bytes(size, seed: seed))
+    }
+
+    /// `data` with 100 bytes of `seed` inserted at each of `places` evenly spread offsets.
+    private func edited(_ data: Data, seed: UInt64, places: Int) -> Data {
+        var result = Data()
+        let step = data.count / (places + 1)
+        for place in 0...places {
+            result.append(data[(place * step)..<(place == places ? data.count : (place + 1) * step)])
+            if place < places { result.append(value(seed + UInt64(place), size: 100)) }
+        }
+        return result
+    }
+
+    @Test func aChunkedValueReadsBackFromTheJournalAndFromAManifest() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let data = value(1, size: 1 << 20)
+            let digest = try withStore(path, chunked) { store throws in
+                let digest = try store.put(data, for: "k")
+                #expect(digest == SHA256Hasher.hash(data))
+                #expect(try store.value(for: "k") == data)
+                #expect(try store.blob(digest) == data)
+                return digest
+            }
+            // Chunks are needles: nothing under blobs/.
+            #expect(regularFiles(under: path + "/blobs").isEmpty)
+            try withStore(path, chunked) { store throws in
+                #expect(try store.value(for: "k") == data, "replayed from the journal")
+                let handle = try #require(try store.fileHandle(for: "k"))
+                #expect(try handle.readToEnd() == data)
+                try store.compact()
+            }
+            try withStore(path, fast) { store throws in
+                #expect(try store.value(for: "k") == data, "read from the manifest, chunking off")
+                #expect(try store.blob(digest) == data)
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
+
+    @Test func valuesThatShareMostBytesShareMostChunksAndCountThemOnce() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let original = value(2, size: 2 << 20)
+            let changed = edited(original, seed: 100, places: 10)
+            try withStore(path, chunked) { store throws in
+                try store.put(original, for: "a")
+                let one = try store.stats().storedBytes
+                try store.put(changed, for: "b")
+                let two = try store.stats().storedBytes
+                #expect(one >= UInt64(original.count))
+                // Ten 100-byte insertions touch at most two chunks each (at most 32 KiB apiece).
+                #expect(two - one <= 20 * 32 << 10, "added \(two - one) bytes")
+                #expect(try store.value(for: "a") == original)
+                #expect(try store.value(for: "b") == changed)
+                // Removing one frees only what the other does not use.
+                try store.remove("b")
+                try store.compact()
+                #expect(try store.stats().storedBytes <= two)
+                #expect(try store.value(for: "a") == original)
+                try store.remove("a")
+                try store.compact()
+                #expect(try store.stats().distinctBlobs == 0)
+                #expect(try store.stats().storedBytes == 0)
+                _ = try store.collectGarbage(gracePeriod: .zero)
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
+
+    @Test func theSameContentUnderTwoKeysIsOneRecipe() throws {
+        try withTemporaryDirectory { dir throws in
+            let data = value(3, size: 300 << 10)
+            try withStore(dir.child("s"), chunked) { store throws in
+                try store.put(data, for: "a")
+                let blobs = try store.stats().distinctBlobs
+                let stored = try store.stats().storedBytes
+                try store.put(data, for: "b")
+                #expect(try store.stats().distinctBlobs == blobs)
+                #expect(try store.stats().storedBytes == stored)
+                try store.remove("a")
+                #expect(try store.value(for: "b") == data)
+                try store.compact()
+                #expect(try store.value(for: "b") == data)
+            }
+        }
+    }
+
+    @Test func aDamagedChunkIsAMissAndItsEntryIsDropped() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let data = value(4, size: 512 << 10)
+            let digest = try withStore(path, chunked) { store throws in try store.put(data, for: "k") }
+            // A bit in the middle of the pack: inside some chunk's bytes.
+            let pack = path + "/packs/pack-1"
+            flipBit(pack, at: readBytes(pack).count / 2, bit: 3)
+            try withStore(path, chunked) { store throws in
+                guard case .damaged = try store.readEntry(for: "k") else {
+                    Issue.record("the damaged chunk was not found")
+                    return
+                }
+                #expect(try store.value(for: "k") == nil)
+                #expect(try store.blob(digest) == nil)
+                // Put again: the damaged chunk is written anew, the others are reused.
+                try store.put(data, for: "k")
+                #expect(try store.value(for: "k") == data)
+            }
+        }
+    }
+
+    /// A store of version 2 (written before chunked values): the current code writes the same
+    /// bytes but for the version in the journal's and the manifest's headers, so this one is
+    /// made by writing a store without chunked values and setting the version back to 2.
+    @Test func aFormat2StoreReadsAsItIsAndItsFirstWriteUpgradesIt() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let values = [("small", value(5, size: 100)), ("loose", value(6, size: 200 << 10))]
+            try withStore(path, fast) { store throws in
+                for (key, data) in values { try store.put(data, for: StoreKey(key)) }
+                try store.compact()
+                try store.put(value(7, size: 1000), for: "journal")
+            }
+            for file in ["journal-2", "manifest-2"] {
+                var bytes = readBytes(path + "/" + file)
+                var header = try bytes.withUnsafeBytes {
+                    try JournalHeader(parsing: $0, magic: Array(bytes[0..<8]))
+                }
+                #expect(header.version == 3)
+                header.version = 2
+                bytes.replaceSubrange(0..<JournalFormat.fileHeaderSize, with: header.encoded)
+                writeBytes(path + "/" + file, bytes)
+            }
+            try withStore(path, chunked) { store throws in
+                for (key, data) in values { #expect(try store.value(for: StoreKey(key)) == data) }
+                #expect(try store.value(for: "journal") == value(7, size: 1000))
+                #expect(try store.stats().generation == 2, "reading converts nothing")
+                let large = value(8, size: 1 << 20)
+                try store.put(large, for: "chunked")
+                #expect(try store.stats().generation == 3, "the first write compacts into version 3")
+                #expect(try store.value(for: "chunked") == large)
+            }
+            let header = try readBytes(path + "/journal-3").withUnsafeBytes { try JournalHeader(parsing: $0) }
+            #expect(header.version == 3)
+            try withStore(path, fast) { store throws in
+                for (key, data) in values { #expect(try store.value(for: StoreKey(key)) == data) }
+                #expect(try store.value(for: "chunked") == value(8, size: 1 << 20))
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
+
+    @Test func aFileURLOfAChunkedValueIsACopyThatGarbageCollectionDeletes() throws {
+        try withTemporaryDirectory { dir throws in
+            let data = value(9, size: 200 << 10)
+            try withStore(dir.child("s"), chunked) { store throws in
+                try store.put(data, for: "k")
+                let url = try #require(try store.fileURL(for: "k"))
+                #expect(try Data(contentsOf: url) == data)
+                #expect(try store.verify().isClean)
+                let report = try store.collectGarbage(gracePeriod: .zero)
+                #expect(report.blobsDeleted == 1)
+                #expect(!FileManager.default.fileExists(atPath: url.path))
+                #expect(try store.value(for: "k") == data)
+            }
+        }
+    }
+
+    /// Under a capacity, chunked values are evicted like any other, and the chunks they share
+    /// are counted once: the store stays within its capacity after every put, and what is left
+    /// reads back.
+    @Test func aCapacityHoldsWithChunkedValuesThatShareChunks() throws {
+        try withTemporaryDirectory { dir throws in
+            var configuration = chunked
+            configuration.packSize = 1 << 20
+            let capacity: UInt64 = 3 << 20
+            configuration.limits = EvictionLimits(capacity: capacity)
+            let base = value(10, size: 400 << 10)
+            try withStore(dir.child("s"), configuration) { store throws in
+                for index in 0..<20 {
+                    let data =
+                        index % 2 == 0
+                        ? value(UInt64(20 + index), size: 400 << 10) : edited(base, seed: UInt64(index), places: 2)
+                    try store.put(data, for: StoreKey("k\(index)"))
+                    #expect(try store.stats().storedBytes <= capacity, "after put \(index)")
+                    #expect(try store.value(for: StoreKey("k\(index)")) == data)
+                }
+                let live = try store.entries()
+                #expect(live.count >= 4)
+                for entry in live { #expect(try store.value(for: entry.key) != nil) }
+                _ = try store.collectGarbage(gracePeriod: .zero)
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
+
+    /// Values removed leave most of a pack dead; a collection rewrites it, moving the chunks
+    /// still named, and the values made of them read back, before and after reopening.
+    @Test func repackingMovesTheChunksOfLiveValues() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            var configuration = chunked
+            configuration.packSize = 1 << 20
+            let values = (0..<6).map { value(UInt64(40 + $0), size: 300 << 10) }
+            try withStore(path, configuration) { store throws in
+                for (index, data) in values.enumerated() { try store.put(data, for: StoreKey("k\(index)")) }
+                for index in [0, 2, 3, 5] { try store.remove(StoreKey("k\(index)")) }
+                let report = try store.collectGarbage(gracePeriod: .zero)
+                #expect(report.packsRewritten >= 1, "\(report)")
+                #expect(report.needlesMoved >= 1, "\(report)")
+                for index in [1, 4] { #expect(try store.value(for: StoreKey("k\(index)")) == values[index]) }
+                #expect(try store.verify().isClean)
+            }
+            try withStore(path, fast) { store throws in
+                for index in [1, 4] { #expect(try store.value(for: StoreKey("k\(index)")) == values[index]) }
+            }
+        }
+    }
+
+    /// A file or a stream is written to `tmp/` as it is read, then put as chunks: the temporary
+    /// file goes, and the value shares its chunks with the same bytes put from memory.
+    @Test func filesAndStreamsArePutAsChunks() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanup() }
+        do {
+            let path = dir.child("s")
+            // Larger than the 1 MiB a streamed put gathers in memory: it goes through tmp/.
+            let data = value(11, size: 1536 << 10)
+            let source = dir.child("source")
+            writeBytes(source, Array(data))
+            let store = try BlobStore(at: path, configuration: chunked)
+            defer { try? store.close() }
+            try await store.put(contentsOf: URL(fileURLWithPath: source), for: "file")
+            let stored = try await store.stats().storedBytes
+            try await store.put(data, for: "memory")
+            let pieces = stride(from: 0, to: data.count, by: 100_000).map {
+                Data(data[$0..<min($0 + 100_000, data.count)])
+            }
+            try await store.put(
+                streaming: AsyncStream { continuation in
+                    for piece in pieces { continuation.yield(piece) }
+                    continuation.finish()
+                }, for: "stream")
+            #expect(try await store.stats().storedBytes == stored, "one copy of each chunk")
+            for key in ["file", "memory", "stream"] { #expect(try await store.value(for: StoreKey(key)) == data) }
+            #expect(regularFiles(under: path + "/blobs").isEmpty)
+            #expect(regularFiles(under: path + "/tmp").isEmpty)
+        }
+    }
+}
