@@ -8,7 +8,8 @@ import Glibc
 /// verified get, each the best of three (three values, each read once: a process verifies a
 /// blob the first time it reads it); the same bytes written to and read from a plain file; then
 /// a 4 KiB range read at random offsets of a value of `--range-mib` MiB stored whole, through a
-/// descriptor the store verified (`fileHandle(for:)`, so each read hashes the whole value).
+/// descriptor the store verified (`fileHandle(for:)`, so each read hashes the whole value), and
+/// of the same size stored as chunks (`value(for:in:)`, which checks only the chunks it reads).
 struct LargeRun {
     static let usage = """
         usage: blobstore-bench large [--dir DIR] [--sizes LIST] [--range-mib N] [--range-reads N]
@@ -72,6 +73,42 @@ struct LargeRun {
                     + " | \(rate(cut.get)) |")
         }
         try rangeRead(in: run)
+        try chunkedRangeRead(in: run)
+    }
+
+    /// 4 KiB at random offsets of one large chunked value (`value(for:in:)`, which reads and
+    /// checks the chunks that hold the range): the first read after opening the store, whose
+    /// manifest holds the recipe (cold: the recipe is decoded and the packs mapped), then
+    /// `rangeReads × 100` more (warm).
+    private func chunkedRangeRead(in run: String) throws {
+        var configuration = BlobStore.Configuration(durability: .none)
+        configuration.chunkThreshold = 1 << 20
+        let path = "\(run)/store-chunked-range"
+        let key = StoreKey("range")
+        let size = rangeMiB << 20
+        try {
+            let store = try BlobStore(at: path, configuration: configuration)
+            defer { try? store.close() }
+            try store.put(Data(SplitMix64.bytes(size, seed: 9)), for: key)
+            try store.compact()
+        }()
+        let store = try BlobStore(at: path, configuration: configuration)
+        defer { try? store.close() }
+        var random = SplitMix64(seed: 11)
+        var times: [Double] = []
+        for _ in 0..<(1 + rangeReads * 100) {
+            let offset = Int(random.next() % UInt64(size - 4096))
+            let (seconds, read) = try Measure.time { try store.value(for: key, in: offset..<offset + 4096) }
+            guard read?.count == 4096 else { throw BenchError("a chunked range read came short") }
+            times.append(seconds)
+        }
+        let cold = times.removeFirst()
+        times.sort()
+        print(
+            String(
+                format: "4 KiB verified range from a %d MiB chunked value: first after opening %.3f ms;"
+                    + " then p50 %.3f ms, p99 %.3f ms (%d reads)", rangeMiB, cold * 1e3, times[times.count / 2] * 1e3,
+                times[times.count * 99 / 100] * 1e3, times.count))
     }
 
     /// The best of three puts into a new store at `path` (`value`, then two of its size with

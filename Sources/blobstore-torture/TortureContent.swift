@@ -6,8 +6,10 @@ import Foundation
 ///
 /// About a quarter of the versions draw their bytes from 32 shared contents, so keys of
 /// different workers share blobs: puts deduplicate and reuse blobs that removes, compactions and
-/// garbage collection are dropping at the same moment. One value in 16 is empty; one in 16 is up
-/// to 128 KiB; the rest are up to 8 KiB.
+/// garbage collection are dropping at the same moment. One value in 16 is empty; one in 16 is
+/// 32 to 128 KiB, cut from one shared base with 64 bytes of its own inserted somewhere, so that
+/// workers that chunk them (`TortureWorker.chunks`) share most chunks between values; the rest
+/// are up to 8 KiB.
 enum TortureContent {
     static func bytes(key: String, version: Int) -> Data {
         var mixer = SplitMix64(seed: fnv1a(key) ^ UInt64(version))
@@ -17,7 +19,11 @@ enum TortureContent {
         let count: Int
         switch random.next() % 16 {
         case 0: count = 0
-        case 1: count = Int(random.next() % (128 << 10))
+        case 1:
+            let length = (32 << 10) + Int(random.next() % (96 << 10))
+            var bytes = largeBase[..<length]
+            bytes.insert(contentsOf: SplitMix64.bytes(64, seed: random.next()), at: Int(random.next() % UInt64(length)))
+            return Data(bytes)
         default: count = Int(random.next() % (8 << 10))
         }
         var bytes = [UInt8](repeating: 0, count: count)
@@ -32,6 +38,9 @@ enum TortureContent {
         }
         return Data(bytes)
     }
+
+    /// What the large values are cut from.
+    private static let largeBase = SplitMix64.bytes(128 << 10, seed: 0xB10B)
 
     /// The metadata of a put: its version, so that a read that finds other bytes can tell an old
     /// version (an acknowledged change lost) from bytes that were never any version's.

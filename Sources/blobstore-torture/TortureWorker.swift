@@ -33,6 +33,11 @@ struct TortureWorker {
         [EvictionLimits(capacity: 128 * 1024, policy: policy), EvictionLimits(maxEntries: 40, policy: policy)]
     }
 
+    /// Whether the worker stores values of 32 KiB or more as chunks (of 4 KiB on average):
+    /// three workers in four, drawn from the seed, so that chunked and whole puts of the same
+    /// content meet.
+    var chunks: Bool { seed % 4 != 0 }
+
     /// The arguments after `blobstore-torture worker` that recreate this worker.
     var arguments: [String] {
         [
@@ -71,7 +76,12 @@ struct TortureWorker {
         var random = SplitMix64(seed: seed)
         var step = "open"
         do {
-            let store = try BlobStore(at: store, configuration: .init(durability: durability))
+            var configuration = BlobStore.Configuration(durability: durability)
+            if chunks {
+                configuration.chunkThreshold = 32 << 10
+                configuration.chunkSize = 4 << 10
+            }
+            let store = try BlobStore(at: store, configuration: configuration)
             log(.opened)
             for index in 0..<operations {
                 let key = Int(random.next() % UInt64(Self.keyCount))

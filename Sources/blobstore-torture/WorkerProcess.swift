@@ -105,14 +105,14 @@ final class WorkerProcess {
     func waitForEnd(deadline: Date) -> End {
         var hung = false
         while process.isRunning {
-            if Date() > deadline {
+            if !hung && Date() > deadline {
                 hung = true
                 kill()
-                break
             }
             usleep(1000)
         }
-        process.waitUntilExit()
+        // Not `waitUntilExit()`: once `isRunning` is false the status is known, and after a
+        // worker that crashed (its backtracer running), it was seen to wait for ever.
         let reaped = MonotonicClock.nanoseconds()
         let standardError = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
         return End(

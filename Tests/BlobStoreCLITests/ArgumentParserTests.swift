@@ -449,7 +449,7 @@ import Testing
         #expect(
             text == """
                 Error: Missing expected argument '<key>'
-                Usage: blobstore get [--store <dir>] [--durability <mode>] <key> ... [-o <file>]
+                Usage: blobstore get [--store <dir>] [--durability <mode>] <key> ... [-o <file>] [--range <first>-<last>]
                   See 'blobstore get --help' for more information.
 
                 """)

@@ -112,6 +112,39 @@ import Testing
         }
     }
 
+    /// `get --range` writes the bytes asked for, of a chunked value (put by the library, which
+    /// chunks from 256 KiB here) and of one stored whole; a bad range or several keys exit 64.
+    @Test func getWritesARangeOfOneValue() throws {
+        try withTemporaryDirectory { scratch in
+            let store = scratch.child("store")
+            let big = Data(SplitMix64.bytes(600 << 10, seed: 3))
+            let small = Data("0123456789".utf8)
+            var configuration = BlobStore.Configuration(durability: .none)
+            configuration.chunkThreshold = 256 << 10
+            try withStore(store, configuration) { store throws in
+                try store.put(big, for: "big")
+                try store.put(small, for: "small")
+            }
+            let cases: [(String, String, Data)] = [
+                ("big", "1000-1999", big[1000...1999]), ("big", "614000-", big[614000...]),
+                ("big", "0-0", big[0...0]), ("small", "3-5", small[3...5]), ("small", "8-100", small[8...]),
+                ("small", "20-30", Data()),
+            ]
+            for (key, range, expected) in cases {
+                let run = try blobstore(["--store", store, "get", key, "--range", range], in: scratch)
+                #expect(run.status == 0, "\(key) \(range): \(run.stderr)")
+                #expect(run.standardOutput == expected, "\(key) \(range)")
+            }
+            for range in ["5-2", "-10", "a-b", "1-2-3", ""] {
+                let run = try blobstore(["--store", store, "get", "small", "--range", range], in: scratch)
+                #expect(run.status == 64, "--range '\(range)'")
+            }
+            let two = try blobstore(["--store", store, "get", "small", "big", "--range", "0-1"], in: scratch)
+            #expect(two.status == 64)
+            #expect(two.stderr.contains("one key"))
+        }
+    }
+
     @Test func aDirectoryGivenAsTheFileIsRefusedClearly() throws {
         try withTemporaryDirectory { scratch in
             let run = try blobstore(["--store", scratch.child("store"), "put", "k", scratch.url.path], in: scratch)

@@ -267,4 +267,91 @@ import Testing
             #expect(regularFiles(under: path + "/tmp").isEmpty)
         }
     }
+
+    /// A range of a chunked value reads and checks only the chunks that hold it: a damaged
+    /// chunk elsewhere does not stop it, one inside it makes the read a miss. Ranges are cut at
+    /// the value's end; values stored whole and packed ones read ranges too.
+    @Test func rangesReadOnlyTheChunksThatHoldThem() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let data = value(12, size: 1 << 20)
+            let whole = value(13, size: 200 << 10)
+            let small = value(14, size: 1000)
+            try withStore(path, chunked) { store throws in
+                try store.put(data, for: "chunked")
+                try store.compact()
+            }
+            var configuration = fast
+            configuration.compactionMinimumJournalBytes = .max
+            try withStore(path, configuration) { store throws in
+                try store.put(whole, for: "whole")
+                try store.put(small, for: "small")
+                var random = SplitMix64(seed: 15)
+                for _ in 0..<50 {
+                    let start = Int(random.next() % UInt64(data.count))
+                    let length = Int(random.next() % 40_000)
+                    let range = start..<min(data.count, start + length)
+                    #expect(try store.value(for: "chunked", in: start..<start + length) == data[range])
+                }
+                #expect(try store.value(for: "chunked", in: (1 << 20) - 10..<(1 << 20) + 10) == data.suffix(10))
+                #expect(try store.value(for: "chunked", in: 2 << 20..<3 << 20) == Data())
+                #expect(try store.value(for: "chunked", in: 0..<0) == Data())
+                #expect(try store.value(for: "whole", in: 5000..<9000) == whole[5000..<9000])
+                #expect(try store.value(for: "small", in: 10..<20) == small[10..<20])
+                #expect(try store.value(for: "absent", in: 0..<1) == nil)
+            }
+            // A bit flipped in the first chunk's needle (the pack's first needle): ranges in
+            // the last chunk still read, a range in the first one is damaged.
+            flipBit(path + "/packs/pack-1", at: 24 + 36 + 100, bit: 1)
+            try withStore(path, configuration) { store throws in
+                #expect(try store.value(for: "chunked", in: data.count - 100..<data.count) == data.suffix(100))
+                guard case .damaged = try store.readRange(0..<10, of: "chunked") else {
+                    Issue.record("a range over the damaged chunk was not found damaged")
+                    return
+                }
+                #expect(
+                    try store.value(for: "chunked", in: data.count - 100..<data.count) == nil, "the entry was dropped")
+            }
+        }
+    }
+
+    /// A put that would store its value whole (packed or loose) and finds the same content
+    /// stored as chunks refers to the chunks, and a chunking put that finds it whole refers to
+    /// the whole copy (the crash torture found the first writing a chunked put record without
+    /// its recipe).
+    @Test func putsOfContentStoredTheOtherWayReuseIt() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            var small = chunked
+            small.chunkThreshold = 32 << 10
+            small.chunkSize = 4 << 10
+            let packable = value(16, size: 40 << 10)
+            let loose = value(17, size: 100 << 10)
+            let whole = value(18, size: 120 << 10)
+            try withStore(path, small) { store throws in
+                try store.put(packable, for: "packable")
+                try store.put(loose, for: "loose")
+            }
+            try withStore(path, fast) { store throws in
+                let blobs = try store.stats().distinctBlobs
+                try store.put(packable, for: "packable again")
+                try store.put(loose, for: "loose again")
+                #expect(try store.stats().distinctBlobs == blobs, "the chunked copies are reused")
+                try store.put(whole, for: "whole")
+            }
+            try withStore(path, small) { store throws in
+                let blobs = try store.stats().distinctBlobs
+                try store.put(whole, for: "whole again")
+                #expect(try store.stats().distinctBlobs == blobs, "the whole copy is reused")
+                for (key, data) in [
+                    ("packable", packable), ("packable again", packable), ("loose", loose), ("loose again", loose),
+                    ("whole", whole), ("whole again", whole),
+                ] {
+                    #expect(try store.value(for: StoreKey(key)) == data, "\(key)")
+                }
+                try store.compact()
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
 }

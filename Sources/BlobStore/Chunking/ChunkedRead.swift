@@ -3,9 +3,10 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A chunked value as the store found it under its mutex: its recipe and where each chunk is.
-/// The bytes are read after the mutex is let go (``read(_:verify:content:)``), as a packed
-/// value's needle is: each needle holds its pack's mapping.
+/// A chunked value as the store found it under its mutex: its recipe and where each of the
+/// chunks a read wants is (all of them, or those that hold a range). The bytes are read after
+/// the mutex is let go (``read(_:verify:content:)``), as a packed value's needle is: each needle
+/// holds its pack's mapping.
 struct ChunkedRead: Sendable {
     /// Where one chunk's bytes are.
     enum Source: Sendable {
@@ -17,8 +18,15 @@ struct ChunkedRead: Sendable {
     }
 
     let recipe: ChunkRecipe
-    /// One per chunk, in the recipe's order.
+    /// The chunks located, by their index in the recipe.
+    let located: Range<Int>
+    /// One per chunk of ``located``, in the recipe's order.
     let sources: [Source]
+
+    /// The chunks that hold `range` of the value (all of them when `nil`).
+    static func chunks(of recipe: ChunkRecipe, covering range: Range<Int>?) -> Range<Int> {
+        range.map { recipe.chunkIndices(covering: $0.clamped(to: 0..<recipe.length)) } ?? 0..<recipe.chunks.count
+    }
 
     /// Whether a chunk's needle was not found (its pack gone or short) or the index knows no
     /// such chunk: a repack this process has not seen may have moved it.
@@ -34,12 +42,13 @@ struct ChunkedRead: Sendable {
     /// Threads that copy and hash one value's chunks at once: every core, up to eight.
     static let workers = min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
 
-    /// The bytes of the chunks in `chunks`, one after another: each chunk is copied into place
+    /// The bytes of the chunks in `chunks` (within ``located``), one after another: each chunk is copied into place
     /// and (when `verify`) hashed against its recipe by the next free one of up to ``workers``
     /// threads, while it is still in the cache. A chunk that fails gives `corrupt`, one that
     /// cannot be found `missing` (the first in the recipe's order wins); no byte of a read that
     /// fails is handed out.
     func read(_ chunks: Range<Int>, verify: Bool, content: ContentStore) -> ContentStore.ReadResult {
+        precondition(chunks.clamped(to: located) == chunks, "chunks that were located")
         let offsets = recipe.offsets
         let base = offsets[chunks.lowerBound]
         let count = offsets[chunks.upperBound] - base
@@ -84,14 +93,16 @@ struct ChunkedRead: Sendable {
         count >= largeBuffer ? .custom({ address, length in Syscalls.unmap(address, length: length) }) : .free
     }
 
-    /// Reads every chunk as ``read(_:verify:content:)`` does, a window of at most 16 MiB at a
+    /// Reads every chunk located as ``read(_:verify:content:)`` does, a window of at most 16 MiB at a
     /// time (memory stays flat whatever the value's size), keeping nothing; `nil` when all are
     /// sound, else the first miss.
     func check(verify: Bool, content: ContentStore) -> ContentStore.ReadResult? {
-        var start = 0
-        while start < sources.count {
+        var start = located.lowerBound
+        while start < located.upperBound {
             var end = start + 1
-            while end < sources.count, recipe.offsets[end + 1] - recipe.offsets[start] <= Self.window { end += 1 }
+            while end < located.upperBound, recipe.offsets[end + 1] - recipe.offsets[start] <= Self.window {
+                end += 1
+            }
             let result = read(start..<end, verify: verify, content: content)
             guard case .found = result else { return result }
             start = end
@@ -107,7 +118,7 @@ struct ChunkedRead: Sendable {
         _ place: UnsafeMutableRawBufferPointer, chunk index: Int, verify: Bool, content: ContentStore
     ) -> ContentStore.ReadResult? {
         let chunk = recipe.chunks[index]
-        switch sources[index] {
+        switch sources[index - located.lowerBound] {
         case .needle(let needle):
             if let miss = needle.copy(into: place) { return miss }
         case .loose:

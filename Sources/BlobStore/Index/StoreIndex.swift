@@ -65,6 +65,13 @@ struct StoreIndex: Sendable {
     /// references, or in place of them); the manifest's own are in its blob blocks
     /// (``recipe(_:)``).
     private var recipes: [SHA256Digest: ChunkRecipe] = [:]
+    /// Recipes of the manifest decoded lately for reads (``readableRecipe(_:)``), so that reads
+    /// of one large value, a range at a time, decode its recipe once; at most
+    /// ``decodedChunkLimit`` chunks in all. A manifest's recipe never changes: one the journal
+    /// replaced or released is in ``recipes`` or not live, and is never looked up here.
+    private var decodedRecipes: [SHA256Digest: ChunkRecipe] = [:]
+    private var decodedChunks = 0
+    static let decodedChunkLimit = 1 << 18
     /// Blobs of the manifest, not among the changes, that this process has verified (a set, so
     /// that a verified read of one needs no blob lookup).
     private var verifiedBaseBlobs: Set<SHA256Digest> = []
@@ -207,7 +214,28 @@ struct StoreIndex: Sendable {
     /// The recipe of `digest`, when it is a live chunked value.
     func recipe(_ digest: SHA256Digest) -> ChunkRecipe? {
         guard let reference = blob(digest), reference.location == .chunked else { return nil }
-        return recipes[digest] ?? base?.blob(digest)?.recipe
+        return recipes[digest] ?? base?.blob(digest, recipe: true)?.recipe
+    }
+
+    /// ``recipe(_:)`` of a value a read found chunked, keeping a recipe decoded from the
+    /// manifest for the next read. A value the changes do not hold is the manifest's, so its
+    /// recipe (decoded once) needs no lookup of the blob at all: a lookup of a blob block checks
+    /// the whole block, and the recipe's block is as large as the recipe.
+    mutating func readableRecipe(_ digest: SHA256Digest) -> ChunkRecipe? {
+        if let changed = changedBlobs[digest] {
+            guard changed.referenceCount > 0, changed.location == .chunked else { return nil }
+            if let recipe = recipes[digest] { return recipe }
+        }
+        if let recipe = decodedRecipes[digest] { return recipe }
+        guard let found = base?.blob(digest, recipe: true), found.location == .chunked, let recipe = found.recipe
+        else { return nil }
+        if decodedChunks + recipe.chunks.count > Self.decodedChunkLimit {
+            decodedRecipes.removeAll()
+            decodedChunks = 0
+        }
+        decodedRecipes[digest] = recipe
+        decodedChunks += recipe.chunks.count
+        return recipe
     }
 
     /// `digest`'s recipe with where each of its chunks is now, as a manifest keeps it.

@@ -83,8 +83,12 @@ enum ManifestReader {
         _ = try BlobLocation.decode(&reader, size: size, chunked: true)
     }
 
-    /// One blob of a format-2 blob block.
-    static func decodeBlob(_ reader: inout ByteReader) throws(ByteReader.Failure) -> ManifestBlob {
+    /// One blob of a format-2 blob block; a chunked value's recipe is decoded only when
+    /// `recipe` says so of its digest, and skipped otherwise (a lookup passes over the recipes of
+    /// other blobs).
+    static func decodeBlob(
+        _ reader: inout ByteReader, recipe: (SHA256Digest) -> Bool = { _ in true }
+    ) throws(ByteReader.Failure) -> ManifestBlob {
         let digest = try JournalRecord.readDigest(&reader)
         let size = try reader.varint()
         let references = try reader.varint()
@@ -93,7 +97,13 @@ enum ManifestReader {
         }
         let location = try BlobLocation.decode(&reader, size: size, chunked: true)
         var blob = ManifestBlob(digest: digest, size: size, references: Int(references), location: location)
-        if location == .chunked { blob.recipe = try PlacedRecipe.readRecipe(&reader, digest: digest, size: size) }
+        if location == .chunked {
+            if recipe(digest) {
+                blob.recipe = try PlacedRecipe.readRecipe(&reader, digest: digest, size: size)
+            } else {
+                try reader.skip(try reader.count(limit: JournalFormat.maxPayloadSize, what: "recipe length"))
+            }
+        }
         return blob
     }
 }

@@ -27,10 +27,9 @@ enum ManifestWriter {
         var block = BlockWriter(type: ManifestFormat.entriesType)
         for (hash, position) in order {
             let item = entries[position]
-            if block.count == 0 { keyBlocks.append((hash, UInt64(file.bytes.count))) }
-            encode(item, into: &block.payload)
-            block.count += 1
-            if block.isFull { block.close(into: &file) }
+            var encoded = ByteWriter()
+            encode(item, into: &encoded)
+            block.add(encoded.bytes, into: &file) { keyBlocks.append((hash, $0)) }
             totals.entries &+= 1
             totals.logicalBytes &+= item.entry.size
             totals.liveRecordBytes &+= StoreIndex.recordBytes(item.entry, key: item.key)
@@ -58,12 +57,9 @@ enum ManifestWriter {
         var blobBlocks: [(first: UInt64, offset: UInt64)] = []
         block = BlockWriter(type: ManifestFormat.blobsType)
         for blob in blobs.values.sorted(by: { $0.digest < $1.digest }) {
-            if block.count == 0 {
-                blobBlocks.append((ManifestFormat.digestPrefix(blob.digest), UInt64(file.bytes.count)))
-            }
-            encode(blob, into: &block.payload)
-            block.count += 1
-            if block.isFull { block.close(into: &file) }
+            var encoded = ByteWriter()
+            encode(blob, into: &encoded)
+            block.add(encoded.bytes, into: &file) { blobBlocks.append((ManifestFormat.digestPrefix(blob.digest), $0)) }
             totals.blobs &+= 1
             switch blob.location {
             case .loose:
@@ -159,6 +155,18 @@ enum ManifestWriter {
 
         var isFull: Bool {
             payload.bytes.count >= ManifestFormat.targetBlockSize || count == ManifestFormat.maxEntriesPerRecord
+        }
+
+        /// Adds one encoded item, calling `starting` with the file offset of the block it
+        /// begins, if it begins one. An item of the target size or more gets a block of its own,
+        /// so that a lookup of a small item next to it (a chunk beside a large recipe) checks
+        /// about a kilobyte, not the large item too.
+        mutating func add(_ item: [UInt8], into file: inout ByteWriter, starting: (UInt64) -> Void) {
+            if item.count >= ManifestFormat.targetBlockSize { close(into: &file) }
+            if count == 0 { starting(UInt64(file.bytes.count)) }
+            payload.raw(item)
+            count += 1
+            if isFull { close(into: &file) }
         }
 
         /// Frames the block into `file` (nothing for an empty block) and starts the next.

@@ -67,6 +67,11 @@ extension BlobStore {
         try await offload(.stopWaiting) { try self.fileHandle(for: key) }
     }
 
+    /// `async` ``value(for:in:)-9qrnw``.
+    public func value(for key: StoreKey, in range: Range<Int>) async throws -> Data? {
+        try await offload(.stopWaiting) { try self.value(for: key, in: range) }
+    }
+
     /// `async` ``blob(_:)-90ckb``.
     public func blob(_ digest: SHA256Digest) async throws -> Data? {
         try await offload(.stopWaiting) { try self.blob(digest) }

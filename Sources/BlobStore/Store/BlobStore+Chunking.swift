@@ -21,15 +21,8 @@ extension BlobStore {
         try writeInSteps {
             var located = record
             var reused = false
-            if let reference = state.withLock({ $0.index.blob(record.digest) }), try isSound(record.digest, reference) {
-                switch reference.location {
-                case .chunked:
-                    located.recipe = state.withLock { $0.index.placedRecipe(record.digest) }
-                    reused = located.recipe != nil
-                case .loose, .packed:
-                    reused = true
-                }
-                located.location = reference.location
+            if let reference = state.withLock({ $0.index.blob(record.digest) }) {
+                reused = try reuse(reference, in: &located)
             }
             if !reused { (located.location, located.recipe) = (.chunked, try placeChunks(recipe, bytes)) }
             #if BLOBSTORE_FAULT_INJECTION

@@ -16,8 +16,8 @@ extension BlobStore {
         try writeInSteps {
             var located = record
             var appended = false
-            if let reference = state.withLock({ $0.index.blob(record.digest) }), try isSound(record.digest, reference) {
-                located.location = reference.location
+            if let reference = state.withLock({ $0.index.blob(record.digest) }), try reuse(reference, in: &located) {
+                // The stored copy is the value's.
             } else {
                 let packToSync: FileDescriptor?
                 (located.location, packToSync) = try state.withLock { state in
@@ -101,6 +101,23 @@ extension BlobStore {
         }
     }
 
+    /// Points `record` at the stored copy of its content that `reference` locates, when that
+    /// copy is sound (``isSound(_:_:)``): its location, and a chunked copy's recipe with its
+    /// chunks' locations. Returns whether it did; a chunked copy whose recipe cannot be read is
+    /// not reused. Every put that finds its content stored already goes through here, whatever
+    /// way it would store it itself: a small value may find it chunked, a large one packed.
+    func reuse(_ reference: StoreIndex.BlobReference, in record: inout JournalRecord.PutRecord) throws -> Bool {
+        guard try isSound(record.digest, reference) else { return false }
+        var recipe: PlacedRecipe? = nil
+        if reference.location == .chunked {
+            guard let placed = state.withLock({ $0.index.placedRecipe(record.digest) }) else { return false }
+            recipe = placed
+        }
+        record.location = reference.location
+        record.recipe = recipe
+        return true
+    }
+
     /// Whether the needle of `digest` at `location` is sound: its header matches and (unless this
     /// process verified it before) its bytes hash to the digest. Found under the mutex, copied and
     /// hashed after it.
@@ -149,13 +166,14 @@ extension BlobStore {
     }
 
     /// Finds where a packed or chunked value's bytes are, to be read once the mutex is let go
-    /// (``LocatedValue/read(_:verify:content:)``); `nil` for a loose value. A needle whose pack is
-    /// gone may have been moved by a repack this process has not seen yet: then the store catches
-    /// up (system calls, even when the change counter says nothing moved) and `locateAgain` gives
-    /// the value's location again, once.
+    /// (``LocatedValue/read(_:verify:content:)``); `nil` for a loose value. Of a chunked value,
+    /// only the chunks that hold `range` are located (all of them without one). A needle whose
+    /// pack is gone may have been moved by a repack this process has not seen yet: then the store
+    /// catches up (system calls, even when the change counter says nothing moved) and
+    /// `locateAgain` gives the value's location again, once.
     func locate(
-        _ digest: SHA256Digest, size: UInt64, at location: BlobLocation, _ state: inout StoreState,
-        locateAgain: (inout StoreState) -> BlobLocation?
+        _ digest: SHA256Digest, size: UInt64, at location: BlobLocation, covering range: Range<Int>? = nil,
+        _ state: inout StoreState, locateAgain: (inout StoreState) -> BlobLocation?
     ) throws -> LocatedValue? {
         switch location {
         case .loose:
@@ -167,21 +185,24 @@ extension BlobStore {
             guard let again = locateAgain(&state)?.packed else { return .needle(.missing) }
             return .needle(state.packs.locate(again, size: size, digest: digest, layout: layout))
         case .chunked:
-            let found = locateChunks(digest, &state)
+            let found = locateChunks(digest, covering: range, &state)
             guard case .chunks(let read) = found, read.isMissingAChunk else { return found }
             try state.catchUp(layout: layout)
             guard locateAgain(&state) == .chunked else { return .needle(.missing) }
-            return locateChunks(digest, &state)
+            return locateChunks(digest, covering: range, &state)
         }
     }
 
-    /// Where each chunk of the chunked value `digest` is (``ChunkedRead``); a value whose recipe
-    /// cannot be read is damaged.
-    func locateChunks(_ digest: SHA256Digest, _ state: inout StoreState) -> LocatedValue {
-        guard let recipe = state.index.recipe(digest) else {
+    /// Where each chunk of the chunked value `digest` that holds `range` (every chunk without
+    /// one) is (``ChunkedRead``); a value whose recipe cannot be read is damaged.
+    func locateChunks(_ digest: SHA256Digest, covering range: Range<Int>? = nil, _ state: inout StoreState)
+        -> LocatedValue
+    {
+        guard let recipe = state.index.readableRecipe(digest) else {
             return .needle(.corrupt(reason: "the value's recipe cannot be read"))
         }
-        let sources = recipe.chunks.map { chunk -> ChunkedRead.Source in
+        let located = ChunkedRead.chunks(of: recipe, covering: range)
+        let sources = recipe.chunks[located].map { chunk -> ChunkedRead.Source in
             guard let reference = state.index.blob(chunk.digest) else { return .missing }
             switch reference.location {
             case .packed(let location):
@@ -190,6 +211,6 @@ extension BlobStore {
             case .chunked: return .missing
             }
         }
-        return .chunks(ChunkedRead(recipe: recipe, sources: sources))
+        return .chunks(ChunkedRead(recipe: recipe, located: located, sources: sources))
     }
 }

@@ -35,6 +35,45 @@ extension BlobStore {
         }
     }
 
+    /// The bytes of `range` of `key`'s value (cut to the value's end), verified; `nil` as for
+    /// ``BlobStorage/value(for:)-4hc2q``. Records an access as a read of the whole value does.
+    ///
+    /// A chunked value (docs/design.md, "Chunked values") reads and verifies only the chunks
+    /// that hold the range: a few kilobytes of a gigabyte cost one chunk's copy and hash. A value
+    /// stored whole is verified whole first (unless ``Configuration/verifyReads`` is off), as
+    /// ``fileHandle(for:)-4ol5e`` verifies it, then the range is read.
+    public func value(for key: StoreKey, in range: Range<Int>) throws -> Data? {
+        try readRange(range, of: key).value
+    }
+
+    /// ``value(for:in:)-9qrnw``, saying whether a miss found no entry or a damaged copy.
+    public func readRange(_ range: Range<Int>, of key: StoreKey) throws -> ReadOutcome<Data> {
+        precondition(range.lowerBound >= 0, "a range of the value's bytes")
+        guard let found = try lookup(key, covering: range) else { return .absent }
+        let wanted = range.clamped(to: 0..<Int(clamping: found.entry.size))
+        guard case .chunks(let chunked)? = found.located else {
+            // A value stored whole: verified whole, then cut.
+            guard found.located == nil else {
+                return try read(key, found).map { Data($0.value[wanted]) }
+            }
+            guard case .found(let opened) = try open(found) else { return .damaged }
+            return try verifiedHandle(opened).map { verified in
+                defer { try? verified.handle.close() }
+                try verified.handle.seek(toOffset: UInt64(wanted.lowerBound))
+                return try verified.handle.read(upToCount: wanted.count) ?? Data()
+            }
+        }
+        return try keepingHit {
+            let result = chunked.read(chunked.located, verify: configuration.verifyReads, content: content)
+            return try settle(result, digest: found.entry.digest).map { data in
+                // Only some chunks were checked: the blob is not marked verified.
+                finishHit(nil, wasVerified: found.verified)
+                let base = chunked.recipe.offsets[chunked.located.lowerBound]
+                return data.subdata(in: wanted.lowerBound - base..<wanted.upperBound - base)
+            }
+        }
+    }
+
     /// A read-only handle on the blob holding `key`'s value, positioned at its start, for large
     /// values read without copying; `nil` as for ``BlobStorage/value(for:)-4hc2q``.
     ///
@@ -222,7 +261,7 @@ extension BlobStore {
     /// ``keepingHit(_:)``, which takes the hit back when the read ends without a value, and
     /// reports a value's read with ``finishHit(_:wasVerified:)``. A read without a value leaves
     /// its access noted: an access time is a hint, and a repair drops the entry anyway.
-    private func lookup(_ key: StoreKey) throws -> Found? {
+    private func lookup(_ key: StoreKey, covering range: Range<Int>? = nil) throws -> Found? {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
@@ -233,7 +272,8 @@ extension BlobStore {
                 return nil
             }
             let entry = hit.entry
-            let located = try locate(entry.digest, size: entry.size, at: hit.location, &state) { state in
+            let located = try locate(entry.digest, size: entry.size, at: hit.location, covering: range, &state) {
+                state in
                 guard let (again, location) = state.index.located(key), again.digest == entry.digest else {
                     return nil
                 }

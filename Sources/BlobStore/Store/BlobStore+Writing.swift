@@ -377,9 +377,10 @@ extension BlobStore {
             // Hashing a copy and syncing directories happen with the state mutex let go.
             var reused = false
             var record = record
-            if reference != nil || unlinked == nil {
-                reused = try isSound(record.digest, reference ?? unverified)
-                if reused, let reference { record.location = reference.location }
+            if let reference {
+                reused = try reuse(reference, in: &record)
+            } else if unlinked == nil {
+                reused = try isSound(record.digest, unverified)
             }
             if !reused {
                 guard let blob = unlinked else { throw CommitRetry.blobVanished }

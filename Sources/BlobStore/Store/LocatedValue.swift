@@ -11,7 +11,7 @@ enum LocatedValue: Sendable {
         case .needle(let needle):
             BlobStore.checked(needle.read(), digest: digest, verify: verify)
         case .chunks(let chunked):
-            chunked.read(0..<chunked.recipe.chunks.count, verify: verify, content: content)
+            chunked.read(chunked.located, verify: verify, content: content)
         }
     }
 }

@@ -8,6 +8,8 @@ struct GetCommand: SubcommandValue {
     var keys: [String] = []
     /// `-o`, `--output`: the file to write; `nil` (or `-`) is standard output.
     var output: String?
+    /// `--range`: only these bytes of the value (one key only).
+    var range: ValueRange?
 
     static let spec = CommandSpec<GetCommand>(
         .get,
@@ -16,7 +18,8 @@ struct GetCommand: SubcommandValue {
             + "values are written one after another, as cat does; if any key is missing, nothing is "
             + "written and the command exits 1. A value found damaged is removed from the store and "
             + "the command exits 65. With --remote, a local miss asks the remote; its value is "
-            + "verified, stored locally and written.",
+            + "verified, stored locally and written. With --range, only those bytes of the one key's "
+            + "value are written, verified: of a chunked value, only the chunks that hold them are read.",
         remote: .tiered,
         arguments: [
             .oneOrMore(
@@ -26,7 +29,11 @@ struct GetCommand: SubcommandValue {
         options: [
             .value(
                 "-o", "--output", valueName: "<file>", help: "Write the values to <file> instead of standard output.",
-                .path(.file), \.output)
+                .path(.file), \.output),
+            .value(
+                "--range", valueName: "<first>-<last>",
+                help: "Write only bytes <first> to <last> of the value (from 0, both included; <first>- reads "
+                    + "to the end); one key only.", .valueRange, \.range),
         ])
 
     func run(in runner: Runner) throws -> Int32 { try runner.get(self) }
@@ -42,6 +49,9 @@ extension Runner {
     /// `--remote-only`, which never reads the local store).
     func get(_ command: GetCommand) throws -> Int32 {
         let keys = command.keys
+        if command.range != nil && keys.count != 1 {
+            throw CommandFailure(ExitCode.usage, "--range reads one key's value; \(keys.count) keys were given.")
+        }
         let remote = try remoteBackend()
         try withStore(creating: remote != nil, miss: Self.noValue(keys)) { store in
             let tiered = tiered(store, remote)
@@ -59,11 +69,41 @@ extension Runner {
             }
             let destination = try openOutput(command.output)
             defer { if destination !== output.handle { try? destination.close() } }
+            if let range = command.range {
+                try write(range, of: keys[0], from: store, tiered, into: destination)
+                return
+            }
             for key in keys {
                 try write(key, from: store, tiered, into: destination)
             }
         }
         return ExitCode.success
+    }
+
+    /// Writes bytes `range` of `key`'s verified value into `destination`: from the local copy
+    /// (of a chunked value, only the chunks that hold them are read), else from the remote's
+    /// value, which a remote read stores locally first.
+    private func write(
+        _ range: ValueRange, of key: String, from store: BlobStore, _ tiered: TieredStore?,
+        into destination: FileHandle
+    ) throws {
+        let storeKey = StoreKey(key)
+        let remoteOnly = tiered?.configuration.remoteOnly ?? false
+        if !remoteOnly, let info = try store.info(for: storeKey) {
+            let positions = range.positions(inValueOf: Int(clamping: info.size))
+            switch try store.readRange(positions, of: storeKey) {
+            case .found(let bytes): return try destination.write(contentsOf: bytes)
+            case .damaged where tiered == nil:
+                throw CommandFailure(
+                    ExitCode.dataError,
+                    "The value for key '\(key)' is damaged or missing on disk; it was not returned, and the "
+                        + "entry was dropped unless the store is read-only.")
+            case .damaged, .absent: break
+            }
+        }
+        guard let tiered, let fetched = try tiered.value(for: storeKey) else { throw keyNotFound(key) }
+        let positions = range.positions(inValueOf: fetched.count)
+        try destination.write(contentsOf: fetched.dropFirst(positions.lowerBound).prefix(positions.count))
     }
 
     /// Writes `key`'s verified value into `destination`: the local copy, else the remote's.
