@@ -354,4 +354,53 @@ import Testing
             }
         }
     }
+
+    /// A chunked value larger than a window (16 MiB) is handed out a window at a time: a handle
+    /// on a copy checked before it is returned, a stream whose every piece was checked, a copy
+    /// to a file. A damaged chunk in the second window ends the stream after the first window's
+    /// pieces, with `corrupt`, and drops the entry.
+    @Test func largeChunkedValuesAreReadAWindowAtATime() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanup() }
+        let path = dir.child("s")
+        let data = value(19, size: 20 << 20)
+        let store = try BlobStore(at: path, configuration: chunked)
+        defer { try? store.close() }
+        try await store.put(data, for: "k")
+        let handle = try #require(try await store.fileHandle(for: "k"))
+        #expect(try handle.readToEnd() == data)
+        let entry = try #require(try store.entry(for: "k", readingUpTo: 1 << 20))
+        guard case .opened(_, let opened) = entry else {
+            Issue.record("a value larger than readingUpTo was read whole")
+            return
+        }
+        #expect(try opened.readToEnd() == data)
+        let copy = dir.child("copy")
+        FileManager.default.createFile(atPath: copy, contents: nil)
+        let destination = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
+        #expect(try store.writeValue(for: "k", to: destination) != nil)
+        try destination.close()
+        #expect(readBytes(copy) == Array(data))
+        var streamed = Data()
+        for try await piece in try #require(try await store.chunks(for: "k", chunkSize: 1 << 20)) {
+            #expect(piece.count == 1 << 20)
+            streamed.append(piece)
+        }
+        #expect(streamed == data)
+
+        // A bit flipped in the last needle of the newest pack: a chunk of the second window.
+        let packs = try FileManager.default.contentsOfDirectory(atPath: path + "/packs").sorted {
+            $0.count != $1.count ? $0.count < $1.count : $0 < $1
+        }
+        let last = path + "/packs/" + packs.last!
+        flipBit(last, at: readBytes(last).count - 10, bit: 2)
+        var received = 0
+        await #expect(throws: BlobStoreError.self) {
+            for try await piece in try #require(try await store.chunks(for: "k", chunkSize: 1 << 20)) {
+                received += piece.count
+            }
+        }
+        #expect(received >= 16 << 20 - (1 << 20), "the first window's pieces came before the damage")
+        #expect(try await store.value(for: "k") == nil)
+    }
 }

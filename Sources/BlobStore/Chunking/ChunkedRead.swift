@@ -93,24 +93,44 @@ struct ChunkedRead: Sendable {
         count >= largeBuffer ? .custom({ address, length in Syscalls.unmap(address, length: length) }) : .free
     }
 
-    /// Reads every chunk located as ``read(_:verify:content:)`` does, a window of at most 16 MiB at a
-    /// time (memory stays flat whatever the value's size), keeping nothing; `nil` when all are
-    /// sound, else the first miss.
-    func check(verify: Bool, content: ContentStore) -> ContentStore.ReadResult? {
+    /// The chunks located, in windows of at most ``window`` bytes each (a single larger chunk
+    /// is a window of its own), in order: what a read that keeps memory flat reads at a time.
+    var windows: [Range<Int>] {
+        var windows: [Range<Int>] = []
         var start = located.lowerBound
         while start < located.upperBound {
             var end = start + 1
             while end < located.upperBound, recipe.offsets[end + 1] - recipe.offsets[start] <= Self.window {
                 end += 1
             }
-            let result = read(start..<end, verify: verify, content: content)
-            guard case .found = result else { return result }
+            windows.append(start..<end)
             start = end
+        }
+        return windows
+    }
+
+    /// Reads the chunks located a window at a time (``windows``), each as
+    /// ``read(_:verify:content:)`` does, and hands each window's bytes to `body` once they are
+    /// checked; memory stays at one window whatever the value's size. Returns `nil` when every
+    /// window was read, else the first miss (`body` is not called again after it).
+    func forEachWindow(
+        verify: Bool, content: ContentStore, _ body: (Data) throws -> Void
+    ) rethrows -> ContentStore.ReadResult? {
+        for window in windows {
+            let result = read(window, verify: verify, content: content)
+            guard case .found(let bytes) = result else { return result }
+            try body(bytes)
         }
         return nil
     }
 
-    /// The most bytes ``check(verify:content:)`` reads at once (a single larger chunk is read whole).
+    /// ``forEachWindow(verify:content:_:)``, keeping nothing: `nil` when every chunk located is
+    /// sound, else the first miss.
+    func check(verify: Bool, content: ContentStore) -> ContentStore.ReadResult? {
+        forEachWindow(verify: verify, content: content) { _ in }
+    }
+
+    /// The most bytes a window holds (``windows``).
     static let window = 16 << 20
 
     /// Copies chunk `index` into `place` and checks it; `nil` when it is sound, else the miss.

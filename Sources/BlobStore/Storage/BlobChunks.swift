@@ -1,9 +1,12 @@
 import Foundation
 
 /// A value read as an `AsyncSequence` of chunks (``BlobStore/chunks(for:chunkSize:)``), hashed as
-/// it streams: memory use is one chunk, whatever the value's size.
+/// it streams: memory use is one chunk (and, for a value stored as content-defined chunks, one
+/// window of them: at most 16 MiB), whatever the value's size.
 ///
-/// The last chunk is returned only once the whole value has matched its digest. A damaged value
+/// The last chunk is returned only once the whole value has matched its digest; of a value
+/// stored as content-defined chunks, every piece only once the chunks it comes from matched
+/// theirs. A damaged value
 /// throws ``BlobStoreError/Code/corrupt`` in its place (and its blob is set aside, as any read
 /// of damage does), so a consumer that commits what it read only when the sequence ends never
 /// commits wrong bytes. Each iterator reads the value from its start; the file stays open while
@@ -24,6 +27,9 @@ public struct BlobChunks: AsyncSequence, Sendable {
         case bytes(Data)
         /// A loose blob.
         case file(OpenFile)
+        /// A chunked value: read a window of chunks at a time, each window checked before any
+        /// of its bytes is returned.
+        case chunks(ChunkedRead)
     }
 
     /// A descriptor closed when the last sequence or iterator using it goes.
@@ -53,9 +59,13 @@ public struct BlobChunks: AsyncSequence, Sendable {
         private let hasher = SHA256Hasher()
         private var offset: UInt64 = 0
         private var finished = false
+        /// Of a chunked value: the windows not read yet, and what is left of the last one read.
+        private var windows: ArraySlice<Range<Int>> = []
+        private var pending = Data()
 
         init(chunks: BlobChunks) {
             self.chunks = chunks
+            if case .chunks(let chunked) = chunks.source { windows = chunked.windows[...] }
         }
 
         /// The next chunk, `nil` after the last, or a `CancellationError` when the task is
@@ -91,6 +101,27 @@ public struct BlobChunks: AsyncSequence, Sendable {
                     return try damaged("it ends at byte \(offset + UInt64(chunk.count))")
                 }
                 if chunks.verify { chunk.withUnsafeBytes { hasher.update($0) } }
+            case .chunks(let chunked):
+                var piece = Data()
+                while piece.count < count {
+                    if pending.isEmpty {
+                        guard let window = windows.popFirst() else {
+                            return try damaged("its chunks end at byte \(offset + UInt64(piece.count))")
+                        }
+                        let (store, verify) = (chunks.store, chunks.verify)
+                        let result = try await offload(.stopWaiting) {
+                            chunked.read(window, verify: verify, content: store.content)
+                        }
+                        guard case .found(let bytes) = result else {
+                            return try damaged("a chunk is missing or damaged (\(result))")
+                        }
+                        pending = bytes
+                    }
+                    let taken = Swift.min(count - piece.count, pending.count)
+                    piece.append(pending.prefix(taken))
+                    pending = pending.dropFirst(taken)
+                }
+                chunk = piece
             }
             offset += UInt64(count)
             if offset == size, chunks.verify, case .file = chunks.source {

@@ -112,4 +112,36 @@ extension BlobStore {
         let bytes = recipe.chunks.count * 58 + key.bytes.count + metadata.count + 1024
         return bytes <= JournalFormat.maxPayloadSize
     }
+
+    // MARK: - Reads a window at a time
+
+    /// A handle on an unnamed file holding the chunked value `read` locates, positioned at its
+    /// start, written a window at a time, each window checked before it was written: memory
+    /// stays at one window (16 MiB) whatever the value's size, and the caller reads nothing
+    /// unchecked. The file is made in `tmp/` (`O_TMPFILE`), or in memory where the store cannot
+    /// write there (read-only). A missing or damaged chunk repairs as any read of damage does and
+    /// gives ``ReadOutcome/damaged``.
+    func verifiedCopy(_ read: ChunkedRead, digest: SHA256Digest) throws -> ReadOutcome<FileHandle> {
+        let fd: FileDescriptor
+        if (try? layout.checkFixedDirectory(layout.tmp)) != nil,
+            let unnamed = try? Syscalls.unnamedFile(in: layout.tmp, mode: configuration.fileMode)
+        {
+            fd = unnamed
+        } else {
+            fd = try Syscalls.memoryFile(named: "blobstore-chunked-value")
+        }
+        let miss: ContentStore.ReadResult?
+        do {
+            miss = try read.forEachWindow(verify: configuration.verifyReads, content: content) { window in
+                try window.withUnsafeBytes { try Syscalls.writeFully(fd, $0) }
+            }
+            if miss == nil { try Syscalls.rewind(fd) }
+        } catch {
+            Syscalls.close(fd)
+            throw error
+        }
+        guard let miss else { return .found(FileHandle(fileDescriptor: fd.rawValue, closeOnDealloc: true)) }
+        Syscalls.close(fd)
+        return try settle(miss, digest: digest).map { _ in preconditionFailure("a miss is not found") }
+    }
 }

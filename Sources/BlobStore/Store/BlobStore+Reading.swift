@@ -79,7 +79,9 @@ extension BlobStore {
     ///
     /// The blob is verified through this very descriptor (streamed through SHA-256) unless
     /// ``Configuration/verifyReads`` is off, so what the handle reads is what was checked, even
-    /// if the key is removed and garbage collected meanwhile. The caller closes the handle.
+    /// if the key is removed and garbage collected meanwhile. A packed value's handle is on a copy
+    /// in memory, a chunked value's on an unnamed copy in the store's `tmp/`, written a window of
+    /// chunks at a time, each checked first. The caller closes the handle.
     public func fileHandle(for key: StoreKey) throws -> FileHandle? {
         try openValue(for: key).value
     }
@@ -89,7 +91,8 @@ extension BlobStore {
     /// verifies it; `nil` as for ``entry(for:)``.
     public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
         guard let found = try lookup(key) else { return nil }
-        if found.located != nil || found.entry.size <= UInt64(max(0, maxBytes)) {
+        let isPacked = if case .needle = found.located { true } else { false }
+        if isPacked || found.entry.size <= UInt64(max(0, maxBytes)) {
             return try read(key, found).value.map(EntryRead.value)
         }
         guard case .found(let opened) = try open(found) else { return nil }
@@ -101,7 +104,7 @@ extension BlobStore {
     /// entry's information; `nil`, with nothing written, as for ``BlobStorage/value(for:)-4hc2q``.
     /// A loose value is copied 1 MiB at a time: memory stays flat whatever its size.
     public func writeValue(for key: StoreKey, to destination: FileHandle) throws -> EntryInfo? {
-        guard let (entry, handle, packed) = try openVerified(key).value else { return nil }
+        guard let (entry, handle, packed, _) = try openVerified(key).value else { return nil }
         defer { try? handle.close() }
         if let packed {
             try destination.write(contentsOf: packed)
@@ -125,15 +128,23 @@ extension BlobStore {
     /// Prefer ``fileHandle(for:)-4ol5e``: a name can disappear once the key is removed and garbage is
     /// collected, an open descriptor cannot. Never write to the file.
     ///
-    /// A packed value (smaller than ``Configuration/packThreshold``) has no file of its own: a
-    /// loose copy is written for it, which garbage collection deletes once it is older than the
-    /// grace period. In a store open for reading only, such a value throws
-    /// ``BlobStoreError/Code/permissionDenied``; use ``fileHandle(for:)-4ol5e`` there.
+    /// A packed value (smaller than ``Configuration/packThreshold``) or a chunked one
+    /// (``Configuration/chunkThreshold``) has no file of its own: a loose copy is written for it,
+    /// which garbage collection deletes once it is older than the grace period. In a store open
+    /// for reading only, such a value throws ``BlobStoreError/Code/permissionDenied``; use
+    /// ``fileHandle(for:)-4ol5e`` there.
     public func fileURL(for key: StoreKey) throws -> URL? {
-        guard let (entry, handle, packed) = try openVerified(key).value else { return nil }
+        guard let (entry, handle, packed, isBlobFile) = try openVerified(key).value else { return nil }
         let digest = entry.digest
         defer { try? handle.close() }
-        if let packed { try materialize(packed, digest: digest) }
+        if let packed {
+            try materialize(digest, size: entry.size) {
+                try packed.withUnsafeBytes { try content.writeTemporary($0, digest: digest) }
+            }
+        } else if !isBlobFile {
+            let copy = FileDescriptor(rawValue: handle.fileDescriptor, path: "a verified copy")
+            try materialize(digest, size: entry.size) { try content.writeTemporary(streamingFrom: copy) }
+        }
         return URL(fileURLWithPath: layout.blobPath(digest))
     }
 
@@ -289,11 +300,13 @@ extension BlobStore {
     /// (not yet read), and whether this process verified the blob before.
     typealias Found = (entry: IndexEntry, located: LocatedValue?, verified: Bool)
 
-    /// What ``openEntry(_:)`` found: the bytes of a packed or chunked value (verified unless
-    /// reads do not verify), or a descriptor on a loose blob, not yet verified.
+    /// What ``openEntry(_:)`` found: the bytes of a packed value (verified unless reads do not
+    /// verify), a descriptor on a loose blob, or where a chunked value's chunks are; neither of
+    /// the last two verified yet.
     enum OpenedValue {
         case packed(Data)
         case file(FileDescriptor)
+        case chunks(ChunkedRead)
     }
 
     /// Finds `key`'s live entry and opens its value; repairs and returns ``ReadOutcome/damaged``
@@ -310,6 +323,7 @@ extension BlobStore {
     private func open(_ found: Found) throws -> ReadOutcome<(entry: IndexEntry, value: OpenedValue, verified: Bool)> {
         let (entry, located, verified) = found
         return try keepingHit {
+            if case .chunks(let chunked) = located { return .found((entry, .chunks(chunked), verified)) }
             if let located {
                 let checked = located.read(entry.digest, verify: configuration.verifyReads, content: content)
                 return try settle(checked, digest: entry.digest).map { (entry, .packed($0), verified) }
@@ -328,9 +342,10 @@ extension BlobStore {
     }
 
     /// Opens `key`'s blob and verifies it through the same descriptor; repairs and returns
-    /// ``ReadOutcome/damaged`` when it is missing or damaged.
+    /// ``ReadOutcome/damaged`` when it is missing or damaged. `isBlobFile` says whether the handle
+    /// is on the blob's own file in `blobs/`, not a copy.
     private func openVerified(_ key: StoreKey) throws -> ReadOutcome<
-        (entry: IndexEntry, handle: FileHandle, packed: Data?)
+        (entry: IndexEntry, handle: FileHandle, packed: Data?, isBlobFile: Bool)
     > {
         switch try openEntry(key) {
         case .absent: return .absent
@@ -340,9 +355,10 @@ extension BlobStore {
     }
 
     /// A handle on what ``openEntry(_:)`` opened, a loose blob verified through its descriptor
-    /// (repaired, and ``ReadOutcome/damaged``, when it fails), with the bytes of a packed one.
+    /// (repaired, and ``ReadOutcome/damaged``, when it fails), with the bytes of a packed one, or
+    /// an unnamed copy of a chunked one (``verifiedCopy(_:digest:)``).
     private func verifiedHandle(_ opened: (entry: IndexEntry, value: OpenedValue, verified: Bool)) throws
-        -> ReadOutcome<(entry: IndexEntry, handle: FileHandle, packed: Data?)>
+        -> ReadOutcome<(entry: IndexEntry, handle: FileHandle, packed: Data?, isBlobFile: Bool)>
     {
         let entry = opened.entry
         return try keepingHit {
@@ -350,7 +366,12 @@ extension BlobStore {
             case .packed(let data):
                 let handle = try content.unnamedFile(containing: data)
                 finishHit(entry.digest, wasVerified: opened.verified)
-                return .found((entry, handle, data))
+                return .found((entry, handle, data, false))
+            case .chunks(let chunked):
+                return try verifiedCopy(chunked, digest: entry.digest).map { handle in
+                    finishHit(entry.digest, wasVerified: opened.verified)
+                    return (entry, handle, nil, false)
+                }
             case .file(let fd):
                 let handle = FileHandle(fileDescriptor: fd.rawValue, closeOnDealloc: true)
                 if configuration.verifyReads,
@@ -361,14 +382,14 @@ extension BlobStore {
                     return .damaged
                 }
                 finishHit(entry.digest, wasVerified: opened.verified)
-                return .found((entry, handle, nil))
+                return .found((entry, handle, nil, true))
             }
         }
     }
 
     /// The bytes a read found; for a blob found missing (when `repairingMissing`: the index
     /// names it) or damaged, the repair runs and the outcome is ``ReadOutcome/damaged``.
-    private func settle(_ result: ContentStore.ReadResult, digest: SHA256Digest, repairingMissing: Bool = true)
+    func settle(_ result: ContentStore.ReadResult, digest: SHA256Digest, repairingMissing: Bool = true)
         throws -> ReadOutcome<Data>
     {
         switch result {
@@ -384,14 +405,21 @@ extension BlobStore {
         }
     }
 
-    /// Writes a loose copy of a packed blob, for ``fileURL(for:)-7zi9u``: a temporary file linked
-    /// under the blob's name (a sound file already there is kept). The copy is not the blob's
-    /// location; garbage collection deletes it after the grace period.
-    private func materialize(_ data: Data, digest: SHA256Digest) throws {
+    /// Writes a loose copy of a packed or chunked blob, for ``fileURL(for:)-7zi9u``: the
+    /// temporary file `writing` writes (from verified bytes), linked under the blob's name (a
+    /// sound file already there is kept). The copy is not the blob's location; garbage
+    /// collection deletes it after the grace period.
+    private func materialize(_ digest: SHA256Digest, size: UInt64, writing: () throws -> TemporaryBlob) throws {
         try state.withLock { try checkWritable($0) }
-        if case .found = try content.read(digest, expectedSize: UInt64(data.count), verify: true) { return }
-        let blob = try data.withUnsafeBytes { try content.writeTemporary($0, digest: digest) }
+        if case .file(let fd, _) = try content.open(digest) {
+            defer { Syscalls.close(fd) }
+            if case .found = try content.verify(fd, digest: digest, expectedSize: size) { return }
+        }
+        let blob = try writing()
         defer { content.discard(blob) }
+        guard blob.digest == digest else {
+            throw BlobStoreError(.corrupt, "A copy of \(digest) read back as \(blob.digest); it was not kept.")
+        }
         if try content.link(blob) == nil {
             // Something unsound is at the name: set it aside and link again.
             try content.quarantine(digest)

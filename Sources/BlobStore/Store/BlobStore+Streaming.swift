@@ -90,6 +90,7 @@ extension BlobStore {
             switch value {
             case .packed(let data): source = .bytes(data)
             case .file(let fd): source = .file(BlobChunks.OpenFile(fd))
+            case .chunks(let chunked): source = .chunks(chunked)
             }
             // A streamed blob is verified at its end, not now: the hit marks nothing verified.
             self.finishHit(nil, wasVerified: false)

@@ -382,6 +382,13 @@ enum Syscalls {
         return address
     }
 
+    /// An unnamed file in `directory` (`open(2)` with `O_TMPFILE`), open for reading and
+    /// writing, freed when its last descriptor closes: for large bytes that must not stay in
+    /// memory. Throws where the file system or the directory's permissions do not allow it.
+    static func unnamedFile(in directory: String, mode: mode_t) throws -> FileDescriptor {
+        try open(directory, blobstore_o_tmpfile() | O_RDWR, mode: mode)
+    }
+
     /// An anonymous file in memory (`memfd_create(2)`), open for reading and writing; it is
     /// freed when the last descriptor on it closes. Needs no writable directory, so it works in a
     /// store open for reading only.

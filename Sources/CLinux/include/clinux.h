@@ -19,6 +19,9 @@ static inline int blobstore_memfd_create(const char *name, unsigned int flags) {
 /// MFD_CLOEXEC.
 static inline unsigned int blobstore_mfd_cloexec(void) { return MFD_CLOEXEC; }
 
+/// O_TMPFILE: open(2) of a directory with it makes an unnamed file there.
+static inline int blobstore_o_tmpfile(void) { return O_TMPFILE; }
+
 /// flock(2): Swift's Glibc module exposes only `struct flock` under that name.
 static inline int blobstore_flock(int fd, int operation) {
     return flock(fd, operation);
