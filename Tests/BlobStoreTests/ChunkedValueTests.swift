@@ -403,4 +403,69 @@ import Testing
         #expect(received >= 16 << 20 - (1 << 20), "the first window's pieces came before the damage")
         #expect(try await store.value(for: "k") == nil)
     }
+
+    /// `update` of a chunked value's metadata keeps its value and counts its chunks as before
+    /// (it once wrote a chunked put record without the recipe).
+    @Test func updatingAChunkedValuesMetadataKeepsItsChunks() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let data = value(20, size: 300 << 10)
+            try withStore(path, chunked) { store throws in
+                try store.put(data, for: "k", metadata: Data("one".utf8))
+                let stored = try store.stats().storedBytes
+                #expect(try store.update("k", metadata: Data("two".utf8), expires: nil))
+                #expect(try store.stats().storedBytes == stored)
+                #expect(try store.entry(for: "k")?.info.metadata == Data("two".utf8))
+                #expect(try store.value(for: "k") == data)
+            }
+            try withStore(path, fast) { store throws in
+                #expect(try store.value(for: "k") == data)
+                try store.compact()
+                #expect(try store.value(for: "k") == data)
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
+
+    /// A put of a chunked value whose stored chunk is damaged writes that chunk anew and moves
+    /// every reference to the new copy, so the value reads back under both keys (a chunked put
+    /// once only counted a reference and left the damaged chunk where it was).
+    @Test func puttingAChunkedValueAgainReplacesADamagedChunk() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let data = value(21, size: 300 << 10)
+            try withStore(path, chunked) { store throws in try store.put(data, for: "a") }
+            flipBit(path + "/packs/pack-1", at: 24 + 36 + 10, bit: 4)
+            try withStore(path, chunked) { store throws in
+                try store.put(data, for: "b")
+                #expect(try store.value(for: "b") == data)
+                #expect(try store.value(for: "a") == data)
+            }
+            try withStore(path, fast) { store throws in
+                #expect(try store.value(for: "a") == data)
+                try store.compact()
+                #expect(try store.value(for: "b") == data)
+            }
+        }
+    }
+
+    /// `verify(repair:)` sets aside a damaged loose copy of a chunked value (`fileURL(for:)`)
+    /// and keeps the value's keys while its chunks are sound.
+    @Test func aDamagedCopyOfAChunkedValueIsSetAsideAndTheValueKept() throws {
+        try withTemporaryDirectory { dir throws in
+            let data = value(22, size: 300 << 10)
+            try withStore(dir.child("s"), chunked) { store throws in
+                try store.put(data, for: "k")
+                let url = try #require(try store.fileURL(for: "k"))
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+                flipBit(url.path, at: 1000, bit: 0)
+                let report = try store.verify(repair: true)
+                #expect(report.corruptBlobs.count == 1)
+                #expect(report.droppedEntries == 0)
+                #expect(report.quarantinedBlobs == 1)
+                #expect(try store.value(for: "k") == data)
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
 }

@@ -112,12 +112,15 @@ extension StoreIndex {
         /// chunked value's last releases its chunks, each freed once nothing else names it. A
         /// packed blob's needle is given back when its pack is repacked or deleted, which the
         /// round does after evicting (BlobStore.reclaimPacks).
-        private mutating func release(_ digest: SHA256Digest, _ reference: BlobReference?, index: StoreIndex) {
+        private mutating func release(
+            _ digest: SHA256Digest, _ reference: BlobReference?, index: StoreIndex, asChunk: Bool = false
+        ) {
             released[digest, default: 0] += 1
             guard let reference, released[digest] == reference.referenceCount else { return }
             stored &-= reference.allocatedBytes
-            guard reference.location == .chunked, let recipe = index.recipe(digest) else { return }
-            for chunk in recipe.chunks { release(chunk.digest, index.blob(chunk.digest), index: index) }
+            // Not for a chunk: one is chunked only in a damaged store (StoreIndex.releaseBlob).
+            guard reference.location == .chunked, !asChunk, let recipe = index.recipe(digest) else { return }
+            for chunk in recipe.chunks { release(chunk.digest, index.blob(chunk.digest), index: index, asChunk: true) }
         }
     }
 

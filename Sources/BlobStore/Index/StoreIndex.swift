@@ -229,6 +229,8 @@ struct StoreIndex: Sendable {
         if let recipe = decodedRecipes[digest] { return recipe }
         guard let found = base?.blob(digest, recipe: true), found.location == .chunked, let recipe = found.recipe
         else { return nil }
+        // One recipe larger than the whole cache is decoded for each read instead.
+        guard recipe.chunks.count <= Self.decodedChunkLimit else { return recipe }
         if decodedChunks + recipe.chunks.count > Self.decodedChunkLimit {
             decodedRecipes.removeAll()
             decodedChunks = 0
@@ -570,11 +572,14 @@ struct StoreIndex: Sendable {
             return
         }
         reference.referenceCount += 1
-        guard reference.location != location else {
+        guard reference.location != location || (location == .chunked && recipe != nil) else {
             changedBlobs[digest] = reference
             return
         }
-        // A put that found the old copy unsound wrote a new one: every reference moves to it.
+        // A put that found the old copy unsound wrote a new one: every reference moves to it. A
+        // chunked value put again carries its recipe with where each chunk is now (a chunk
+        // found unsound written anew): the new recipe's chunks are retained, the old one's
+        // released, so a chunk that did not move keeps its count.
         let abandoned = reference.location == .chunked ? self.recipe(digest) : nil
         removeAllocation(size: reference.size, at: reference.location)
         addAllocation(size: reference.size, at: location)
@@ -586,15 +591,17 @@ struct StoreIndex: Sendable {
         if let abandoned { release(abandoned) }
     }
 
-    /// One reference less to `digest`; a chunked value's last releases its chunks.
-    private mutating func releaseBlob(_ digest: SHA256Digest) {
+    /// One reference less to `digest`; a chunked value's last releases its chunks, unless the
+    /// reference is a recipe's (`asChunk`): a chunk is never chunked but in a damaged journal or
+    /// manifest, and a chain of such values must not make releases recurse once per link.
+    private mutating func releaseBlob(_ digest: SHA256Digest, asChunk: Bool = false) {
         guard var reference = blob(digest) else { return }
         guard reference.referenceCount <= 1 else {
             reference.referenceCount -= 1
             changedBlobs[digest] = reference
             return
         }
-        let abandoned = reference.location == .chunked ? recipe(digest) : nil
+        let abandoned = reference.location == .chunked && !asChunk ? recipe(digest) : nil
         distinctBlobs &-= 1
         if base == nil {
             changedBlobs[digest] = nil
@@ -625,7 +632,7 @@ struct StoreIndex: Sendable {
     /// Releases each chunk of a recipe whose value is no longer chunked or live (its recipe is
     /// forgotten first: a damaged journal that made a value its own chunk's chunk cannot loop).
     private mutating func release(_ recipe: ChunkRecipe) {
-        for chunk in recipe.chunks { releaseBlob(chunk.digest) }
+        for chunk in recipe.chunks { releaseBlob(chunk.digest, asChunk: true) }
     }
 
     // MARK: - Disk use and packs

@@ -61,7 +61,9 @@ extension JournalRecord {
             switch put.location {
             case .loose: break
             case .packed(let location): Self.encode(location, into: &writer)
-            case .chunked: put.recipe!.encode(into: &writer)
+            case .chunked:
+                guard let recipe = put.recipe else { preconditionFailure("a chunked put record without its recipe") }
+                recipe.encode(into: &writer)
             }
         case .relocate(let move):
             writer.raw(move.digest.bytes)

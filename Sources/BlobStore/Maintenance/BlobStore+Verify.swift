@@ -367,6 +367,24 @@ extension BlobStore {
                 }
             }
             for digest in findings.corrupt {
+                if let reference = state.index.blob(digest), reference.location == .chunked {
+                    // What was found is a loose copy (fileURL): it goes aside, and the entries go
+                    // only if a chunk is missing or damaged too (checked here, under the mutex).
+                    let copy = try check(
+                        ContentStore.BlobFile(digest: digest, size: 0), expectedSize: reference.size, buffer: buffer)
+                    if case .corrupt = copy.outcome {
+                        try content.quarantine(digest)
+                        quarantinedBlobs += 1
+                        quarantinedBytes += copy.bytesRead
+                    }
+                    if case .chunks(let read) = locateChunks(digest, size: reference.size, &state),
+                        read.check(verify: true, content: content) == nil
+                    {
+                        continue
+                    }
+                    records += removals(digest)
+                    continue
+                }
                 if let reference = state.index.blob(digest), let location = reference.location.packed {
                     // A damaged loose copy goes aside; the entries go only if the needle is bad.
                     let copy = try check(

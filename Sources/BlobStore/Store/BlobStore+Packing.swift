@@ -77,7 +77,7 @@ extension BlobStore {
     /// it instead of writing the content again: for a packed blob, its needle's header matches
     /// and (unless this process verified it before) its bytes hash to the digest; for a loose one,
     /// ``ContentStore/reusableBlob(_:size:verify:sync:)``; for a chunked one, every chunk
-    /// (``chunksAreSound(_:verify:)``). In ``Durability/always`` mode the packs of a reused needle
+    /// (``chunksAreSound(_:size:verify:)``). In ``Durability/always`` mode the packs of a reused needle
     /// or chunks are synced, since the process that wrote them may not have. Called within
     /// ``writeInSteps(_:)``, without the state mutex: the hashing and syncing run with it let go.
     func isSound(_ digest: SHA256Digest, _ reference: StoreIndex.BlobReference) throws -> Bool {
@@ -95,7 +95,9 @@ extension BlobStore {
             if configuration.durability == .always { try syncPacks([location.pack]) }
             return true
         case .chunked:
-            guard let packs = chunksAreSound(digest, verify: !reference.isVerified) else { return false }
+            guard let packs = chunksAreSound(digest, size: reference.size, verify: !reference.isVerified) else {
+                return false
+            }
             if configuration.durability == .always { try syncPacks(packs) }
             return true
         }
@@ -132,11 +134,11 @@ extension BlobStore {
     /// The packs holding the chunks of the chunked value `digest` when every chunk is there and
     /// (when `verify`) hashes to its digest, a window at a time (``ChunkedRead/check(verify:content:)``);
     /// `nil` when one is not.
-    func chunksAreSound(_ digest: SHA256Digest, verify: Bool) -> Set<UInt32>? {
+    func chunksAreSound(_ digest: SHA256Digest, size: UInt64, verify: Bool) -> Set<UInt32>? {
         let (located, packs) = state.withLock { state in
             let chunks = state.index.recipe(digest)?.chunks ?? []
             return (
-                locateChunks(digest, &state),
+                locateChunks(digest, size: size, &state),
                 Set(chunks.compactMap { state.index.blob($0.digest)?.location.packed?.pack })
             )
         }
@@ -185,21 +187,25 @@ extension BlobStore {
             guard let again = locateAgain(&state)?.packed else { return .needle(.missing) }
             return .needle(state.packs.locate(again, size: size, digest: digest, layout: layout))
         case .chunked:
-            let found = locateChunks(digest, covering: range, &state)
+            let found = locateChunks(digest, size: size, covering: range, &state)
             guard case .chunks(let read) = found, read.isMissingAChunk else { return found }
             try state.catchUp(layout: layout)
             guard locateAgain(&state) == .chunked else { return .needle(.missing) }
-            return locateChunks(digest, covering: range, &state)
+            return locateChunks(digest, size: size, covering: range, &state)
         }
     }
 
     /// Where each chunk of the chunked value `digest` that holds `range` (every chunk without
     /// one) is (``ChunkedRead``); a value whose recipe cannot be read is damaged.
-    func locateChunks(_ digest: SHA256Digest, covering range: Range<Int>? = nil, _ state: inout StoreState)
-        -> LocatedValue
-    {
+    func locateChunks(
+        _ digest: SHA256Digest, size: UInt64, covering range: Range<Int>? = nil, _ state: inout StoreState
+    ) -> LocatedValue {
         guard let recipe = state.index.readableRecipe(digest) else {
             return .needle(.corrupt(reason: "the value's recipe cannot be read"))
+        }
+        // Only a damaged journal or manifest gives an entry another size than its recipe.
+        guard UInt64(recipe.length) == size else {
+            return .needle(.corrupt(reason: "the value's recipe is of \(recipe.length) bytes, not \(size)"))
         }
         let located = ChunkedRead.chunks(of: recipe, covering: range)
         let sources = recipe.chunks[located].map { chunk -> ChunkedRead.Source in

@@ -105,10 +105,21 @@ extension BlobStore {
         return try write { state in
             let now = Syscalls.nowMilliseconds()
             guard let entry = state.index[key], !entry.isExpired(at: now) else { return false }
-            let record = JournalRecord.PutRecord(
+            var record = JournalRecord.PutRecord(
                 key: key, digest: entry.digest, size: entry.size, created: entry.created,
                 expires: expires.map { max(0, $0.milliseconds) }, metadata: Array(metadata),
                 location: state.index.blob(entry.digest)?.location ?? .loose)
+            if record.location == .chunked {
+                // A chunked put carries its recipe, as every chunked put does.
+                guard let recipe = state.index.placedRecipe(entry.digest) else {
+                    throw BlobStoreError(
+                        .corrupt,
+                        "The value for key '\(key)' is damaged: its recipe cannot be read, so it was not updated. "
+                            + "Verify the store with repair (BlobStore.verify(repair: true)), then store the value again."
+                    )
+                }
+                record.recipe = recipe
+            }
             try state.append([
                 .put(record), .access([JournalRecord.AccessItem(key: key, time: max(now, entry.created))]),
             ])
