@@ -9,7 +9,9 @@ import Glibc
 /// blob the first time it reads it); the same bytes written to and read from a plain file; then
 /// a 4 KiB range read at random offsets of a value of `--range-mib` MiB stored whole, through a
 /// descriptor the store verified (`fileHandle(for:)`, so each read hashes the whole value), and
-/// of the same size stored as chunks (`value(for:in:)`, which checks only the chunks it reads).
+/// of the same size stored as chunks (`value(for:in:)`, which checks only the chunks it reads);
+/// last, the disk a chunked value of the largest size adds when stored again with ten small
+/// insertions.
 struct LargeRun {
     static let usage = """
         usage: blobstore-bench large [--dir DIR] [--sizes LIST] [--range-mib N] [--range-reads N]
@@ -74,6 +76,33 @@ struct LargeRun {
         }
         try rangeRead(in: run)
         try chunkedRangeRead(in: run)
+        try editedValue(in: run)
+    }
+
+    /// The disk a value of the largest size takes when it is stored again with 100 bytes
+    /// inserted at 10 evenly spread places, chunked, as the store counts it (`storedBytes`).
+    private func editedValue(in run: String) throws {
+        var configuration = BlobStore.Configuration(durability: .none)
+        configuration.chunkThreshold = 1 << 20
+        let size = (sizes.max() ?? 256) << 20
+        let original = Data(SplitMix64.bytes(size, seed: 12))
+        var edited = Data()
+        let step = size / 11
+        for place in 0...10 {
+            edited.append(original[place * step..<(place == 10 ? size : (place + 1) * step)])
+            if place < 10 { edited.append(Data(SplitMix64.bytes(100, seed: UInt64(100 + place)))) }
+        }
+        let store = try BlobStore(at: "\(run)/store-edited", configuration: configuration)
+        defer { try? store.close() }
+        try store.put(original, for: "original")
+        let one = try store.stats().storedBytes
+        try store.put(edited, for: "edited")
+        let added = try store.stats().storedBytes - one
+        print(
+            String(
+                format: "A %d MiB value stored again with 100 bytes inserted at 10 places: %d bytes more on disk"
+                    + " (%.2f %% of the value; the first took %d)", size >> 20, added,
+                Double(added) / Double(size) * 100, one))
     }
 
     /// 4 KiB at random offsets of one large chunked value (`value(for:in:)`, which reads and
