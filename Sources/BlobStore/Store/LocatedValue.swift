@@ -2,7 +2,9 @@
 /// one needle (a packed value), or the needles of a chunked value's chunks.
 enum LocatedValue: Sendable {
     case needle(PackedRead)
-    case chunks(ChunkedRead)
+    /// Boxed: a read of a small value copies this around, and a chunked read is much larger
+    /// than a needle (100 B gets measured 5-7 % slower with it inline: docs/benchmarks.md).
+    indirect case chunks(ChunkedRead)
 
     /// The value's bytes: a needle checked against its header and rehashed (when `verify`), or
     /// every chunk copied and checked against its recipe (``ChunkedRead/read(_:verify:content:)``).
