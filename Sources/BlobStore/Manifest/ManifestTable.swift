@@ -186,14 +186,15 @@ final class ManifestTable: Sendable {
         if count != totals.entries { note("the key blocks hold \(count) entries, the index counts \(totals.entries)") }
     }
 
-    /// Calls `body` with every blob, in digest order, checking as ``forEachEntry(_:)`` does.
-    func forEachBlob(_ body: (ManifestBlob) -> Void) {
+    /// Calls `body` with every blob, in digest order, checking as ``forEachEntry(_:)`` does; with
+    /// chunked values' recipes unless `recipes` is false.
+    func forEachBlob(recipes: Bool = true, _ body: (ManifestBlob) -> Void) {
         var previous: SHA256Digest? = nil
         var count: UInt64 = 0
         for block in keyBlockCount..<keyBlockCount + blobBlockCount {
             do {
                 var decoded: [ManifestBlob] = []
-                try scanBlobs(inBlock: block) { blob in
+                try scanBlobs(inBlock: block, recipes: { _ in recipes }) { blob in
                     decoded.append(blob)
                     return true
                 }
