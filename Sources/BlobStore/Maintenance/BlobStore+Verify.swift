@@ -366,17 +366,19 @@ extension BlobStore {
                     (keysByDigest[target] ?? []).map { JournalRecord.remove(key: $0, digest: target) }
                 }
             }
+            /// Sets aside a damaged loose copy of a packed or chunked blob (`fileURL(for:)`).
+            func setAsideDamagedCopy(_ digest: SHA256Digest, size: UInt64) throws {
+                let copy = try check(ContentStore.BlobFile(digest: digest, size: 0), expectedSize: size, buffer: buffer)
+                guard case .corrupt = copy.outcome else { return }
+                try content.quarantine(digest)
+                quarantinedBlobs += 1
+                quarantinedBytes += copy.bytesRead
+            }
             for digest in findings.corrupt {
                 if let reference = state.index.blob(digest), reference.location == .chunked {
                     // What was found is a loose copy (fileURL): it goes aside, and the entries go
                     // only if a chunk is missing or damaged too (checked here, under the mutex).
-                    let copy = try check(
-                        ContentStore.BlobFile(digest: digest, size: 0), expectedSize: reference.size, buffer: buffer)
-                    if case .corrupt = copy.outcome {
-                        try content.quarantine(digest)
-                        quarantinedBlobs += 1
-                        quarantinedBytes += copy.bytesRead
-                    }
+                    try setAsideDamagedCopy(digest, size: reference.size)
                     if case .chunks(let read) = locateChunks(digest, size: reference.size, &state),
                         read.check(verify: true, content: content) == nil
                     {
@@ -387,13 +389,7 @@ extension BlobStore {
                 }
                 if let reference = state.index.blob(digest), let location = reference.location.packed {
                     // A damaged loose copy goes aside; the entries go only if the needle is bad.
-                    let copy = try check(
-                        ContentStore.BlobFile(digest: digest, size: 0), expectedSize: reference.size, buffer: buffer)
-                    if case .corrupt = copy.outcome {
-                        try content.quarantine(digest)
-                        quarantinedBlobs += 1
-                        quarantinedBytes += copy.bytesRead
-                    }
+                    try setAsideDamagedCopy(digest, size: reference.size)
                     let needle = Self.checked(
                         state.packs.read(location, size: reference.size, digest: digest, layout: layout),
                         digest: digest, verify: true)
