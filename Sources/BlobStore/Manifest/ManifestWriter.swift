@@ -27,9 +27,7 @@ enum ManifestWriter {
         var block = BlockWriter(type: ManifestFormat.entriesType)
         for (hash, position) in order {
             let item = entries[position]
-            var encoded = ByteWriter()
-            encode(item, into: &encoded)
-            block.add(encoded.bytes, into: &file) { keyBlocks.append((hash, $0)) }
+            block.add(into: &file, starting: { keyBlocks.append((hash, $0)) }) { encode(item, into: &$0) }
             totals.entries &+= 1
             totals.logicalBytes &+= item.entry.size
             totals.liveRecordBytes &+= StoreIndex.recordBytes(item.entry, key: item.key)
@@ -57,9 +55,9 @@ enum ManifestWriter {
         var blobBlocks: [(first: UInt64, offset: UInt64)] = []
         block = BlockWriter(type: ManifestFormat.blobsType)
         for blob in blobs.values.sorted(by: { $0.digest < $1.digest }) {
-            var encoded = ByteWriter()
-            encode(blob, into: &encoded)
-            block.add(encoded.bytes, into: &file) { blobBlocks.append((ManifestFormat.digestPrefix(blob.digest), $0)) }
+            block.add(into: &file, starting: { blobBlocks.append((ManifestFormat.digestPrefix(blob.digest), $0)) }) {
+                encode(blob, into: &$0)
+            }
             totals.blobs &+= 1
             switch blob.location {
             case .loose:
@@ -157,14 +155,25 @@ enum ManifestWriter {
             payload.bytes.count >= ManifestFormat.targetBlockSize || count == ManifestFormat.maxEntriesPerRecord
         }
 
-        /// Adds one encoded item, calling `starting` with the file offset of the block it
+        /// Adds the item `encode` writes, calling `starting` with the file offset of the block it
         /// begins, if it begins one. An item of the target size or more gets a block of its own,
         /// so that a lookup of a small item next to it (a chunk beside a large recipe) checks
-        /// about a kilobyte, not the large item too.
-        mutating func add(_ item: [UInt8], into file: inout ByteWriter, starting: (UInt64) -> Void) {
-            if item.count >= ManifestFormat.targetBlockSize { close(into: &file) }
+        /// about a kilobyte, not the large item too: the items before it are closed into their
+        /// block first (only then is anything copied).
+        mutating func add(
+            into file: inout ByteWriter, starting: (UInt64) -> Void, _ encode: (inout ByteWriter) -> Void
+        ) {
+            let start = payload.bytes.count
+            encode(&payload)
+            if count > 0, payload.bytes.count - start >= ManifestFormat.targetBlockSize {
+                let item = Array(payload.bytes[start...])
+                var before = ByteWriter()
+                before.raw(Array(payload.bytes[..<start]))
+                payload = before
+                close(into: &file)
+                payload.raw(item)
+            }
             if count == 0 { starting(UInt64(file.bytes.count)) }
-            payload.raw(item)
             count += 1
             if isFull { close(into: &file) }
         }

@@ -142,6 +142,8 @@ extension BlobStore {
         }
         guard let miss else { return .found(FileHandle(fileDescriptor: fd.rawValue, closeOnDealloc: true)) }
         Syscalls.close(fd)
-        return try settle(miss, digest: digest).map { _ in preconditionFailure("a miss is not found") }
+        // A miss settles as damaged (the repair runs) or, for a value gone meanwhile, absent.
+        if case .absent = try settle(miss, digest: digest) { return .absent }
+        return .damaged
     }
 }
