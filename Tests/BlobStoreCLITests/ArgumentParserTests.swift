@@ -35,6 +35,9 @@ import Testing
         #expect(try parse(["demo"]).command == .run(DemoCommand(directory: nil)))
         #expect(try parse(["demo", "dir"]).command == .run(DemoCommand(directory: "dir")))
         #expect(try parse(["put", "k", "--json"]).command == .run(PutCommand(key: "k", file: nil, json: true)))
+        #expect(
+            try parse(["put", "--chunk-above", "1M", "k"]).command
+                == .run(PutCommand(key: "k", file: nil, chunkAbove: 1 << 20)))
         #expect(try parse(["put", "--json", "k", "f"]).command == .run(PutCommand(key: "k", file: "f", json: true)))
         #expect(try parse(["demo", "dir", "--json"]).command == .run(DemoCommand(directory: "dir", json: true)))
     }

@@ -119,12 +119,23 @@ import Testing
             let store = scratch.child("store")
             let big = Data(SplitMix64.bytes(600 << 10, seed: 3))
             let small = Data("0123456789".utf8)
-            var configuration = BlobStore.Configuration(durability: .none)
-            configuration.chunkThreshold = 256 << 10
-            try withStore(store, configuration) { store throws in
-                try store.put(big, for: "big")
-                try store.put(small, for: "small")
+            try big.write(to: scratch.url.appendingPathComponent("big"))
+            try small.write(to: scratch.url.appendingPathComponent("small"))
+            for key in ["big", "small"] {
+                let put = try blobstore(
+                    ["--store", store, "put", "--chunk-above", "256K", key, scratch.child(key)], in: scratch)
+                #expect(put.status == 0, "\(put.stderr)")
             }
+            // The large value is kept as chunks: stats says so, in text and in JSON.
+            let stats = try blobstore(["--store", store, "stats"], in: scratch)
+            let text = String(decoding: stats.standardOutput, as: UTF8.self)
+            #expect(text.contains("chunked values:  1 (600 KiB (614400 bytes))\n"), "\(text)")
+            #expect(text.contains("distinct chunks: "), "\(text)")
+            let json = try blobstore(["--store", store, "stats", "--json"], in: scratch)
+            let object = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+            let chunks = try #require(object["chunks"] as? [String: Any])
+            #expect(chunks["chunkedValues"] as? Int == 1 && chunks["distinctChunkBytes"] as? Int == 614400)
+            #expect((chunks["distinctChunks"] as? Int ?? 0) > 1)
             let cases: [(String, String, Data)] = [
                 ("big", "1000-1999", big[1000...1999]), ("big", "614000-", big[614000...]),
                 ("big", "0-0", big[0...0]), ("small", "3-5", small[3...5]), ("small", "8-100", small[8...]),

@@ -1,3 +1,4 @@
+import BlobStore
 import BlobStoreTestKit
 import Foundation
 import Glibc
@@ -100,6 +101,45 @@ struct ProxyProcessTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: store + "/tmp").isEmpty, "a spool file left")
         serve.terminate()
         #expect(try serve.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    @Test("With --chunk-above a large body is stored as chunks, and hits and ranges are served from its chunks")
+    func largeResponseStoredAsChunks() async throws {
+        let origin = try TestServer()
+        defer { origin.stop() }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let store = scratch.child("store")
+        let serve = try ServeProcess(
+            store: store, origin: URL(string: "http://127.0.0.1:\(origin.port)")!, extra: ["--chunk-above", "1M"],
+            in: scratch)
+        let size = 24 << 20 + 12345
+        let target = "/chunked?cc=max-age%3D600&stream=\(size)"
+        let expected = TestServer.pattern(size)
+        func get(_ fields: String = "") throws -> RawResponse {
+            let client = try RawClient(port: serve.port, timeout: 120)
+            try client.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\(fields)\r\n")
+            return try client.response()
+        }
+        #expect(try get()["Cache-Status"]?.contains("stored") == true)
+        // Ranges first, then the whole body: each read from the chunks that hold it.
+        for (first, last) in [(5_000_000, 5_000_999), (0, 0), (size - 100, size - 1), (1 << 20, 3 << 20)] {
+            let part = try get("Range: bytes=\(first)-\(last)\r\n")
+            #expect(part.status == 206)
+            #expect(part["Cache-Status"]?.contains("hit") == true)
+            #expect(part["Content-Range"] == "bytes \(first)-\(last)/\(size)")
+            #expect(Data(part.body) == expected[first...last])
+        }
+        let whole = try get()
+        #expect(whole["Cache-Status"]?.contains("hit") == true && whole.body.count == size)
+        #expect(Data(whole.body) == expected)
+        #expect(try await origin.counts(target).requests == 1)
+        serve.terminate()
+        #expect(try serve.waitForExit(timeout: .seconds(30)) == 0)
+        let chunks = try withStore(store) { try $0.chunkStats() }
+        #expect(chunks.chunkedValues == 1 && chunks.chunkedBytes == UInt64(size))
+        // The origin's body repeats every 64 KiB: its chunks repeat too.
+        #expect(chunks.distinctChunkBytes < UInt64(size) / 4, "\(chunks)")
     }
 
     @Test("Clients that go away in the middle of a body sent from a stored file leave the server serving")

@@ -89,6 +89,48 @@ import Testing
         }
     }
 
+    /// `chunkStats()` counts each distinct chunk once, whether values share it or one repeats
+    /// it, from the journal's changes and from a manifest alike; values stored whole are not in it.
+    @Test func chunkStatsCountEachDistinctChunkOnce() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let original = value(30, size: 1 << 20)
+            let changed = edited(original, seed: 130, places: 4)
+            // One chunk's worth of bytes four times over: the value repeats its chunks.
+            let block = value(31, size: 40 << 10)
+            let repeated = block + block + block + block + value(32, size: 40 << 10)
+            let three = try withStore(path, chunked) { store throws in
+                #expect(try store.chunkStats() == ChunkStats())
+                try store.put(original, for: "a")
+                let one = try store.chunkStats()
+                #expect(one.chunkedValues == 1 && one.chunkedBytes == UInt64(original.count))
+                #expect(one.distinctChunkBytes == UInt64(original.count) && one.savedByChunkSharing == 0)
+                #expect(one.distinctChunks > 1)
+                try store.put(changed, for: "b")
+                try store.put(changed, for: "b2")
+                try store.put(value(33, size: 1000), for: "small")
+                let two = try store.chunkStats()
+                #expect(two.chunkedValues == 2, "the same value under two keys counts once")
+                #expect(two.chunkedBytes == UInt64(original.count + changed.count))
+                #expect(two.distinctChunks > one.distinctChunks)
+                #expect(two.savedByChunkSharing > UInt64(original.count) / 2, "\(two)")
+                try store.put(repeated, for: "r")
+                let three = try store.chunkStats()
+                #expect(three.distinctChunkBytes - two.distinctChunkBytes < UInt64(repeated.count))
+                try store.compact()
+                #expect(try store.chunkStats() == three, "the same from the manifest")
+                return three
+            }
+            try withStore(path, fast) { store throws in
+                #expect(try store.chunkStats() == three, "the same in another process")
+                try store.remove("a")
+                try store.remove("r")
+                let left = try store.chunkStats()
+                #expect(left.chunkedValues == 1 && left.distinctChunkBytes == UInt64(changed.count))
+            }
+        }
+    }
+
     @Test func theSameContentUnderTwoKeysIsOneRecipe() throws {
         try withTemporaryDirectory { dir throws in
             let data = value(3, size: 300 << 10)
@@ -315,6 +357,45 @@ import Testing
         }
     }
 
+    /// A chunked value opened by `entry(for:readingUpTo:)` reads any range, and in pieces cut
+    /// where chunks end; a damaged chunk makes the read that needs it `nil` (and drops the
+    /// entry) while ranges before it read.
+    @Test func anOpenedChunkedValueReadsRangesAndPieces() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let data = value(34, size: 3 << 20)
+            try withStore(path, chunked) { store throws in
+                try store.put(data, for: "k")
+                guard case .chunked(_, let opened)? = try store.entry(for: "k", readingUpTo: 1 << 20) else {
+                    Issue.record("the chunked value was not opened by its chunks")
+                    return
+                }
+                var random = SplitMix64(seed: 35)
+                for _ in 0..<40 {
+                    let start = Int(random.next() % UInt64(data.count))
+                    let range = start..<min(data.count, start + Int(random.next() % 100_000))
+                    #expect(try opened.read(range) == data[range])
+                }
+                #expect(try opened.read(data.count - 5..<data.count + 5) == data.suffix(5))
+                #expect(try opened.read(data.count..<data.count + 5) == Data())
+                // Pieces cover the range exactly, in order, each ending where a chunk ends but the last.
+                let range = 1000..<(data.count - 1000)
+                let pieces = opened.pieces(of: range, about: 100 << 10)
+                #expect(pieces.first?.lowerBound == range.lowerBound && pieces.last?.upperBound == range.upperBound)
+                #expect(zip(pieces, pieces.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+                #expect(pieces.dropLast().allSatisfy { $0.count <= 100 << 10 + 32 << 10 })
+                #expect(pieces.count >= range.count / (100 << 10))
+                // The last needle of the pack is the value's last chunk: damaged, reads that
+                // need it fail, the others still read from the opened value.
+                let pack = path + "/packs/pack-1"
+                flipBit(pack, at: readBytes(pack).count - 10, bit: 5)
+                #expect(try opened.read(0..<1000) == data.prefix(1000))
+                #expect(try opened.read(data.count - 10..<data.count) == nil)
+                #expect(try store.value(for: "k") == nil, "the entry was dropped")
+            }
+        }
+    }
+
     /// A put that would store its value whole (packed or loose) and finds the same content
     /// stored as chunks refers to the chunks, and a chunking put that finds it whole refers to
     /// the whole copy (the crash torture found the first writing a chunked put record without
@@ -370,11 +451,14 @@ import Testing
         let handle = try #require(try await store.fileHandle(for: "k"))
         #expect(try handle.readToEnd() == data)
         let entry = try #require(try store.entry(for: "k", readingUpTo: 1 << 20))
-        guard case .opened(_, let opened) = entry else {
-            Issue.record("a value larger than readingUpTo was read whole")
+        guard case .chunked(let info, let opened) = entry else {
+            Issue.record("a chunked value larger than readingUpTo was not opened by its chunks")
             return
         }
-        #expect(try opened.readToEnd() == data)
+        #expect(info.size == UInt64(data.count) && opened.count == data.count)
+        var pieced = Data()
+        for piece in opened.pieces(of: 0..<data.count) { pieced.append(try #require(try opened.read(piece))) }
+        #expect(pieced == data)
         let copy = dir.child("copy")
         FileManager.default.createFile(atPath: copy, contents: nil)
         let destination = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))

@@ -76,6 +76,10 @@ private func checkFiles(_ storage: any BlobStorage, keepsMemoryOnly: Bool?) thro
             #expect(value.count > 100_000, "a small value comes in memory")
             let bytes = try handle.readToEnd()
             #expect(opened.digest == digest && bytes == value)
+        case .chunked(let opened, let chunks)?:
+            #expect(value.count > 100_000, "a small value comes in memory")
+            let bytes = try chunks.read(0..<chunks.count)
+            #expect(opened.digest == digest && bytes == value)
         case nil:
             Issue.record("no entry under f")
         }

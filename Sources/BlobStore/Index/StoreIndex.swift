@@ -305,6 +305,23 @@ struct StoreIndex: Sendable {
         for (digest, reference) in changedBlobs where reference.referenceCount > 0 { body(digest, reference) }
     }
 
+    /// The chunked values' counts and sizes (``ChunkStats``): every live recipe read, its chunks
+    /// collected and counted once each. A recipe the manifest cannot give (a damaged block) is
+    /// left out, as its value could not be read either.
+    func chunkStats() -> ChunkStats {
+        var stats = ChunkStats()
+        var chunks: [SHA256Digest: Int] = [:]
+        forEachBlob { digest, reference in
+            guard reference.location == .chunked, let recipe = recipe(digest) else { return }
+            stats.chunkedValues += 1
+            stats.chunkedBytes &+= UInt64(recipe.length)
+            for chunk in recipe.chunks { chunks[chunk.digest] = chunk.length }
+        }
+        stats.distinctChunks = chunks.count
+        stats.distinctChunkBytes = chunks.values.reduce(0) { $0 &+ UInt64($1) }
+        return stats
+    }
+
     /// Every entry with its key, in no particular order.
     var entries: [(key: StoreKey, value: IndexEntry)] {
         var all: [(key: StoreKey, value: IndexEntry)] = []

@@ -97,6 +97,11 @@ extension BlobStore {
         try await offload(.stopWaiting) { try self.stats() }
     }
 
+    /// `async` ``chunkStats()-9n9mv``.
+    public func chunkStats() async throws -> ChunkStats {
+        try await offload(.stopWaiting) { try self.chunkStats() }
+    }
+
     /// `async` ``removeAll(where:)-283kj``, with a predicate that may run on another thread.
     @discardableResult
     public func removeAll(where shouldRemove: @escaping @Sendable (EntryInfo) throws -> Bool) async throws -> Int {

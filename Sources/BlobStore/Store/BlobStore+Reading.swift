@@ -88,12 +88,18 @@ extension BlobStore {
 
     /// `key`'s entry with its value (``entry(for:)``), or, when the value is larger than
     /// `maxBytes`, its information and a handle on it, verified as ``fileHandle(for:)-4ol5e``
-    /// verifies it; `nil` as for ``entry(for:)``.
+    /// verifies it, or, for a chunked value, its chunks opened to be read and verified a range
+    /// at a time (``EntryRead/chunked(_:_:)``); `nil` as for ``entry(for:)``.
     public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
         guard let found = try lookup(key) else { return nil }
         let isPacked = if case .needle = found.located { true } else { false }
         if isPacked || found.entry.size <= UInt64(max(0, maxBytes)) {
             return try read(key, found).value.map(EntryRead.value)
+        }
+        if case .chunks(let chunked) = found.located {
+            // Checked as it is read: the blob is not marked verified.
+            finishHit(nil, wasVerified: found.verified)
+            return .chunked(EntryInfo(key: key, entry: found.entry), ChunkedValue(chunked, in: self))
         }
         guard case .found(let opened) = try open(found) else { return nil }
         return try verifiedHandle(opened).value.map { .opened(EntryInfo(key: key, entry: $0.entry), $0.handle) }
@@ -243,6 +249,18 @@ extension BlobStore {
                 generation: state.generation, hits: state.hits,
                 misses: state.misses, repairs: state.repairs, damagedReads: state.damagedReads,
                 allProcesses: usage?.totals)
+        }
+    }
+
+    /// What the chunked values share, after catching up with other processes: their count, the
+    /// distinct chunks they are made of, and the bytes sharing saves. Reads every live recipe
+    /// (the manifest's decoded from its blocks), so it takes longer the more chunks the store
+    /// holds; ``stats()-6aleh`` does not.
+    public func chunkStats() throws -> ChunkStats {
+        try state.withLock { state in
+            try checkUsable(state)
+            try state.catchUpIfChanged(layout: layout, changes: changes)
+            return state.index.chunkStats()
         }
     }
 

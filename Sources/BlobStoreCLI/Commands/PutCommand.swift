@@ -8,6 +8,8 @@ struct PutCommand: SubcommandValue {
     var key = ""
     /// The file to store; `nil` (or `-`) reads standard input.
     var file: String?
+    /// `--chunk-above <size>`: a value at least this large is kept as chunks.
+    var chunkAbove: UInt64?
     /// `--json`: print the digest, the key and the size as a JSON object.
     var json = false
 
@@ -21,7 +23,10 @@ struct PutCommand: SubcommandValue {
             .required("<key>", help: "The key, taken as given.", .text(), \.key),
             .optional("<file>", help: "The file to store.", default: "standard input", .text(.file), \.file),
         ],
-        options: [.flag("--json", help: "Print the digest, the key and the size as a JSON object.", \.json)])
+        options: [
+            .chunkAbove("values", \.chunkAbove),
+            .flag("--json", help: "Print the digest, the key and the size as a JSON object.", \.json),
+        ])
 
     func run(in runner: Runner) throws -> Int32 { try runner.put(self) }
 }
@@ -41,7 +46,7 @@ extension Runner {
         if options.remoteOnly, let remote {
             return try putRemoteOnly(key: key, file: file, json: json, remote)
         }
-        let stored = try withStore { store in
+        let stored = try withStore(chunkAbove: command.chunkAbove) { store in
             let digest =
                 try file.map { try store.put(contentsOf: URL(fileURLWithPath: $0), for: StoreKey(key)) }
                 ?? store.put(readingFrom: standardInput, for: StoreKey(key))

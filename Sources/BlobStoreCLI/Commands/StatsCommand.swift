@@ -10,7 +10,9 @@ struct StatsCommand: SubcommandValue {
     static let spec = CommandSpec<StatsCommand>(
         .stats,
         abstract: "Show the store's counts and sizes.",
-        discussion: "'saved by dedup' is logical bytes minus stored bytes.",
+        discussion: "'saved by dedup' is logical bytes minus stored bytes. A store with values kept as chunks "
+            + "(put, fetch or serve with --chunk-above) also shows them, the distinct chunks they are made of and "
+            + "what sharing chunks saves.",
         remote: .remote,
         options: [.flag("--json", help: "Print the statistics as a JSON object.", \.json)])
 
@@ -23,14 +25,15 @@ extension Runner {
     /// remote is configured.
     func stats(_ command: StatsCommand) throws -> Int32 {
         let remote = try remoteBackend()
-        let (stats, remoteStats) = try withStore(creating: false) { store in
+        let (stats, chunks, remoteStats) = try withStore(creating: false) { store in
             let recorded = RemoteStatsFile.read(store)
-            return (try store.stats(), recorded ?? (remote != nil ? RemoteStats() : nil))
+            return (try store.stats(), try store.chunkStats(), recorded ?? (remote != nil ? RemoteStats() : nil))
         }
         if command.json {
-            try output.writeJSON(StatsReport(store: stats, remote: remoteStats))
+            try output.writeJSON(StatsReport(store: stats, chunks: chunks, remote: remoteStats))
         } else {
-            try output.write(Self.summary(of: stats) + (remoteStats.map(Self.remoteSummary) ?? ""))
+            try output.write(
+                Self.summary(of: stats, chunks: chunks) + (remoteStats.map(Self.remoteSummary) ?? ""))
         }
         return ExitCode.success
     }
@@ -52,8 +55,9 @@ extension Runner {
     }
 
     /// The human-readable statistics, one `name: value` line each; sizes for people and
-    /// exactly (`1.2 MiB (1234567 bytes)`).
-    static func summary(of stats: StoreStats) -> String {
+    /// exactly (`1.2 MiB (1234567 bytes)`). The chunk lines come only for a store with chunked
+    /// values.
+    static func summary(of stats: StoreStats, chunks: ChunkStats = ChunkStats()) -> String {
         let saved = stats.logicalBytes > stats.storedBytes ? stats.logicalBytes - stats.storedBytes : 0
         let bytes = QuantityFormat.bytesAndExact
         return rows(
@@ -63,10 +67,26 @@ extension Runner {
                 ("logical bytes", bytes(stats.logicalBytes)),
                 ("stored bytes", bytes(stats.storedBytes)),
                 ("saved by dedup", bytes(saved)),
-                ("journal bytes", bytes(stats.journalBytes)),
-                ("manifest bytes", bytes(stats.manifestBytes)),
-                ("generation", "\(stats.generation)"),
-            ] + usageRows(stats.allProcesses))
+            ] + chunkRows(chunks)
+                + [
+                    ("journal bytes", bytes(stats.journalBytes)),
+                    ("manifest bytes", bytes(stats.manifestBytes)),
+                    ("generation", "\(stats.generation)"),
+                ] + usageRows(stats.allProcesses))
+    }
+
+    /// The chunked values, their distinct chunks and what sharing chunks saves, or nothing for
+    /// a store without chunked values.
+    private static func chunkRows(_ chunks: ChunkStats) -> [(String, String)] {
+        guard chunks.chunkedValues > 0 else { return [] }
+        return [
+            ("chunked values", "\(chunks.chunkedValues) (\(QuantityFormat.bytesAndExact(chunks.chunkedBytes)))"),
+            (
+                "distinct chunks",
+                "\(chunks.distinctChunks) (\(QuantityFormat.bytesAndExact(chunks.distinctChunkBytes)))"
+            ),
+            ("saved by chunks", QuantityFormat.bytesAndExact(chunks.savedByChunkSharing)),
+        ]
     }
 
     /// The hits, misses, hit ratio and evictions of every process that wrote the store, or

@@ -10,6 +10,9 @@ enum StoredBody {
     case bytes(Data)
     /// A read-only handle on the stored body (verified when it was opened), and its size.
     case file(FileHandle, count: Int)
+    /// A body kept as chunks: each piece sent is read and verified when it is sent, and a range
+    /// reads only the chunks that hold it.
+    case chunks(ChunkedValue)
 
     /// The largest body read into memory to be served.
     static let inMemoryLimit = 1 << 20
@@ -19,6 +22,7 @@ enum StoredBody {
         switch self {
         case .bytes(let data): data.count
         case .file(_, let count): count
+        case .chunks(let value): value.count
         }
     }
 
@@ -38,15 +42,18 @@ enum StoredBody {
         switch read {
         case .value(let entry): return (response, .bytes(entry.value))
         case .opened(let info, let handle): return (response, .file(handle, count: Int(clamping: info.size)))
+        case .chunked(_, let value): return (response, .chunks(value))
         }
     }
 
     /// Sends `head`, then the bytes of `range` of the body, to `client`: a body in a file (a
     /// loose blob, verified when it was opened) straight from the page cache as the client takes
-    /// it (``WireConnection/sendFile(_:_:)``).
+    /// it (``WireConnection/sendFile(_:_:)``); a chunked body a piece of about ``pieceBytes`` at a
+    /// time, each read and verified once the client has taken the one before.
     ///
     /// - Throws: `network` when the client connection fails; `io` when the stored file cannot
-    ///   be read or ends early.
+    ///   be read or ends early; `corrupt` when a chunk is found damaged (what was sent before it
+    ///   was sound; the client sees the body cut).
     func send(_ range: Range<Int>, after head: [UInt8], to client: WireConnection) async throws {
         switch self {
         case .bytes(let data):
@@ -55,8 +62,23 @@ enum StoredBody {
             try client.write(head)
             guard !range.isEmpty else { return }
             try await client.sendFile(handle.fileDescriptor, range)
+        case .chunks(let value):
+            var first = true
+            for piece in value.pieces(of: range, about: Self.pieceBytes) {
+                guard let bytes = try value.read(piece) else {
+                    throw BlobStoreError(.corrupt, "A chunk of the stored body is damaged; its entry was dropped.")
+                }
+                if first { try client.write(head) }
+                first = false
+                try client.write(bytes)
+                try await client.flush()
+            }
+            if first { try client.write(head) }
         }
     }
+
+    /// About how many bytes of a chunked body are read and verified at a time.
+    static let pieceBytes = 1 << 20
 
     /// Writes `head` and the bytes of `range` of `data` to `client` without waiting: together in
     /// one system call, a large body without being copied (``WireConnection/write(_:)``); what is
@@ -76,7 +98,7 @@ enum StoredBody {
         switch self {
         case .bytes(let data):
             return try cache.refresh(response, body: data, requestHeaders: requestHeaders)
-        case .file:
+        case .file, .chunks:
             return try cache.refreshInPlace(response, requestHeaders: requestHeaders)
                 ?? .notStored("a large body is stored again only with a full response")
         }
