@@ -385,13 +385,44 @@ import Testing
                 #expect(zip(pieces, pieces.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
                 #expect(pieces.dropLast().allSatisfy { $0.count <= 100 << 10 + 32 << 10 })
                 #expect(pieces.count >= range.count / (100 << 10))
-                // The last needle of the pack is the value's last chunk: damaged, reads that
-                // need it fail, the others still read from the opened value.
-                let pack = path + "/packs/pack-1"
+                // Its chunks moved by a repack (another value shares the pack, then leaves):
+                // each read finds them where they are now.
+                try store.put(value(36, size: 8 << 20), for: "other")
+                try store.remove("other")
+                _ = try store.collectGarbage(gracePeriod: .zero)
+                #expect(!FileManager.default.fileExists(atPath: path + "/packs/pack-1"), "repacked")
+                #expect(try opened.read(range) == data[range])
+                // The last needle of the newest pack is the value's last chunk: damaged, reads
+                // that need it fail, the others still read from the opened value.
+                let packs = try FileManager.default.contentsOfDirectory(atPath: path + "/packs").sorted {
+                    $0.count != $1.count ? $0.count < $1.count : $0 < $1
+                }
+                let pack = path + "/packs/" + packs.last!
                 flipBit(pack, at: readBytes(pack).count - 10, bit: 5)
                 #expect(try opened.read(0..<1000) == data.prefix(1000))
                 #expect(try opened.read(data.count - 10..<data.count) == nil)
                 #expect(try store.value(for: "k") == nil, "the entry was dropped")
+            }
+        }
+    }
+
+    /// A chunked value opened and then removed reads as gone (`nil`), with nothing repaired;
+    /// another key with the same content keeps it readable.
+    @Test func anOpenedChunkedValueRemovedMeanwhileReadsAsGone() throws {
+        try withTemporaryDirectory { dir throws in
+            let data = value(37, size: 2 << 20)
+            try withStore(dir.child("s"), chunked) { store throws in
+                try store.put(data, for: "a")
+                try store.put(data, for: "b")
+                guard case .chunked(_, let opened)? = try store.entry(for: "a", readingUpTo: 1 << 20) else {
+                    Issue.record("the chunked value was not opened by its chunks")
+                    return
+                }
+                try store.remove("a")
+                #expect(try opened.read(0..<100) == data.prefix(100), "still under b")
+                try store.remove("b")
+                #expect(try opened.read(0..<100) == nil)
+                #expect(try store.stats().damagedReads == 0)
             }
         }
     }

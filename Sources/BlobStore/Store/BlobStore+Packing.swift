@@ -207,7 +207,12 @@ extension BlobStore {
         guard UInt64(recipe.length) == size else {
             return .needle(.corrupt(reason: "the value's recipe is of \(recipe.length) bytes, not \(size)"))
         }
-        let located = ChunkedRead.chunks(of: recipe, covering: range)
+        return .chunks(locateChunks(ChunkedRead.chunks(of: recipe, covering: range), of: recipe, &state))
+    }
+
+    /// Where chunks `located` of `recipe` are now, as the index says: a chunk it no longer
+    /// knows is `missing` (a value removed meanwhile may have released it).
+    func locateChunks(_ located: Range<Int>, of recipe: ChunkRecipe, _ state: inout StoreState) -> ChunkedRead {
         let sources = recipe.chunks[located].map { chunk -> ChunkedRead.Source in
             guard let reference = state.index.blob(chunk.digest) else { return .missing }
             switch reference.location {
@@ -217,6 +222,6 @@ extension BlobStore {
             case .chunked: return .missing
             }
         }
-        return .chunks(ChunkedRead(recipe: recipe, located: located, sources: sources))
+        return ChunkedRead(recipe: recipe, located: located, sources: sources)
     }
 }

@@ -91,15 +91,19 @@ extension BlobStore {
     /// verifies it, or, for a chunked value, its chunks opened to be read and verified a range
     /// at a time (``EntryRead/chunked(_:_:)``); `nil` as for ``entry(for:)``.
     public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
-        guard let found = try lookup(key) else { return nil }
+        // Of a chunked value, only the chunks that may be read here are located: all of one no
+        // larger than `maxBytes`; of a larger one, which each read of `ChunkedValue` locates
+        // anew, the first few.
+        let limit = max(0, maxBytes)
+        guard let found = try lookup(key, covering: limit < Int.max ? 0..<(limit + 1) : nil) else { return nil }
         let isPacked = if case .needle = found.located { true } else { false }
-        if isPacked || found.entry.size <= UInt64(max(0, maxBytes)) {
+        if isPacked || found.entry.size <= UInt64(limit) {
             return try read(key, found).value.map(EntryRead.value)
         }
         if case .chunks(let chunked) = found.located {
             // Checked as it is read: the blob is not marked verified.
             finishHit(nil, wasVerified: found.verified)
-            return .chunked(EntryInfo(key: key, entry: found.entry), ChunkedValue(chunked, in: self))
+            return .chunked(EntryInfo(key: key, entry: found.entry), ChunkedValue(chunked.recipe, in: self))
         }
         guard case .found(let opened) = try open(found) else { return nil }
         return try verifiedHandle(opened).value.map { .opened(EntryInfo(key: key, entry: $0.entry), $0.handle) }
