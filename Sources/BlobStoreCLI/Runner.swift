@@ -44,15 +44,15 @@ struct Runner {
     ///     key 'k'`). Without a store such a command answers as an empty store would, exit 1 (a
     ///     cache's store is created by its first `put`, so a script's first lookup finds none);
     ///     every other command exits 66 (``ExitCode/noStore``).
-    ///   - chunkAbove: A writing command's `--chunk-above`: values of at least this many bytes
+    ///   - chunkThreshold: A writing command's `--chunk-threshold`: values of at least this many bytes
     ///     are kept as chunks (``BlobStore/Configuration/chunkThreshold``); `nil` keeps them whole.
     func withStore<R>(
-        creating: Bool = true, miss: String? = nil, chunkAbove: UInt64? = nil, _ body: (BlobStore) throws -> R
+        creating: Bool = true, miss: String? = nil, chunkThreshold: UInt64? = nil, _ body: (BlobStore) throws -> R
     ) throws -> R {
         let (path, variable) = try storeDirectory()
         var configuration = BlobStore.Configuration()
         if let durability = options.durability { configuration.durability = durability }
-        configuration.chunkThreshold = chunkAbove.map { Int(clamping: $0) }
+        configuration.chunkThreshold = chunkThreshold.map { Int(clamping: $0) }
         configuration.createIfMissing = creating
         let store: BlobStore
         do {

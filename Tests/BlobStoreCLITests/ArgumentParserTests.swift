@@ -36,8 +36,8 @@ import Testing
         #expect(try parse(["demo", "dir"]).command == .run(DemoCommand(directory: "dir")))
         #expect(try parse(["put", "k", "--json"]).command == .run(PutCommand(key: "k", file: nil, json: true)))
         #expect(
-            try parse(["put", "--chunk-above", "1M", "k"]).command
-                == .run(PutCommand(key: "k", file: nil, chunkAbove: 1 << 20)))
+            try parse(["put", "--chunk-threshold", "1M", "k"]).command
+                == .run(PutCommand(key: "k", file: nil, chunkThreshold: 1 << 20)))
         #expect(try parse(["put", "--json", "k", "f"]).command == .run(PutCommand(key: "k", file: "f", json: true)))
         #expect(try parse(["demo", "dir", "--json"]).command == .run(DemoCommand(directory: "dir", json: true)))
     }

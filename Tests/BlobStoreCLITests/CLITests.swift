@@ -123,7 +123,7 @@ import Testing
             try small.write(to: scratch.url.appendingPathComponent("small"))
             for key in ["big", "small"] {
                 let put = try blobstore(
-                    ["--store", store, "put", "--chunk-above", "256K", key, scratch.child(key)], in: scratch)
+                    ["--store", store, "put", "--chunk-threshold", "256K", key, scratch.child(key)], in: scratch)
                 #expect(put.status == 0, "\(put.stderr)")
             }
             // The large value is kept as chunks: stats says so, in text and in JSON.

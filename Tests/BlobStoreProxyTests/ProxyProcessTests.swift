@@ -103,7 +103,7 @@ struct ProxyProcessTests {
         #expect(try serve.waitForExit(timeout: .seconds(30)) == 0)
     }
 
-    @Test("With --chunk-above a large body is stored as chunks, and hits and ranges are served from its chunks")
+    @Test("With --chunk-threshold a large body is stored as chunks, and hits and ranges are served from its chunks")
     func largeResponseStoredAsChunks() async throws {
         let origin = try TestServer()
         defer { origin.stop() }
@@ -111,7 +111,7 @@ struct ProxyProcessTests {
         defer { scratch.cleanup() }
         let store = scratch.child("store")
         let serve = try ServeProcess(
-            store: store, origin: URL(string: "http://127.0.0.1:\(origin.port)")!, extra: ["--chunk-above", "1M"],
+            store: store, origin: URL(string: "http://127.0.0.1:\(origin.port)")!, extra: ["--chunk-threshold", "1M"],
             in: scratch)
         let size = 24 << 20 + 12345
         let target = "/chunked?cc=max-age%3D600&stream=\(size)"
@@ -140,6 +140,53 @@ struct ProxyProcessTests {
         #expect(chunks.chunkedValues == 1 && chunks.chunkedBytes == UInt64(size))
         // The origin's body repeats every 64 KiB: its chunks repeat too.
         #expect(chunks.distinctChunkBytes < UInt64(size) / 4, "\(chunks)")
+    }
+
+    @Test("A chunked body is answered whole after a 304 that removes its entry, and a damaged one is a miss")
+    func chunkedBodiesRemovedOrDamagedAreAnsweredWhole() async throws {
+        let origin = try TestServer()
+        defer { origin.stop() }
+        let scratch = TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let store = scratch.child("store")
+        let serve = try ServeProcess(
+            store: store, origin: URL(string: "http://127.0.0.1:\(origin.port)")!,
+            extra: ["--chunk-threshold", "1M"], in: scratch)
+        let size = 4 << 20
+        let expected = TestServer.pattern(size)
+        func get(_ target: String, _ fields: String = "") throws -> RawResponse {
+            let client = try RawClient(port: serve.port, timeout: 60)
+            try client.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\(fields)\r\n")
+            return try client.response()
+        }
+        // The 304 says no-store: the stored entry is removed, after its body was sent.
+        let revalidated = "/r?cc=max-age%3D600&etag=%22v1%22&cc304=no-store&stream=\(size)"
+        #expect(try get(revalidated)["Cache-Status"]?.contains("stored") == true)
+        let again = try get(revalidated, "Cache-Control: max-age=0\r\n")
+        #expect(again.status == 200 && Data(again.body) == expected, "\(again.status) \(again.body.count) bytes")
+        #expect(try await origin.counts(revalidated).requests == 2)
+        // Every chunk needle of the packs damaged: the next request finds its body damaged before
+        // sending anything, and is answered from the origin.
+        let damaged = "/d?cc=max-age%3D600&stream=\(size)"
+        #expect(try get(damaged)["Cache-Status"]?.contains("stored") == true)
+        for pack in try FileManager.default.contentsOfDirectory(atPath: store + "/packs") {
+            // In place (the server has the pack mapped): a byte in every 4 KiB changed.
+            let handle = try #require(FileHandle(forUpdatingAtPath: store + "/packs/" + pack))
+            let length = try handle.seekToEnd()
+            for offset in stride(from: UInt64(100), to: length, by: 4096) {
+                try handle.seek(toOffset: offset)
+                let byte = try #require(try handle.read(upToCount: 1))
+                try handle.seek(toOffset: offset)
+                try handle.write(contentsOf: Data([byte[byte.startIndex] ^ 1]))
+            }
+            try handle.close()
+        }
+        let miss = try get(damaged)
+        #expect(miss.status == 200 && Data(miss.body) == expected)
+        #expect(miss["Cache-Status"]?.contains("hit") == false, "\(miss["Cache-Status"] ?? "")")
+        #expect(try await origin.counts(damaged).requests == 2)
+        serve.terminate()
+        #expect(try serve.waitForExit(timeout: .seconds(30)) == 0)
     }
 
     @Test("Clients that go away in the middle of a body sent from a stored file leave the server serving")

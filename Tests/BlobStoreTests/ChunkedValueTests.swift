@@ -427,6 +427,51 @@ import Testing
         }
     }
 
+    /// A pack cut short under a live chunked value (found so by a process that maps it after):
+    /// locating a range whose chunk is missing is damage, and drops the value's entry (a value
+    /// removed meanwhile would not be repaired). A piece made of one chunk larger than the
+    /// piece size reads whole.
+    @Test func aMissingChunkOfALiveValueIsRepaired() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            let data = value(38, size: 2 << 20)
+            try withStore(path, chunked) { store throws in
+                try store.put(data, for: "k")
+                guard case .chunked(_, let opened)? = try store.entry(for: "k", readingUpTo: 1 << 20) else {
+                    Issue.record("the chunked value was not opened by its chunks")
+                    return
+                }
+                let pieces = opened.pieces(of: 0..<data.count, about: 100)
+                #expect(pieces.count == opened.recipe.chunks.count, "one chunk a piece")
+                let located = try #require(try opened.locate(0..<data.count))
+                #expect(try pieces.map { try located.read($0) ?? Data() }.reduce(Data(), +) == data)
+            }
+            // Its last needle cut (a mapped pack is never cut: this process maps it after).
+            let pack = path + "/packs/pack-1"
+            truncate(pack, to: readBytes(pack).count - 1000)
+            try withStore(path, chunked) { store throws in
+                guard case .chunked(_, let opened)? = try store.entry(for: "k", readingUpTo: 1 << 20) else {
+                    Issue.record("the value's first chunks are sound: it opens")
+                    return
+                }
+                #expect(try opened.read(0..<10) == data.prefix(10))
+                #expect(try opened.locate(data.count - 10..<data.count) == nil)
+                #expect(try store.stats().damagedReads == 1)
+                #expect(try store.entry(for: "k") == nil, "the entry was dropped")
+            }
+            // A value whose first chunk is missing does not open.
+            try withStore(path, chunked) { store throws in
+                try store.put(data, for: "k")
+                #expect(try store.value(for: "k") == data, "put again, the cut chunk written anew")
+            }
+            truncate(pack, to: 100)
+            try withStore(path, chunked) { store throws in
+                #expect(try store.entry(for: "k", readingUpTo: 1 << 20) == nil)
+                #expect(try store.stats().damagedReads == 1 && store.stats().hits == 0)
+            }
+        }
+    }
+
     /// A put that would store its value whole (packed or loose) and finds the same content
     /// stored as chunks refers to the chunks, and a chunking put that finds it whole refers to
     /// the whole copy (the crash torture found the first writing a chunked put record without

@@ -134,6 +134,24 @@ struct StorageProtocolTests {
         }
     }
 
+    /// The disk store keeping large values as chunks: its large value is read a range at a
+    /// time (`EntryRead.chunked`).
+    @Test func aChunkingDiskStoreKeepsTheContract() throws {
+        var configuration = fast
+        configuration.chunkThreshold = 200_000
+        try withTemporaryDirectory { directory in
+            try withStore(directory.child("store"), configuration) { store in
+                try checkContract(store, keepsMemoryOnly: false)
+                // Such a value, as the contract's large one, opens by its chunks.
+                try store.put(Data(SplitMix64.bytes(300_000, seed: 1)), for: "large")
+                guard case .chunked? = try store.entry(for: "large", readingUpTo: 100_000) else {
+                    Issue.record("a 300,000-byte value was not opened by its chunks")
+                    return
+                }
+            }
+        }
+    }
+
     @Test func theCachedStoreKeepsTheContractWithAndWithoutMemory() throws {
         try withTemporaryDirectory { directory in
             try withStore(directory.child("store")) { disk in

@@ -2,14 +2,17 @@ import Foundation
 
 /// A chunked value opened for reading in pieces (docs/design.md, "Chunked values"): from
 /// ``BlobStorage/entry(for:readingUpTo:)`` for a value larger than the read holds in memory.
-/// Each ``read(_:)`` finds, copies and verifies only the chunks that hold the bytes asked for, so
-/// that a server sends a range of a large value, or the whole of it a piece at a time, without
-/// reading the rest of it first and without handing out a byte that was not checked.
+/// A read finds, copies and verifies only the chunks that hold the bytes asked for, so that a
+/// server sends a range of a large value, or the whole of it a piece at a time, without reading
+/// the rest of it first and without handing out a byte that was not checked.
 ///
-/// The recipe is the one the value had when it was opened; each read finds its chunks where the
-/// store has them then (a repack may have moved them). Chunks are content: whatever writers do,
-/// a read returns the opened value's bytes, or `nil` once its chunks are gone (the value was
-/// removed and its chunks' disk reclaimed) or found damaged.
+/// Opening it keeps only the recipe. ``locate(_:)`` finds where the chunks of a range are, at
+/// once, and keeps their packs mapped: the ``Located`` range reads whatever writers do after it
+/// (a key overwritten or removed, a repack). ``read(_:)`` locates and reads in one call.
+///
+/// The hit was counted when the value was opened; a read that then finds a chunk damaged
+/// counts a damaged read and a miss too, and drops the value's entries, as any read of damage
+/// does.
 public struct ChunkedValue: Sendable {
     /// The value's length in bytes.
     public var count: Int { recipe.length }
@@ -23,32 +26,35 @@ public struct ChunkedValue: Sendable {
         self.store = store
     }
 
-    /// The bytes of `range` of the value (cut to its end), verified chunk by chunk unless the
-    /// store's ``BlobStore/Configuration/verifyReads`` is off; `nil` when a chunk they need is
-    /// gone, or damaged (the store then drops every entry of the value, as any read of damage
-    /// does).
+    /// The chunks that hold `range` (cut to the value's end), found where the store has them
+    /// now; `nil` when one is gone (the value was removed, and nothing else names the chunk)
+    /// or, while the value is live, missing (then it is damage: the value's entries are dropped).
     ///
-    /// - Throws: `BlobStoreError` when the store fails to catch up with other processes or to
-    ///   repair what it found.
-    public func read(_ range: Range<Int>) throws -> Data? {
+    /// - Throws: `BlobStoreError` when the store fails to catch up or to repair.
+    public func locate(_ range: Range<Int>) throws -> Located? {
         precondition(range.lowerBound >= 0, "a range of the value's bytes")
         let wanted = range.clamped(to: 0..<count)
-        guard !wanted.isEmpty else { return Data() }
         let chunks = ChunkedRead.chunks(of: recipe, covering: wanted)
-        let located = try store.locateChunks(chunks, of: recipe)
-        let result = located.read(chunks, verify: store.configuration.verifyReads, content: store.content)
-        // A chunk gone is a value removed meanwhile, not damage: nothing to repair.
-        guard let data = try store.settle(result, digest: recipe.digest, repairingMissing: false).value else {
-            return nil
-        }
-        let base = recipe.offsets[chunks.lowerBound]
-        return base == wanted.lowerBound && data.count == wanted.count
-            ? data : data.subdata(in: wanted.lowerBound - base..<wanted.upperBound - base)
+        let (located, isLive) = try store.locateChunks(chunks, of: recipe)
+        guard located.isMissingAChunk else { return Located(value: self, range: wanted, chunks: located) }
+        // A live value names its chunks: one missing is damage. A value removed may have
+        // released them: nothing to repair.
+        _ = try store.settle(.missing, digest: recipe.digest, repairingMissing: isLive)
+        return nil
+    }
+
+    /// The bytes of `range` of the value (cut to its end), verified chunk by chunk unless the
+    /// store's ``BlobStore/Configuration/verifyReads`` is off: ``locate(_:)``, then
+    /// ``Located/read(_:)``; `nil` as either gives it.
+    ///
+    /// - Throws: `BlobStoreError` when the store fails to catch up or to repair.
+    public func read(_ range: Range<Int>) throws -> Data? {
+        try locate(range)?.read(range)
     }
 
     /// `range` (cut to the value's end) in the pieces a reader that keeps its memory flat reads
-    /// one at a time with ``read(_:)``: about `bytes` each, cut where chunks end, so that no chunk
-    /// is read twice (a chunk larger than `bytes` makes a piece of its own).
+    /// one at a time: about `bytes` each, cut where chunks end, so that no chunk is read twice
+    /// (a chunk larger than `bytes` makes a piece of its own).
     public func pieces(of range: Range<Int>, about bytes: Int = 1 << 20) -> [Range<Int>] {
         precondition(range.lowerBound >= 0 && bytes > 0, "pieces of a range of the value")
         let wanted = range.clamped(to: 0..<count)
@@ -64,19 +70,48 @@ public struct ChunkedValue: Sendable {
         }
         return pieces
     }
+
+    /// A range of a ``ChunkedValue`` whose chunks were found (``ChunkedValue/locate(_:)``): its
+    /// reads need no lookup, and the packs stay mapped while it lives.
+    public struct Located: Sendable {
+        let value: ChunkedValue
+        /// The range located.
+        public let range: Range<Int>
+        let chunks: ChunkedRead
+
+        /// The bytes of `part` (cut to ``range``), its chunks copied and verified; `nil` when one
+        /// is damaged (the value's entries are then dropped).
+        ///
+        /// - Throws: `BlobStoreError` when the store fails to repair.
+        public func read(_ part: Range<Int>) throws -> Data? {
+            let wanted = part.clamped(to: range)
+            guard !wanted.isEmpty else { return Data() }
+            let recipe = value.recipe
+            let indices = ChunkedRead.chunks(of: recipe, covering: wanted)
+            let store = value.store
+            let result = chunks.read(indices, verify: store.configuration.verifyReads, content: store.content)
+            guard let data = try store.settle(result, digest: recipe.digest).value else { return nil }
+            let base = recipe.offsets[indices.lowerBound]
+            return base == wanted.lowerBound && data.count == wanted.count
+                ? data : data.subdata(in: wanted.lowerBound - base..<wanted.upperBound - base)
+        }
+    }
 }
 
 extension BlobStore {
-    /// Where chunks `chunks` of `recipe` are now, found under the mutex after catching up; when
-    /// one is not where the index said (another process repacked it), caught up and found again.
-    func locateChunks(_ chunks: Range<Int>, of recipe: ChunkRecipe) throws -> ChunkedRead {
+    /// Where chunks `chunks` of `recipe` are now, found under the mutex after catching up (and
+    /// caught up again when one is not where the index said: another process repacked it), and
+    /// whether the value is still live.
+    func locateChunks(_ chunks: Range<Int>, of recipe: ChunkRecipe) throws -> (ChunkedRead, isLive: Bool) {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
-            let located = locateChunks(chunks, of: recipe, &state)
-            guard located.isMissingAChunk else { return located }
-            try state.catchUp(layout: layout)
-            return locateChunks(chunks, of: recipe, &state)
+            var located = locateChunks(chunks, of: recipe, &state)
+            if located.isMissingAChunk {
+                try state.catchUp(layout: layout)
+                located = locateChunks(chunks, of: recipe, &state)
+            }
+            return (located, state.index.blob(recipe.digest) != nil)
         }
     }
 }

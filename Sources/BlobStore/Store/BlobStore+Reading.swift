@@ -91,9 +91,9 @@ extension BlobStore {
     /// verifies it, or, for a chunked value, its chunks opened to be read and verified a range
     /// at a time (``EntryRead/chunked(_:_:)``); `nil` as for ``entry(for:)``.
     public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
-        // Of a chunked value, only the chunks that may be read here are located: all of one no
-        // larger than `maxBytes`; of a larger one, which each read of `ChunkedValue` locates
-        // anew, the first few.
+        // Of a chunked value, the chunks of its first `maxBytes + 1` bytes are located: all of
+        // one no larger than `maxBytes`, read here; of a larger one, which `ChunkedValue`
+        // locates a range at a time, a few that are not used.
         let limit = max(0, maxBytes)
         guard let found = try lookup(key, covering: limit < Int.max ? 0..<(limit + 1) : nil) else { return nil }
         let isPacked = if case .needle = found.located { true } else { false }
@@ -101,9 +101,17 @@ extension BlobStore {
             return try read(key, found).value.map(EntryRead.value)
         }
         if case .chunks(let chunked) = found.located {
-            // Checked as it is read: the blob is not marked verified.
-            finishHit(nil, wasVerified: found.verified)
-            return .chunked(EntryInfo(key: key, entry: found.entry), ChunkedValue(chunked.recipe, in: self))
+            return try keepingHit {
+                // A chunk of its first bytes missing is damage, found now rather than by a read.
+                guard !chunked.isMissingAChunk else {
+                    try repair(found.entry.digest, quarantine: false)
+                    return .damaged
+                }
+                // Checked as it is read: the blob is not marked verified.
+                finishHit(nil, wasVerified: found.verified)
+                return .found(
+                    .chunked(EntryInfo(key: key, entry: found.entry), ChunkedValue(chunked.recipe, in: self)))
+            }.value
         }
         guard case .found(let opened) = try open(found) else { return nil }
         return try verifiedHandle(opened).value.map { .opened(EntryInfo(key: key, entry: $0.entry), $0.handle) }

@@ -9,8 +9,10 @@ public struct ChunkStats: Sendable, Equatable, Codable {
     /// Distinct chunks the chunked values are made of: a chunk that several values share, or that
     /// one value repeats, counts once.
     public var distinctChunks: Int
-    /// The lengths of the distinct chunks added up: what the chunked values keep on disk, less
-    /// each chunk's needle header. ``chunkedBytes`` less this is what sharing chunks saves.
+    /// The lengths of the distinct chunks added up: the chunked values' bytes on disk, each
+    /// chunk once, without the needle headers (a chunk that is also a value stored whole is
+    /// counted here and in that value's disk alike). ``chunkedBytes`` less this is what
+    /// sharing chunks saves.
     public var distinctChunkBytes: UInt64
 
     public init(

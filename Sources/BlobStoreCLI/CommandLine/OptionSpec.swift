@@ -44,11 +44,11 @@ struct OptionSpec<Value: CommandValue>: Sendable {
             spell: { value in value[keyPath: path].map { [parser.spell($0)] } ?? [] })
     }
 
-    /// `--chunk-above <size>` of the commands that write values (`put`, `fetch`, `serve`): values
+    /// `--chunk-threshold <size>` of the commands that write values (`put`, `fetch`, `serve`): values
     /// of at least that size are kept as chunks; `what` names them in the help.
-    static func chunkAbove(_ what: String, _ path: WritableKeyPath<Value, UInt64?> & Sendable) -> OptionSpec {
+    static func chunkThreshold(_ what: String, _ path: WritableKeyPath<Value, UInt64?> & Sendable) -> OptionSpec {
         .value(
-            "--chunk-above", valueName: "<size>",
+            "--chunk-threshold", valueName: "<size>",
             help: "Keep \(what) of at least this size as content-defined chunks, each distinct chunk stored once: "
                 + "values that share most of their bytes share most of their disk, and a range reads only the "
                 + "chunks it covers. Bytes, or a number with K, M, G; values up to 128K stay whole.",

@@ -10,7 +10,7 @@ import Synchronization
 #endif
 
 /// `blobstore fetch <url> [-o <file>] [--header '<name>: <value>']... [--min-disk-lifetime <duration>]
-/// [--chunk-above <size>] [--allow-http-errors]`: its description, its value, and its run below.
+/// [--chunk-threshold <size>] [--allow-http-errors]`: its description, its value, and its run below.
 struct FetchCommand: SubcommandValue {
     /// The `http` or `https` URL, taken as given.
     var url = ""
@@ -24,8 +24,8 @@ struct FetchCommand: SubcommandValue {
     /// `--allow-http-errors`: write the body of a 4xx or 5xx response and exit 0, as for any
     /// other status, instead of failing (exit 69) without writing it.
     var allowsHTTPErrors = false
-    /// `--chunk-above <size>`: a body at least this large is kept as chunks.
-    var chunkAbove: UInt64?
+    /// `--chunk-threshold <size>`: a body at least this large is kept as chunks.
+    var chunkThreshold: UInt64?
 
     static let spec = CommandSpec<FetchCommand>(
         .fetch,
@@ -53,7 +53,7 @@ struct FetchCommand: SubcommandValue {
                 help: "Store responses fresh for at least this long: a number with ms, s, m, h, d or w, e.g. "
                     + "0s to store every cacheable response, revalidating it when stale.", default: "5m",
                 .duration, \.minimumDiskLifetime),
-            .chunkAbove("bodies", \.chunkAbove),
+            .chunkThreshold("bodies", \.chunkThreshold),
             .flag(
                 "--allow-http-errors",
                 help: "Write the body of a 4xx or 5xx response and exit 0, as for any other status.",
@@ -85,7 +85,7 @@ extension Runner {
             policy.minimumDiskLifetime = lifetime.seconds
         }
         let prepared = request
-        return try withStore(chunkAbove: command.chunkAbove) { store in
+        return try withStore(chunkThreshold: command.chunkThreshold) { store in
             let cache = HTTPCache(store: CachedStore(disk: store), policy: policy)
             // Received into the store's tmp/ (never held in memory whole), then copied out once
             // the status says it may be: an error status leaves the destination untouched.

@@ -8,8 +8,8 @@ struct PutCommand: SubcommandValue {
     var key = ""
     /// The file to store; `nil` (or `-`) reads standard input.
     var file: String?
-    /// `--chunk-above <size>`: a value at least this large is kept as chunks.
-    var chunkAbove: UInt64?
+    /// `--chunk-threshold <size>`: a value at least this large is kept as chunks.
+    var chunkThreshold: UInt64?
     /// `--json`: print the digest, the key and the size as a JSON object.
     var json = false
 
@@ -24,7 +24,7 @@ struct PutCommand: SubcommandValue {
             .optional("<file>", help: "The file to store.", default: "standard input", .text(.file), \.file),
         ],
         options: [
-            .chunkAbove("values", \.chunkAbove),
+            .chunkThreshold("values", \.chunkThreshold),
             .flag("--json", help: "Print the digest, the key and the size as a JSON object.", \.json),
         ])
 
@@ -46,7 +46,7 @@ extension Runner {
         if options.remoteOnly, let remote {
             return try putRemoteOnly(key: key, file: file, json: json, remote)
         }
-        let stored = try withStore(chunkAbove: command.chunkAbove) { store in
+        let stored = try withStore(chunkThreshold: command.chunkThreshold) { store in
             let digest =
                 try file.map { try store.put(contentsOf: URL(fileURLWithPath: $0), for: StoreKey(key)) }
                 ?? store.put(readingFrom: standardInput, for: StoreKey(key))

@@ -28,8 +28,8 @@ struct ServeCommand: SubcommandValue {
     var originTimeout: Duration = .seconds(60)
     /// `--access-log <file>`: `nil` is standard error (nothing with `-q`).
     var accessLog: String?
-    /// `--chunk-above <size>`: a body at least this large is kept as chunks.
-    var chunkAbove: UInt64?
+    /// `--chunk-threshold <size>`: a body at least this large is kept as chunks.
+    var chunkThreshold: UInt64?
 
     static let spec = CommandSpec<ServeCommand>(
         .serve,
@@ -89,7 +89,7 @@ struct ServeCommand: SubcommandValue {
             .value(
                 "--access-log", valueName: "<file>", help: "Append the access log to <file>.",
                 default: "standard error; none with -q", .path(.file), \.accessLog),
-            .chunkAbove("bodies", \.chunkAbove),
+            .chunkThreshold("bodies", \.chunkThreshold),
         ],
         check: { serve in
             serve.origin != nil || serve.forwardProxy
@@ -120,7 +120,7 @@ extension Runner {
         configuration.idleTimeout = command.idleTimeout
         configuration.originTimeout = command.originTimeout
         let log = try accessLog(command)
-        return try withStore(chunkAbove: command.chunkAbove) { disk in
+        return try withStore(chunkThreshold: command.chunkThreshold) { disk in
             let memory = try MemoryTier(maxBytes: Int(clamping: command.memoryBytes))
             let server = try ProxyServer(
                 configuration: configuration,

@@ -11,7 +11,7 @@ struct StatsCommand: SubcommandValue {
         .stats,
         abstract: "Show the store's counts and sizes.",
         discussion: "'saved by dedup' is logical bytes minus stored bytes. A store with values kept as chunks "
-            + "(put, fetch or serve with --chunk-above) also shows them, the distinct chunks they are made of and "
+            + "(put, fetch or serve with --chunk-threshold) also shows them, the distinct chunks they are made of and "
             + "what sharing chunks saves.",
         remote: .remote,
         options: [.flag("--json", help: "Print the statistics as a JSON object.", \.json)])

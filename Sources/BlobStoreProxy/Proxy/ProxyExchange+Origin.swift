@@ -55,15 +55,18 @@ extension ProxyExchange {
                 }
                 context.metrics.notModified.add(1, ordering: .relaxed)
                 let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
+                var removing = false
                 do {
                     if !storedResponse.refreshLeavesUseUnchanged(by: response.headers, policy: policy),
                         case .notStored = try storedBody.refresh(refreshed, in: cache, requestHeaders: request.headers)
                     {
-                        try cache.removeStored(refreshed, url: url)
+                        removing = true
                     }
                 } catch {
                     cacheStatus.detail = "the store failed: \(error)"
                 }
+                // Removed once it was sent: a chunked body is read from the entry's chunks.
+                defer { if removing { _ = try? cache.removeStored(refreshed, url: url) } }
                 return try await serve(refreshed, body: storedBody)
             }
             if [500, 502, 503, 504].contains(response.status),

@@ -155,6 +155,14 @@ final class ProxyExchange {
         cacheStatus.ttl = ttl(of: stored, at: now)
     }
 
+    /// Takes back a hit whose body could not be sent (``StoredBody/Gone``), nothing sent: the
+    /// metrics, the `Cache-Status` and what the log would say.
+    private func forgetHit() {
+        context.metrics.hits.subtract(1, ordering: .relaxed)
+        context.metrics.bytesFromCache.subtract(sentBytes, ordering: .relaxed)
+        (cacheStatus, sentStatus, sentBytes, sentCacheStatus) = (CacheStatus(), 0, 0, nil)
+    }
+
     /// Answers a GET or HEAD from a stored response when one may be used, else from the origin
     /// (with a conditional request when a stored one has a validator).
     private func answerFromCache(url: URL, target: ForwardTarget, lookedUp: StoredLookup?) async throws {
@@ -165,18 +173,30 @@ final class ProxyExchange {
         var fallback: (StoredResponse, StoredBody)?
         // What an event loop found is used once; a collapsed request looks again.
         var lookedUp = lookedUp
+        // A stored chunked body gone before it could be sent makes the request a miss.
+        var bodyGone = false
         while true {
             let found: (StoredResponse, StoredBody)?
-            if let prior = lookedUp.take() { found = prior.found } else { found = lookUp(url, key: target.storeKey) }
+            if let prior = lookedUp.take() {
+                found = prior.found
+            } else {
+                found = bodyGone ? nil : lookUp(url, key: target.storeKey)
+            }
             if let (stored, body) = found {
                 let now = Date()
                 let use = stored.use(at: now, requestHeaders: request.headers, policy: policy)
                 switch use {
-                case .fresh, .staleAccepted:
-                    return try await serveHit(stored, body: body, at: now)
-                case .staleWhileRevalidate:
-                    revalidateInBackground(stored, body: body, url: url, target: target)
-                    return try await serveHit(stored, body: body, at: now)
+                case .fresh, .staleAccepted, .staleWhileRevalidate:
+                    do {
+                        if use == .staleWhileRevalidate {
+                            revalidateInBackground(stored, body: body, url: url, target: target)
+                        }
+                        return try await serveHit(stored, body: body, at: now)
+                    } catch is StoredBody.Gone {
+                        forgetHit()
+                        bodyGone = true
+                        continue
+                    }
                 case .revalidate:
                     if requestControl.onlyIfCached { return try answerOnlyIfCached() }
                     context.metrics.revalidations.add(1, ordering: .relaxed)

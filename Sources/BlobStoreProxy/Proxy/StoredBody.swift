@@ -48,12 +48,16 @@ enum StoredBody {
 
     /// Sends `head`, then the bytes of `range` of the body, to `client`: a body in a file (a
     /// loose blob, verified when it was opened) straight from the page cache as the client takes
-    /// it (``WireConnection/sendFile(_:_:)``); a chunked body a piece of about ``pieceBytes`` at a
-    /// time, each read and verified once the client has taken the one before.
+    /// it (``WireConnection/sendFile(_:_:)``); a chunked body's range located first (so that it
+    /// reads whatever writers do meanwhile), then sent a piece of about ``pieceBytes`` at a time,
+    /// each read and verified once the client has taken the one before.
     ///
-    /// - Throws: `network` when the client connection fails; `io` when the stored file cannot
-    ///   be read or ends early; `corrupt` when a chunk is found damaged (what was sent before it
-    ///   was sound; the client sees the body cut).
+    /// - Throws: ``Gone`` with nothing sent, when the chunks of a chunked body's range are gone
+    ///   or missing (the entry was removed or replaced since it was looked up) or its first
+    ///   piece is damaged (the entry is dropped);
+    ///   `network` when the client connection fails; `io` when the stored file cannot be read or
+    ///   ends early; `corrupt` when a chunk is found damaged once the head went out (what was
+    ///   sent before it was sound; the client sees the body cut).
     func send(_ range: Range<Int>, after head: [UInt8], to client: WireConnection) async throws {
         switch self {
         case .bytes(let data):
@@ -63,19 +67,31 @@ enum StoredBody {
             guard !range.isEmpty else { return }
             try await client.sendFile(handle.fileDescriptor, range)
         case .chunks(let value):
-            var first = true
-            for piece in value.pieces(of: range, about: Self.pieceBytes) {
-                guard let bytes = try value.read(piece) else {
-                    throw BlobStoreError(.corrupt, "A chunk of the stored body is damaged; its entry was dropped.")
-                }
-                if first { try client.write(head) }
-                first = false
+            // Located, and the first piece read, before the head goes out: a body gone or
+            // damaged there is answered as a miss.
+            guard let located = try value.locate(range) else { throw Gone() }
+            var pieces = value.pieces(of: range, about: Self.pieceBytes)[...]
+            var next = try pieces.popFirst().map { piece in
+                guard let bytes = try located.read(piece) else { throw Gone() }
+                return bytes
+            }
+            try client.write(head)
+            while let bytes = next {
                 try client.write(bytes)
                 try await client.flush()
+                next = try pieces.popFirst().map { piece in
+                    guard let bytes = try located.read(piece) else {
+                        throw BlobStoreError(.corrupt, "A chunk of the stored body is damaged; its entry was dropped.")
+                    }
+                    return bytes
+                }
             }
-            if first { try client.write(head) }
         }
     }
+
+    /// A chunked body that could not be sent, with nothing sent: the request is answered as if
+    /// nothing were stored.
+    struct Gone: Error {}
 
     /// About how many bytes of a chunked body are read and verified at a time.
     static let pieceBytes = 1 << 20
