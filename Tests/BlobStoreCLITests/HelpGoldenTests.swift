@@ -20,8 +20,8 @@ import Testing
     /// Runs `blobstore arguments…` in this process: its exit code, standard output and standard error.
     static func run(_ arguments: [String]) throws -> (code: Int32, stdout: String, stderr: String) {
         try withTemporaryDirectory { scratch in
-            FileManager.default.createFile(atPath: scratch.child("out"), contents: nil)
-            FileManager.default.createFile(atPath: scratch.child("err"), contents: nil)
+            _ = FileManager.default.createFile(atPath: scratch.child("out"), contents: nil)
+            _ = FileManager.default.createFile(atPath: scratch.child("err"), contents: nil)
             let stdout = try FileHandle(forWritingTo: scratch.url.appendingPathComponent("out"))
             let stderr = try FileHandle(forWritingTo: scratch.url.appendingPathComponent("err"))
             let code = BlobStoreCLI.run(

@@ -536,7 +536,7 @@ import Testing
         for piece in opened.pieces(of: 0..<data.count) { pieced.append(try #require(try opened.read(piece))) }
         #expect(pieced == data)
         let copy = dir.child("copy")
-        FileManager.default.createFile(atPath: copy, contents: nil)
+        #expect(FileManager.default.createFile(atPath: copy, contents: nil))
         let destination = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
         #expect(try store.writeValue(for: "k", to: destination) != nil)
         try destination.close()
