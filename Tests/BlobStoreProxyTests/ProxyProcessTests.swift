@@ -105,22 +105,13 @@ struct ProxyProcessTests {
 
     @Test("With --chunk-threshold a large body is stored as chunks, and hits and ranges are served from its chunks")
     func largeResponseStoredAsChunks() async throws {
-        let origin = try TestServer()
-        defer { origin.stop() }
-        let scratch = TemporaryDirectory()
-        defer { scratch.cleanup() }
-        let store = scratch.child("store")
-        let serve = try ServeProcess(
-            store: store, origin: URL(string: "http://127.0.0.1:\(origin.port)")!, extra: ["--chunk-threshold", "1M"],
-            in: scratch)
+        let served = try ChunkingServe()
+        defer { served.cleanup() }
+        let (origin, serve, store) = (served.origin, served.serve, served.store)
         let size = 24 << 20 + 12345
         let target = "/chunked?cc=max-age%3D600&stream=\(size)"
         let expected = TestServer.pattern(size)
-        func get(_ fields: String = "") throws -> RawResponse {
-            let client = try RawClient(port: serve.port, timeout: 120)
-            try client.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\(fields)\r\n")
-            return try client.response()
-        }
+        func get(_ fields: String = "") throws -> RawResponse { try served.get(target, fields) }
         #expect(try get()["Cache-Status"]?.contains("stored") == true)
         // Ranges first, then the whole body: each read from the chunks that hold it.
         for (first, last) in [(5_000_000, 5_000_999), (0, 0), (size - 100, size - 1), (1 << 20, 3 << 20)] {
@@ -144,21 +135,12 @@ struct ProxyProcessTests {
 
     @Test("A chunked body is answered whole after a 304 that removes its entry, and a damaged one is a miss")
     func chunkedBodiesRemovedOrDamagedAreAnsweredWhole() async throws {
-        let origin = try TestServer()
-        defer { origin.stop() }
-        let scratch = TemporaryDirectory()
-        defer { scratch.cleanup() }
-        let store = scratch.child("store")
-        let serve = try ServeProcess(
-            store: store, origin: URL(string: "http://127.0.0.1:\(origin.port)")!,
-            extra: ["--chunk-threshold", "1M"], in: scratch)
+        let served = try ChunkingServe()
+        defer { served.cleanup() }
+        let (origin, serve, store) = (served.origin, served.serve, served.store)
         let size = 4 << 20
         let expected = TestServer.pattern(size)
-        func get(_ target: String, _ fields: String = "") throws -> RawResponse {
-            let client = try RawClient(port: serve.port, timeout: 60)
-            try client.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\(fields)\r\n")
-            return try client.response()
-        }
+        func get(_ target: String, _ fields: String = "") throws -> RawResponse { try served.get(target, fields) }
         // The 304 says no-store: the stored entry is removed, after its body was sent.
         let revalidated = "/r?cc=max-age%3D600&etag=%22v1%22&cc304=no-store&stream=\(size)"
         #expect(try get(revalidated)["Cache-Status"]?.contains("stored") == true)
@@ -255,5 +237,34 @@ struct ProxyProcessTests {
         #expect(answer.body.count == 1000)
         #expect(answer["Connection"] == "close", "refused \(refusedAfter) after SIGTERM; \(answer.fields)")
         #expect(try serve.waitForExit(timeout: .seconds(30)) == 0)
+    }
+}
+
+/// `blobstore serve --chunk-threshold 1M` in front of a test server, with a store and a scratch
+/// directory of its own.
+private struct ChunkingServe {
+    let origin: TestServer
+    let scratch = TemporaryDirectory()
+    let serve: ServeProcess
+    var store: String { scratch.child("store") }
+
+    init() throws {
+        origin = try TestServer()
+        serve = try ServeProcess(
+            store: scratch.child("store"), origin: URL(string: "http://127.0.0.1:\(origin.port)")!,
+            extra: ["--chunk-threshold", "1M"], in: scratch)
+    }
+
+    /// `GET target` with `fields` (`Name: value` lines, each ending in CRLF) on a new connection.
+    func get(_ target: String, _ fields: String = "") throws -> RawResponse {
+        let client = try RawClient(port: serve.port, timeout: 120)
+        try client.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\(fields)\r\n")
+        return try client.response()
+    }
+
+    /// Stops the origin and removes the scratch directory (the test stops the server first).
+    func cleanup() {
+        origin.stop()
+        scratch.cleanup()
     }
 }

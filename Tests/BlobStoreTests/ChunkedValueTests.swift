@@ -17,6 +17,16 @@ import Testing
         return configuration
     }()
 
+    /// `key`'s value opened by its chunks (`entry(for:readingUpTo:)` with 1 MiB); `nil`, with
+    /// an issue recorded, when it is not.
+    private func openedByChunks(_ key: StoreKey, in store: BlobStore) throws -> ChunkedValue? {
+        guard case .chunked(_, let opened)? = try store.entry(for: key, readingUpTo: 1 << 20) else {
+            Issue.record("'\(key)' was not opened by its chunks")
+            return nil
+        }
+        return opened
+    }
+
     private func value(_ seed: UInt64, size: Int) -> Data {
         Data(SplitMix64.bytes(size, seed: seed))
     }
@@ -366,10 +376,7 @@ import Testing
             let data = value(34, size: 3 << 20)
             try withStore(path, chunked) { store throws in
                 try store.put(data, for: "k")
-                guard case .chunked(_, let opened)? = try store.entry(for: "k", readingUpTo: 1 << 20) else {
-                    Issue.record("the chunked value was not opened by its chunks")
-                    return
-                }
+                guard let opened = try openedByChunks("k", in: store) else { return }
                 var random = SplitMix64(seed: 35)
                 for _ in 0..<40 {
                     let start = Int(random.next() % UInt64(data.count))
@@ -414,10 +421,7 @@ import Testing
             try withStore(dir.child("s"), chunked) { store throws in
                 try store.put(data, for: "a")
                 try store.put(data, for: "b")
-                guard case .chunked(_, let opened)? = try store.entry(for: "a", readingUpTo: 1 << 20) else {
-                    Issue.record("the chunked value was not opened by its chunks")
-                    return
-                }
+                guard let opened = try openedByChunks("a", in: store) else { return }
                 try store.remove("a")
                 #expect(try opened.read(0..<100) == data.prefix(100), "still under b")
                 try store.remove("b")
@@ -437,10 +441,7 @@ import Testing
             let data = value(38, size: 2 << 20)
             try withStore(path, chunked) { store throws in
                 try store.put(data, for: "k")
-                guard case .chunked(_, let opened)? = try store.entry(for: "k", readingUpTo: 1 << 20) else {
-                    Issue.record("the chunked value was not opened by its chunks")
-                    return
-                }
+                guard let opened = try openedByChunks("k", in: store) else { return }
                 let pieces = opened.pieces(of: 0..<data.count, about: 100)
                 #expect(pieces.count == opened.recipe.chunks.count, "one chunk a piece")
                 let located = try #require(try opened.locate(0..<data.count))
@@ -450,10 +451,7 @@ import Testing
             let pack = path + "/packs/pack-1"
             truncate(pack, to: readBytes(pack).count - 1000)
             try withStore(path, chunked) { store throws in
-                guard case .chunked(_, let opened)? = try store.entry(for: "k", readingUpTo: 1 << 20) else {
-                    Issue.record("the value's first chunks are sound: it opens")
-                    return
-                }
+                guard let opened = try openedByChunks("k", in: store) else { return }
                 #expect(try opened.read(0..<10) == data.prefix(10))
                 #expect(try opened.locate(data.count - 10..<data.count) == nil)
                 #expect(try store.stats().damagedReads == 1)
