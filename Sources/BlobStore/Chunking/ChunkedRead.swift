@@ -75,6 +75,18 @@ struct ChunkedRead: Sendable {
         return .found(Data(bytesNoCopy: memory, count: count, deallocator: Self.deallocator(count)))
     }
 
+    /// The bytes of `range` of the value (its chunks among those located): the chunks that hold
+    /// it read as ``read(_:verify:content:)`` reads them, then cut to the range.
+    func read(bytes range: Range<Int>, verify: Bool, content: ContentStore) -> ContentStore.ReadResult {
+        guard !range.isEmpty else { return .found(Data()) }
+        let chunks = Self.chunks(of: recipe, covering: range)
+        let result = read(chunks, verify: verify, content: content)
+        guard case .found(let data) = result else { return result }
+        let base = recipe.offsets[chunks.lowerBound]
+        guard base != range.lowerBound || data.count != range.count else { return result }
+        return .found(data.subdata(in: range.lowerBound - base..<range.upperBound - base))
+    }
+
     /// From this size on, a read's buffer is mapped with huge pages (``Syscalls/allocateLarge(_:)``):
     /// filling a fresh buffer of 256 MiB otherwise costs 65,536 page faults. Below it `malloc`
     /// serves, which reuses freed memory up to its largest mapping threshold (32 MiB in glibc):

@@ -84,16 +84,10 @@ public struct ChunkedValue: Sendable {
         ///
         /// - Throws: `BlobStoreError` when the store fails to repair.
         public func read(_ part: Range<Int>) throws -> Data? {
-            let wanted = part.clamped(to: range)
-            guard !wanted.isEmpty else { return Data() }
-            let recipe = value.recipe
-            let indices = ChunkedRead.chunks(of: recipe, covering: wanted)
             let store = value.store
-            let result = chunks.read(indices, verify: store.configuration.verifyReads, content: store.content)
-            guard let data = try store.settle(result, digest: recipe.digest).value else { return nil }
-            let base = recipe.offsets[indices.lowerBound]
-            return base == wanted.lowerBound && data.count == wanted.count
-                ? data : data.subdata(in: wanted.lowerBound - base..<wanted.upperBound - base)
+            let result = chunks.read(
+                bytes: part.clamped(to: range), verify: store.configuration.verifyReads, content: store.content)
+            return try store.settle(result, digest: value.recipe.digest).value
         }
     }
 }

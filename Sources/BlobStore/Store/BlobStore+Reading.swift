@@ -64,12 +64,11 @@ extension BlobStore {
             }
         }
         return try keepingHit {
-            let result = chunked.read(chunked.located, verify: configuration.verifyReads, content: content)
+            let result = chunked.read(bytes: wanted, verify: configuration.verifyReads, content: content)
             return try settle(result, digest: found.entry.digest).map { data in
                 // Only some chunks were checked: the blob is not marked verified.
                 finishHit(nil, wasVerified: found.verified)
-                let base = chunked.recipe.offsets[chunked.located.lowerBound]
-                return data.subdata(in: wanted.lowerBound - base..<wanted.upperBound - base)
+                return data
             }
         }
     }

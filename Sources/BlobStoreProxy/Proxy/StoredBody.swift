@@ -70,22 +70,18 @@ enum StoredBody {
             // Located, and the first piece read, before the head goes out: a body gone or
             // damaged there is answered as a miss.
             guard let located = try value.locate(range) else { throw Gone() }
-            var pieces = value.pieces(of: range, about: Self.pieceBytes)[...]
-            var next = try pieces.popFirst().map { piece in
-                guard let bytes = try located.read(piece) else { throw Gone() }
-                return bytes
-            }
-            try client.write(head)
-            while let bytes = next {
+            var sent = false
+            for piece in value.pieces(of: range, about: Self.pieceBytes) {
+                guard let bytes = try located.read(piece) else {
+                    if !sent { throw Gone() }
+                    throw BlobStoreError(.corrupt, "A chunk of the stored body is damaged; its entry was dropped.")
+                }
+                if !sent { try client.write(head) }
+                sent = true
                 try client.write(bytes)
                 try await client.flush()
-                next = try pieces.popFirst().map { piece in
-                    guard let bytes = try located.read(piece) else {
-                        throw BlobStoreError(.corrupt, "A chunk of the stored body is damaged; its entry was dropped.")
-                    }
-                    return bytes
-                }
             }
+            if !sent { try client.write(head) }
         }
     }
 
