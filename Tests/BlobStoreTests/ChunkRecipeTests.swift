@@ -49,6 +49,44 @@ import Testing
         #expect(short.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters, workers: workers) }.chunks.count == 1)
     }
 
+    @Test(arguments: [1, 2, 8])
+    func chunksArePlacedInOrderAsTheyAreHashed(workers: Int) {
+        // Several cut pieces (ChunkRecipe.cutPiece), so chunks are hashed while others are cut.
+        let value = SplitMix64.bytes(3 * ChunkRecipe.cutPiece + 12_345, seed: 10)
+        nonisolated(unsafe) var placed: [(Int, ChunkRecipe.Chunk, [UInt8])] = []
+        let made = value.withUnsafeBytes { bytes in
+            ChunkRecipe.make(of: bytes, parameters, workers: workers) { (index, chunk, piece) throws(Never) in
+                placed.append((index, chunk, Array(piece)))
+            }
+        }
+        #expect(made == recipe(value))
+        #expect(placed.map(\.0) == Array(made.chunks.indices))
+        #expect(placed.map(\.1) == made.chunks)
+        #expect(
+            placed.allSatisfy { index, _, piece in piece[...] == value[made.offsets[index]..<made.offsets[index + 1]] })
+        // A digest the caller knows is taken as it is.
+        let known = SHA256Digest(bytes: [UInt8](repeating: 7, count: 32))!
+        #expect(
+            value.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters, workers: workers, digest: known) }.digest
+                == known)
+    }
+
+    @Test(arguments: [1, 2, 8])
+    func theFirstPlacingErrorStopsThePlacingAndIsThrown(workers: Int) {
+        struct Full: Error, Equatable {}
+        let value = SplitMix64.bytes(2 * ChunkRecipe.cutPiece, seed: 11)
+        nonisolated(unsafe) var placed: [Int] = []
+        #expect(throws: Full()) {
+            _ = try value.withUnsafeBytes { bytes in
+                try ChunkRecipe.make(of: bytes, parameters, workers: workers) { (index, _, _) throws(Full) in
+                    if index == 40 { throw Full() }
+                    placed.append(index)
+                }
+            }
+        }
+        #expect(placed == Array(0..<40))
+    }
+
     @Test func recipesMadeInsideOtherParallelWorkFinish() {
         // More tasks than threads, and the tasks of each recipe started in any order: the one that
         // cuts is the first to run, so none waits for a task that has not started.

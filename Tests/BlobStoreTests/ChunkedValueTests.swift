@@ -471,10 +471,10 @@ import Testing
     }
 
     /// A put that would store its value whole (packed or loose) and finds the same content
-    /// stored as chunks refers to the chunks, and a chunking put that finds it whole refers to
-    /// the whole copy (the crash torture found the first writing a chunked put record without
-    /// its recipe).
-    @Test func putsOfContentStoredTheOtherWayReuseIt() throws {
+    /// stored as chunks refers to the chunks (the crash torture found it writing a chunked put
+    /// record without its recipe), and a chunking put that finds it whole stores it as chunks:
+    /// every reference moves to them and the whole copy goes at the next collection.
+    @Test func putsOfContentStoredTheOtherWayReuseOrUpgradeIt() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")
             var small = chunked
@@ -495,9 +495,11 @@ import Testing
                 try store.put(whole, for: "whole")
             }
             try withStore(path, small) { store throws in
-                let blobs = try store.stats().distinctBlobs
+                #expect(try store.chunkStats().chunkedValues == 2)
                 try store.put(whole, for: "whole again")
-                #expect(try store.stats().distinctBlobs == blobs, "the whole copy is reused")
+                // Both keys refer to the chunks now; the whole copy is garbage.
+                #expect(try store.chunkStats().chunkedValues == 3, "the whole copy is stored again as chunks")
+                #expect(try store.collectGarbage(gracePeriod: .zero).blobsDeleted == 1)
                 for (key, data) in [
                     ("packable", packable), ("packable again", packable), ("loose", loose), ("loose again", loose),
                     ("whole", whole), ("whole again", whole),

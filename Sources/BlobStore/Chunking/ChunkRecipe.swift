@@ -66,51 +66,6 @@ package struct ChunkRecipe: Equatable, Sendable {
         }
     }
 
-    /// The recipe of `bytes` (at least one byte) cut with `parameters`, made by `max(2, workers)`
-    /// tasks on as many threads as are free: one hashes the whole value while another cuts it,
-    /// then all hash the chunks, each taking the next not yet taken. Cutting is faster than
-    /// hashing, so the chunks are known before the whole value's digest is: on two cores a recipe
-    /// costs about half of cutting and hashing twice one after the other. A caller that hashed
-    /// the bytes already (as it wrote them) gives their `digest`, which is not computed again.
-    package static func make(
-        of bytes: UnsafeRawBufferPointer, _ parameters: ChunkingParameters, workers: Int = 1,
-        digest known: SHA256Digest? = nil
-    ) -> ChunkRecipe {
-        precondition(!bytes.isEmpty, "a recipe has at least one chunk")
-        nonisolated(unsafe) let shared = bytes
-        nonisolated(unsafe) var lengths: [Int] = []
-        nonisolated(unsafe) var offsets: [Int] = []
-        nonisolated(unsafe) var digest = known
-        let maximumChunks = bytes.count / parameters.minimum + 1
-        // Each written by the task that took its chunk.
-        nonisolated(unsafe) let chunkDigests = UnsafeMutableBufferPointer<SHA256Digest>.allocate(
-            capacity: maximumChunks)
-        defer { chunkDigests.deallocate() }
-        let tasks = max(2, workers)
-        // Roles go to tasks as they start, the cutting one first: it is running, so the tasks
-        // that wait for its cut never wait for a task not started (whatever order, or however
-        // few threads, the tasks get).
-        let roles = Atomic<Int>(0)
-        let cut = DispatchSemaphore(value: 0)
-        let next = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: tasks) { _ in
-            let role = roles.add(1, ordering: .relaxed).oldValue
-            if role == 0 {
-                lengths = ContentDefinedChunker.lengths(of: shared, parameters)
-                offsets = Self.offsets(of: lengths)
-                for _ in 1..<tasks { cut.signal() }
-            } else {
-                if role == 1 && known == nil { digest = SHA256Hasher.hash(shared) }
-                cut.wait()
-            }
-            Self.hashChunks(of: shared, offsets, taking: next) { index, digest in
-                (chunkDigests.baseAddress! + index).initialize(to: digest)
-            }
-        }
-        let chunks = lengths.indices.map { Chunk(digest: chunkDigests[$0], length: lengths[$0]) }
-        return ChunkRecipe(parameters: parameters, digest: digest!, chunks: chunks)
-    }
-
     /// The chunks that hold the bytes of `range` (within `0..<length`): a verified range read
     /// checks these only.
     package func chunkIndices(covering range: Range<Int>) -> Range<Int> {

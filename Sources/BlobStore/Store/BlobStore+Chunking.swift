@@ -4,46 +4,83 @@ import Glibc
 // MARK: - Chunked values: the put
 
 extension BlobStore {
-    /// Puts a value cut into `recipe`'s chunks (`bytes` is the value): reuses a sound copy of
-    /// the whole content if there is one (chunked, packed or loose); otherwise each chunk is
-    /// reused when a sound copy is stored already, or appended to the newest pack, and the put
-    /// record carries the recipe with every chunk's location (docs/design.md, "Chunked values").
-    /// Under the exclusive lock, in steps like ``commitPacked(_:_:)``: the hashing of reused
-    /// chunks and the syncs run with the state mutex let go.
+    /// Puts `bytes` as chunks cut with `parameters`, under the record `record(digest)` gives for
+    /// the value's digest (for `key`, with `metadataSize` bytes of metadata), and returns the
+    /// digest; `nil`, with nothing written, for a value whose recipe would not fit a journal
+    /// record (the caller stores it whole). The caller may know the `digest` (it hashed the bytes
+    /// as it wrote them); `expected` is checked as ``put(_:for:metadata:expires:expecting:)`` does.
+    ///
+    /// Under the exclusive lock (``writeInSteps(_:)``), each chunk is placed
+    /// (``place(_:_:into:)``) as soon as it is hashed, while later ones are still being cut and
+    /// hashed on the other cores (``ChunkRecipe/make(of:_:workers:digest:placing:)``), then the
+    /// put record carries the recipe with every chunk's location (docs/design.md, "Chunked
+    /// values"). The value's own digest is known only at the end: content stored already gets
+    /// its chunks reused where they are sound, and content stored whole (loose or packed) is
+    /// stored again as chunks, every reference moving to them (the whole copy is garbage then).
+    /// Chunks appended for a value whose digest turns out not to be `expected` are dead space,
+    /// like a crashed writer's, until their pack is repacked.
     ///
     /// In ``Durability/always`` mode every pack holding one of the value's chunks is synced
     /// before the record is appended, the journal after it; in `batched` mode the group commit
     /// syncs the packs appended to before the journal.
-    func commitChunked(_ record: JournalRecord.PutRecord, _ recipe: ChunkRecipe, _ bytes: UnsafeRawBufferPointer)
-        throws
-    {
-        precondition(recipe.digest == record.digest && recipe.length == bytes.count, "the value's recipe")
+    func putChunked(
+        _ bytes: UnsafeRawBufferPointer, _ parameters: ChunkingParameters, digest known: SHA256Digest? = nil,
+        key: StoreKey, metadataSize: Int, expecting expected: SHA256Digest?,
+        record: (SHA256Digest) -> JournalRecord.PutRecord
+    ) throws -> SHA256Digest? {
+        let fits = { (chunks: Int) in Self.recordFits(chunks: chunks, key: key, metadataSize: metadataSize) }
+        if fits(bytes.count / parameters.minimum + 1) {
+            return try writeInSteps {
+                var placement = ChunkPlacement()
+                let recipe = try ChunkRecipe.make(
+                    of: bytes, parameters, workers: ChunkedRead.workers, digest: known
+                ) { _, chunk, piece in try place(chunk, piece, into: &placement) }
+                try Self.check(recipe.digest, expected: expected, key: key)
+                try commitChunked(record(recipe.digest), recipe, placement)
+                return recipe.digest
+            }
+        }
+        // More chunks at the minimum size than a record may name: cut first, placed if it fits.
+        let recipe = ChunkRecipe.make(of: bytes, parameters, workers: ChunkedRead.workers, digest: known)
+        try Self.check(recipe.digest, expected: expected, key: key)
+        guard fits(recipe.chunks.count) else { return nil }
         try writeInSteps {
-            var located = record
-            var reused = false
-            if let reference = state.withLock({ $0.index.blob(record.digest) }) {
-                reused = try reuse(reference, in: &located)
+            var placement = ChunkPlacement()
+            for (index, chunk) in recipe.chunks.enumerated() {
+                let piece = UnsafeRawBufferPointer(rebasing: bytes[recipe.offsets[index]..<recipe.offsets[index + 1]])
+                try place(chunk, piece, into: &placement)
             }
-            if !reused { (located.location, located.recipe) = (.chunked, try placeChunks(recipe, bytes)) }
-            #if BLOBSTORE_FAULT_INJECTION
-                if !reused { TestHooks.reach(.putBlobLinked) }
-            #endif
-            try state.withLock { state in
-                try checkWritable(state)
-                try state.append([.put(located)])
-                state.index.markVerified(located.digest)
-                if let chunks = located.recipe?.recipe.chunks {
-                    for chunk in chunks { state.index.markVerified(chunk.digest) }
-                }
-                try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
-                maintainAfterWrite(&state, protecting: located.key)
-            }
+            try commitChunked(record(recipe.digest), recipe, placement)
+        }
+        return recipe.digest
+    }
+
+    /// Appends the put of a value whose chunks `placement` placed, as `recipe` cut them. Within
+    /// ``writeInSteps(_:)``.
+    private func commitChunked(
+        _ record: JournalRecord.PutRecord, _ recipe: ChunkRecipe, _ placement: ChunkPlacement
+    ) throws {
+        precondition(recipe.digest == record.digest && UInt64(recipe.length) == record.size, "the value's recipe")
+        #if BLOBSTORE_FAULT_INJECTION
+            TestHooks.reach(.putBlobLinked)
+        #endif
+        if configuration.durability == .always { try syncPacks(placement.packs) }
+        var located = record
+        located.location = .chunked
+        located.recipe = PlacedRecipe(recipe, locations: placement.locations)
+        try state.withLock { state in
+            try checkWritable(state)
+            try state.append([.put(located)])
+            state.index.markVerified(located.digest)
+            for chunk in recipe.chunks { state.index.markVerified(chunk.digest) }
+            try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
+            maintainAfterWrite(&state, protecting: located.key)
         }
     }
 
     /// Puts a value written to a temporary blob (a stream, a file) as chunks, when the
-    /// configuration chunks one of its size: the blob is mapped, cut and its chunks hashed on
-    /// every core (its digest is known), then put by ``commitChunked(_:_:_:)`` and discarded.
+    /// configuration chunks one of its size: the blob is mapped and put by
+    /// ``putChunked(_:_:digest:expecting:record:)`` (its digest is known), then discarded.
     /// Returns `false`, with `blob` untouched, for a value stored whole.
     func commitChunked(_ record: JournalRecord.PutRecord, from blob: TemporaryBlob) throws -> Bool {
         guard let parameters = configuration.chunking(forValueSized: Int(clamping: blob.size)) else { return false }
@@ -51,65 +88,65 @@ extension BlobStore {
         let readable = try Syscalls.open(blob.path, O_RDONLY | O_NOFOLLOW)
         defer { Syscalls.close(readable) }
         let mapping = try FileMapping(readable, length: Int(blob.size))
-        let recipe = ChunkRecipe.make(
-            of: mapping.bytes, parameters, workers: ChunkedRead.workers, digest: blob.digest)
-        guard Self.recordFits(recipe, key: record.key, metadata: Data(record.metadata)) else { return false }
-        defer { content.discard(blob) }
-        try withExtendedLifetime(mapping) { try commitChunked(record, recipe, mapping.bytes) }
+        let put: SHA256Digest?
+        do {
+            put = try withExtendedLifetime(mapping) {
+                try putChunked(
+                    mapping.bytes, parameters, digest: blob.digest, key: record.key,
+                    metadataSize: record.metadata.count, expecting: nil
+                ) { _ in record }
+            }
+        } catch {
+            content.discard(blob)
+            throw error
+        }
+        guard put != nil else { return false }
+        content.discard(blob)
         return true
     }
 
-    /// Places each chunk of `recipe` (cut from `bytes`): a chunk already stored whose copy is
-    /// sound (its needle checked, hashed unless this process verified it) is reused, any other
-    /// is appended to the newest pack (a chunk named twice is placed once). Returns the recipe
-    /// with every chunk's location. Within ``writeInSteps(_:)``: the mutex is taken for each
-    /// lookup and append, and let go while a reused chunk is hashed.
-    ///
-    /// In ``Durability/always`` mode every pack the chunks are in is synced before this returns;
-    /// appending leaves `batched` mode's syncs to the group commit (``appendNeedle(_:digest:_:)``).
-    private func placeChunks(_ recipe: ChunkRecipe, _ bytes: UnsafeRawBufferPointer) throws -> PlacedRecipe {
-        var locations: [BlobLocation] = []
-        locations.reserveCapacity(recipe.chunks.count)
-        var placed: [SHA256Digest: BlobLocation] = [:]
-        var packs: Set<UInt32> = []
-        for (index, chunk) in recipe.chunks.enumerated() {
-            if let location = placed[chunk.digest] {
-                locations.append(location)
-                continue
-            }
-            let piece = UnsafeRawBufferPointer(rebasing: bytes[recipe.offsets[index]..<recipe.offsets[index + 1]])
-            var location: BlobLocation? = nil
-            if let reference = state.withLock({ $0.index.blob(chunk.digest) }) {
-                switch reference.location {
-                case .packed(let needle):
-                    if needleIsSound(chunk.digest, reference, at: needle) { location = reference.location }
-                case .loose:
-                    if try isSound(chunk.digest, reference) { location = .loose }
-                case .chunked:
-                    break
-                }
-            }
-            if location == nil {
-                location = .packed(
-                    try state.withLock { state in
-                        try checkWritable(state)
-                        return try appendNeedle(piece, digest: chunk.digest, &state)
-                    })
-            }
-            if let pack = location?.packed?.pack { packs.insert(pack) }
-            placed[chunk.digest] = location
-            locations.append(location!)
+    /// Places one chunk of a chunked put (`bytes` are its bytes): a chunk the put placed already
+    /// is where it put it; one already stored whose copy is sound (its needle checked, hashed
+    /// unless this process verified it) is reused; any other is appended to the newest pack.
+    /// Within ``writeInSteps(_:)``: the mutex is taken for each lookup and append, and let go
+    /// while a reused chunk is hashed. Appending leaves `batched` mode's syncs to the group
+    /// commit (``appendNeedle(_:digest:_:)``); `always` mode's are the caller's.
+    private func place(
+        _ chunk: ChunkRecipe.Chunk, _ bytes: UnsafeRawBufferPointer, into placement: inout ChunkPlacement
+    )
+        throws
+    {
+        if let location = placement.location(of: chunk.digest) {
+            placement.add(chunk.digest, at: location)
+            return
         }
-        if configuration.durability == .always { try syncPacks(packs) }
-        return PlacedRecipe(recipe, locations: locations)
+        var location: BlobLocation? = nil
+        if let reference = state.withLock({ $0.index.blob(chunk.digest) }) {
+            switch reference.location {
+            case .packed(let needle):
+                if needleIsSound(chunk.digest, reference, at: needle) { location = reference.location }
+            case .loose:
+                if try isSound(chunk.digest, reference) { location = .loose }
+            case .chunked:
+                break
+            }
+        }
+        if location == nil {
+            location = .packed(
+                try state.withLock { state in
+                    try checkWritable(state)
+                    return try appendNeedle(bytes, digest: chunk.digest, &state)
+                })
+        }
+        placement.add(chunk.digest, at: location!)
     }
 
-    /// Whether a put record carrying `recipe` (with `key` and `metadata`) fits a journal record;
-    /// a value too large for one (about 60 GiB at 32 KiB chunks, less with long keys) is stored
-    /// whole instead.
-    static func recordFits(_ recipe: ChunkRecipe, key: StoreKey, metadata: Data) -> Bool {
+    /// Whether the put record of `key` with `metadataSize` bytes of metadata and a recipe of
+    /// `chunks` chunks fits a journal record; a value too large for one (about 60 GiB at 32 KiB
+    /// chunks, less with long keys) is stored whole instead.
+    static func recordFits(chunks: Int, key: StoreKey, metadataSize: Int) -> Bool {
         // A recipe line is at most 32 + 10 bytes, a location at most 16; the rest is the record's.
-        let bytes = recipe.chunks.count * 58 + key.bytes.count + metadata.count + 1024
+        let bytes = chunks * 58 + key.bytes.count + metadataSize + 1024
         return bytes <= JournalFormat.maxPayloadSize
     }
 

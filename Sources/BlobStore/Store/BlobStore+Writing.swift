@@ -30,15 +30,14 @@ extension BlobStore {
     ) throws -> SHA256Digest {
         try checkLimits(key: key, metadata: metadata)
         try checkCapacity(UInt64(data.count))
-        if let parameters = configuration.chunking(forValueSized: data.count) {
-            let recipe = data.withUnsafeBytes { ChunkRecipe.make(of: $0, parameters, workers: ChunkedRead.workers) }
-            try Self.check(recipe.digest, expected: expected, key: key)
-            if Self.recordFits(recipe, key: key, metadata: metadata) {
-                let record = putRecord(
-                    key: key, digest: recipe.digest, size: data.count, metadata: metadata, expires: expires)
-                try data.withUnsafeBytes { try commitChunked(record, recipe, $0) }
-                return recipe.digest
-            }
+        if let parameters = configuration.chunking(forValueSized: data.count),
+            let digest = try data.withUnsafeBytes({ bytes in
+                try putChunked(bytes, parameters, key: key, metadataSize: metadata.count, expecting: expected) {
+                    putRecord(key: key, digest: $0, size: data.count, metadata: metadata, expires: expires)
+                }
+            })
+        {
+            return digest
         }
         if data.count < configuration.effectivePackThreshold {
             let digest = SHA256Hasher.hash(data)
