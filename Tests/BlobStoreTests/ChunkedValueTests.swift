@@ -496,10 +496,19 @@ import Testing
             }
             try withStore(path, small) { store throws in
                 #expect(try store.chunkStats().chunkedValues == 2)
+                let digest = SHA256Hasher.hash(whole)
+                let file = path + "/blobs/sha256/" + String(digest.hex.prefix(2)) + "/" + digest.hex
+                #expect(FileManager.default.fileExists(atPath: file))
+                let stored = try store.stats().storedBytes
                 try store.put(whole, for: "whole again")
-                // Both keys refer to the chunks now; the whole copy is garbage.
+                // Both keys refer to the chunks now; the whole copy is garbage: counted against
+                // the capacity until compaction deletes it.
                 #expect(try store.chunkStats().chunkedValues == 3, "the whole copy is stored again as chunks")
-                #expect(try store.collectGarbage(gracePeriod: .zero).blobsDeleted == 1)
+                #expect(try store.stats().storedBytes > stored, "the chunks")
+                #expect(store.state.withLock { $0.index.garbageBytes } == 120 << 10)
+                try store.compact()
+                #expect(!FileManager.default.fileExists(atPath: file))
+                #expect(store.state.withLock { $0.index.garbageBytes } == 0)
                 for (key, data) in [
                     ("packable", packable), ("packable again", packable), ("loose", loose), ("loose again", loose),
                     ("whole", whole), ("whole again", whole),
@@ -508,6 +517,51 @@ import Testing
                 }
                 try store.compact()
                 #expect(try store.verify().isClean)
+            }
+        }
+    }
+
+    /// A value stored as chunks cut another way (another `chunkSize`) is reused as it is: the
+    /// chunks a put cut the new way are left unreferenced, so putting it again and again with
+    /// alternating chunk sizes does not grow what the store holds.
+    @Test func contentChunkedAnotherWayIsReused() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            var other = chunked
+            other.chunkSize = 16 << 10
+            let data = value(20, size: 600 << 10)
+            try withStore(path, chunked) { store throws in try store.put(data, for: "a") }
+            let chunks = try withStore(path, chunked) { store throws in try store.chunkStats().distinctChunks }
+            for (round, configuration) in [other, chunked, other].enumerated() {
+                try withStore(path, configuration) { store throws in
+                    try store.put(data, for: StoreKey("again \(round)"))
+                    #expect(try store.chunkStats().distinctChunks == chunks)
+                    #expect(try store.chunkStats().chunkedValues == 1)
+                    #expect(try store.value(for: StoreKey("again \(round)")) == data)
+                }
+            }
+            try withStore(path, chunked) { store throws in
+                _ = try store.collectGarbage(gracePeriod: .zero)
+                #expect(try store.stats().storedBytes < 700 << 10, "the unreferenced chunks are repacked away")
+                #expect(try store.value(for: "a") == data)
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
+
+    /// A chunked put that expected another digest writes nothing (it is hashed first).
+    @Test func aChunkedPutWithTheWrongExpectedDigestWritesNothing() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s"), chunked) { store throws in
+                // Something live in the pack, which is then counted whole.
+                try store.put(value(22, size: 100 << 10), for: "other")
+                let stored = try store.stats().storedBytes
+                let data = value(21, size: 300 << 10)
+                let wrong = SHA256Hasher.hash(Data("another".utf8))
+                #expect(throws: BlobStoreError.self) { try store.put(data, for: "k", expecting: wrong) }
+                #expect(try store.stats().storedBytes == stored)
+                #expect(try store.put(data, for: "k", expecting: SHA256Hasher.hash(data)) == SHA256Hasher.hash(data))
+                #expect(try store.value(for: "k") == data)
             }
         }
     }

@@ -27,7 +27,8 @@ extension ChunkRecipe {
     ///
     /// `place` gets the chunks in order, one at a time, from whichever task finds the next one
     /// hashed while no other is placing: no thread waits for it. The first error it throws ends
-    /// the placing and the hashing; it is thrown once every task has stopped.
+    /// the placing, the chunk hashing and the cutting (at its next piece; the whole value's hash
+    /// runs to its end); it is thrown once every task has stopped.
     package static func make<Failure: Error>(
         of bytes: UnsafeRawBufferPointer, _ parameters: ChunkingParameters, workers: Int = 1,
         digest known: SHA256Digest? = nil,
@@ -54,7 +55,7 @@ extension ChunkRecipe {
             DispatchQueue.concurrentPerform(iterations: tasks) { _ in
                 let role = roles.add(1, ordering: .relaxed).oldValue
                 if role == 0 {
-                    cuts.cut()
+                    cuts.cut { stop.load(ordering: .relaxed) }
                 } else if role == 1 && known == nil {
                     digest = SHA256Hasher.hash(bytes)
                 }
@@ -114,11 +115,11 @@ extension ChunkRecipe {
 
         func deallocate() { offsets.deallocate() }
 
-        /// The chunks cut so far; all of them once ``cut()`` has returned.
+        /// The chunks cut so far; all of them once ``cut(until:)`` has returned unstopped.
         var count: Int { published.load(ordering: .acquiring) }
 
-        /// Cuts the whole value, publishing its chunks a piece at a time.
-        func cut() {
+        /// Cuts the whole value, publishing its chunks a piece at a time, or until `stopped`.
+        func cut(until stopped: () -> Bool) {
             var chunker = ContentDefinedChunker(parameters)
             var lengths: [Int] = []
             var (count, end, start) = (0, 0, 0)
@@ -132,12 +133,13 @@ extension ChunkRecipe {
                 published.store(count, ordering: .releasing)
             }
             while start < bytes.count {
+                if stopped() { break }
                 let stop = min(bytes.count, start + ChunkRecipe.cutPiece)
                 chunker.append(UnsafeRawBufferPointer(rebasing: bytes[start..<stop]), lengths: &lengths)
                 publish()
                 start = stop
             }
-            if let last = chunker.finish() { lengths.append(last) }
+            if start == bytes.count, let last = chunker.finish() { lengths.append(last) }
             publish()
             finished.store(true, ordering: .releasing)
         }

@@ -8,17 +8,22 @@ extension BlobStore {
     /// the value's digest (for `key`, with `metadataSize` bytes of metadata), and returns the
     /// digest; `nil`, with nothing written, for a value whose recipe would not fit a journal
     /// record (the caller stores it whole). The caller may know the `digest` (it hashed the bytes
-    /// as it wrote them); `expected` is checked as ``put(_:for:metadata:expires:expecting:)`` does.
+    /// as it wrote them); `expected` is checked as ``put(_:for:metadata:expires:expecting:)`` does,
+    /// before anything is written.
     ///
-    /// Under the exclusive lock (``writeInSteps(_:)``), each chunk is placed
+    /// Pipelined, under the exclusive lock (``writeInSteps(_:)``): each chunk is placed
     /// (``place(_:_:into:)``) as soon as it is hashed, while later ones are still being cut and
     /// hashed on the other cores (``ChunkRecipe/make(of:_:workers:digest:placing:)``), then the
-    /// put record carries the recipe with every chunk's location (docs/design.md, "Chunked
-    /// values"). The value's own digest is known only at the end: content stored already gets
-    /// its chunks reused where they are sound, and content stored whole (loose or packed) is
-    /// stored again as chunks, every reference moving to them (the whole copy is garbage then).
-    /// Chunks appended for a value whose digest turns out not to be `expected` are dead space,
-    /// like a crashed writer's, until their pack is repacked.
+    /// put record carries the recipe with every chunk's location (docs/design.md, "The put").
+    /// The value's own digest is known only at the end: content stored as chunks already gets
+    /// its chunks reused where they are sound (or, cut with other parameters, its recipe: the
+    /// chunks this put appended are dead space until their pack is repacked), and content stored
+    /// whole (loose or packed) is stored again as chunks, every reference moving to them.
+    ///
+    /// Not pipelined, the recipe made first and the chunks placed after it under the lock: a
+    /// put that `expected` a digest (nothing is written unless the bytes have it), a value larger
+    /// than ``pipelinedLimit`` (the lock is held for the appends only), and one with more chunks
+    /// at the chunker's minimum than a record may name (placed only if its recipe fits).
     ///
     /// In ``Durability/always`` mode every pack holding one of the value's chunks is synced
     /// before the record is appended, the journal after it; in `batched` mode the group commit
@@ -29,18 +34,16 @@ extension BlobStore {
         record: (SHA256Digest) -> JournalRecord.PutRecord
     ) throws -> SHA256Digest? {
         let fits = { (chunks: Int) in Self.recordFits(chunks: chunks, key: key, metadataSize: metadataSize) }
-        if fits(bytes.count / parameters.minimum + 1) {
+        if expected == nil && bytes.count <= Self.pipelinedLimit && fits(bytes.count / parameters.minimum + 1) {
             return try writeInSteps {
                 var placement = ChunkPlacement()
                 let recipe = try ChunkRecipe.make(
                     of: bytes, parameters, workers: ChunkedRead.workers, digest: known
                 ) { _, chunk, piece in try place(chunk, piece, into: &placement) }
-                try Self.check(recipe.digest, expected: expected, key: key)
                 try commitChunked(record(recipe.digest), recipe, placement)
                 return recipe.digest
             }
         }
-        // More chunks at the minimum size than a record may name: cut first, placed if it fits.
         let recipe = ChunkRecipe.make(of: bytes, parameters, workers: ChunkedRead.workers, digest: known)
         try Self.check(recipe.digest, expected: expected, key: key)
         guard fits(recipe.chunks.count) else { return nil }
@@ -55,24 +58,41 @@ extension BlobStore {
         return recipe.digest
     }
 
-    /// Appends the put of a value whose chunks `placement` placed, as `recipe` cut them. Within
+    /// The largest value a chunked put pipelines (1 GiB): one put holds the exclusive lock for
+    /// about 1.5 s at most on this machine's two cores; a larger one makes its recipe before it
+    /// takes the lock, which it then holds while the chunks are appended.
+    static let pipelinedLimit = 1 << 30
+
+    /// Appends the put of a value whose chunks `placement` placed, as `recipe` cut them, unless
+    /// the value is stored already as chunks cut another way: then the record refers to those
+    /// (when they are sound) and this put's chunks are left unreferenced. Within
     /// ``writeInSteps(_:)``.
     private func commitChunked(
         _ record: JournalRecord.PutRecord, _ recipe: ChunkRecipe, _ placement: ChunkPlacement
     ) throws {
         precondition(recipe.digest == record.digest && UInt64(recipe.length) == record.size, "the value's recipe")
-        #if BLOBSTORE_FAULT_INJECTION
-            TestHooks.reach(.putBlobLinked)
-        #endif
-        if configuration.durability == .always { try syncPacks(placement.packs) }
         var located = record
-        located.location = .chunked
-        located.recipe = PlacedRecipe(recipe, locations: placement.locations)
+        let stored = state.withLock { state in
+            state.index.blob(record.digest).flatMap { reference in
+                reference.location == .chunked && state.index.recipe(record.digest) != recipe ? reference : nil
+            }
+        }
+        let reused = try stored.map { try reuse($0, in: &located) } ?? false
+        if !reused {
+            if configuration.durability == .always { try syncPacks(placement.packs) }
+            located.location = .chunked
+            located.recipe = PlacedRecipe(recipe, locations: placement.locations)
+        }
+        #if BLOBSTORE_FAULT_INJECTION
+            if placement.appended { TestHooks.reach(.putBlobLinked) }
+        #endif
         try state.withLock { state in
             try checkWritable(state)
             try state.append([.put(located)])
             state.index.markVerified(located.digest)
-            for chunk in recipe.chunks { state.index.markVerified(chunk.digest) }
+            if !reused {
+                for chunk in recipe.chunks { state.index.markVerified(chunk.digest) }
+            }
             try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
             maintainAfterWrite(&state, protecting: located.key)
         }
@@ -80,7 +100,7 @@ extension BlobStore {
 
     /// Puts a value written to a temporary blob (a stream, a file) as chunks, when the
     /// configuration chunks one of its size: the blob is mapped and put by
-    /// ``putChunked(_:_:digest:expecting:record:)`` (its digest is known), then discarded.
+    /// ``putChunked(_:_:digest:key:metadataSize:expecting:record:)`` (its digest is known), then discarded.
     /// Returns `false`, with `blob` untouched, for a value stored whole.
     func commitChunked(_ record: JournalRecord.PutRecord, from blob: TemporaryBlob) throws -> Bool {
         guard let parameters = configuration.chunking(forValueSized: Int(clamping: blob.size)) else { return false }
@@ -131,18 +151,19 @@ extension BlobStore {
                 break
             }
         }
-        if location == nil {
-            location = .packed(
-                try state.withLock { state in
-                    try checkWritable(state)
-                    return try appendNeedle(bytes, digest: chunk.digest, &state)
-                })
+        if let location {
+            placement.add(chunk.digest, at: location)
+            return
         }
-        placement.add(chunk.digest, at: location!)
+        let appended = try state.withLock { state in
+            try checkWritable(state)
+            return try appendNeedle(bytes, digest: chunk.digest, &state)
+        }
+        placement.add(chunk.digest, at: .packed(appended), appended: true)
     }
 
     /// Whether the put record of `key` with `metadataSize` bytes of metadata and a recipe of
-    /// `chunks` chunks fits a journal record; a value too large for one (about 60 GiB at 32 KiB
+    /// `chunks` chunks fits a journal record; a value too large for one (about 35 GiB at 32 KiB
     /// chunks, less with long keys) is stored whole instead.
     static func recordFits(chunks: Int, key: StoreKey, metadataSize: Int) -> Bool {
         // A recipe line is at most 32 + 10 bytes, a location at most 16; the rest is the record's.
