@@ -103,9 +103,8 @@ struct StoreIndex: Sendable {
     var deadPackBytes: UInt64 { countedPackBytes &- livePackBytes }
     /// The pack writers append to (the newest), or `nil` before the first.
     var activePack: UInt32? { nextPack > 1 ? nextPack - 1 : nil }
-    /// Loose blobs whose last reference this index saw go (overwrite, remove, eviction), or whose
-    /// references moved to another copy (a chunking put of content stored loose), with the disk
-    /// they take: deleted by the next eviction round or compaction, unless referenced as loose
+    /// Loose blobs whose last reference this index saw go (overwrite, remove, eviction), with
+    /// the disk they take: deleted by the next eviction round or compaction, unless referenced
     /// again first. Some may be gone already (another process deleted them). Packed blobs leave
     /// dead needles instead, which repacking reclaims.
     private(set) var garbage: [SHA256Digest: UInt64] = [:]
@@ -600,15 +599,6 @@ struct StoreIndex: Sendable {
         // found unsound written anew): the new recipe's chunks are retained, the old one's
         // released, so a chunk that did not move keeps its count.
         let abandoned = reference.location == .chunked ? self.recipe(digest) : nil
-        // A loose copy left behind (a chunking put of content stored whole) is garbage, counted
-        // and deleted as any; one the value moves back to is not.
-        if reference.location == .loose {
-            let bytes = reference.allocatedBytes
-            if let old = garbage.updateValue(bytes, forKey: digest) { garbageBytes &-= old }
-            garbageBytes &+= bytes
-        } else if location == .loose, let bytes = garbage.removeValue(forKey: digest) {
-            garbageBytes &-= bytes
-        }
         removeAllocation(size: reference.size, at: reference.location)
         addAllocation(size: reference.size, at: location)
         reference.location = location

@@ -11,19 +11,19 @@ extension BlobStore {
     /// as it wrote them); `expected` is checked as ``put(_:for:metadata:expires:expecting:)`` does,
     /// before anything is written.
     ///
-    /// Pipelined, under the exclusive lock (``writeInSteps(_:)``): each chunk is placed
-    /// (``place(_:_:into:)``) as soon as it is hashed, while later ones are still being cut and
-    /// hashed on the other cores (``ChunkRecipe/make(of:_:workers:digest:placing:)``), then the
-    /// put record carries the recipe with every chunk's location (docs/design.md, "The put").
-    /// The value's own digest is known only at the end: content stored as chunks already gets
-    /// its chunks reused where they are sound (or, cut with other parameters, its recipe: the
-    /// chunks this put appended are dead space until their pack is repacked), and content stored
-    /// whole (loose or packed) is stored again as chunks, every reference moving to them.
+    /// Under the exclusive lock (``writeInSteps(_:)``): a sound stored copy of the value (loose,
+    /// packed, or chunked) is referred to as any put refers to one (``storedCopy(for:cutAs:)``);
+    /// otherwise each chunk is placed (``place(_:_:into:)``) and the put record carries the
+    /// recipe with every chunk's location (docs/design.md, "The put").
     ///
-    /// Not pipelined, the recipe made first and the chunks placed after it under the lock: a
-    /// put that `expected` a digest (nothing is written unless the bytes have it), a value larger
-    /// than ``pipelinedLimit`` (the lock is held for the appends only), and one with more chunks
-    /// at the chunker's minimum than a record may name (placed only if its recipe fits).
+    /// Pipelined, each chunk is placed as soon as it is hashed while later ones are still cut and
+    /// hashed on the other cores (``ChunkRecipe/make(of:_:workers:digest:placing:)``). When the
+    /// caller does not know the digest, it is known only at the end: a copy stored whole, or
+    /// chunked another way, is then referred to and the chunks this put appended are dead space
+    /// until their pack is repacked. Not pipelined, the recipe is made first, without the lock:
+    /// a put that `expected` a digest (nothing is written unless the bytes have it), a value
+    /// larger than ``pipelinedLimit`` (the lock is held for the appends only), and one with more
+    /// chunks at the chunker's minimum than a record may name (placed only if its recipe fits).
     ///
     /// In ``Durability/always`` mode every pack holding one of the value's chunks is synced
     /// before the record is appended, the journal after it; in `batched` mode the group commit
@@ -34,28 +34,35 @@ extension BlobStore {
         record: (SHA256Digest) -> JournalRecord.PutRecord
     ) throws -> SHA256Digest? {
         let fits = { (chunks: Int) in Self.recordFits(chunks: chunks, key: key, metadataSize: metadataSize) }
-        if expected == nil && bytes.count <= Self.pipelinedLimit && fits(bytes.count / parameters.minimum + 1) {
-            return try writeInSteps {
-                var placement = ChunkPlacement()
-                let recipe = try ChunkRecipe.make(
+        let pipelined =
+            expected == nil && bytes.count <= Self.pipelinedLimit && fits(bytes.count / parameters.minimum + 1)
+        let made =
+            pipelined ? nil : ChunkRecipe.make(of: bytes, parameters, workers: ChunkedRead.workers, digest: known)
+        if let made {
+            try Self.check(made.digest, expected: expected, key: key)
+            guard fits(made.chunks.count) else { return nil }
+        }
+        return try writeInSteps {
+            if let digest = made?.digest ?? known, let stored = try storedCopy(for: record(digest), cutAs: nil) {
+                try appendPut(stored, verifiedChunks: stored.recipe?.recipe.chunks ?? [])
+                return digest
+            }
+            var placement = ChunkPlacement()
+            let recipe: ChunkRecipe
+            if let made {
+                for (index, chunk) in made.chunks.enumerated() {
+                    let piece = UnsafeRawBufferPointer(rebasing: bytes[made.offsets[index]..<made.offsets[index + 1]])
+                    try place(chunk, piece, into: &placement)
+                }
+                recipe = made
+            } else {
+                recipe = try ChunkRecipe.make(
                     of: bytes, parameters, workers: ChunkedRead.workers, digest: known
                 ) { _, chunk, piece in try place(chunk, piece, into: &placement) }
-                try commitChunked(record(recipe.digest), recipe, placement)
-                return recipe.digest
-            }
-        }
-        let recipe = ChunkRecipe.make(of: bytes, parameters, workers: ChunkedRead.workers, digest: known)
-        try Self.check(recipe.digest, expected: expected, key: key)
-        guard fits(recipe.chunks.count) else { return nil }
-        try writeInSteps {
-            var placement = ChunkPlacement()
-            for (index, chunk) in recipe.chunks.enumerated() {
-                let piece = UnsafeRawBufferPointer(rebasing: bytes[recipe.offsets[index]..<recipe.offsets[index + 1]])
-                try place(chunk, piece, into: &placement)
             }
             try commitChunked(record(recipe.digest), recipe, placement)
+            return recipe.digest
         }
-        return recipe.digest
     }
 
     /// The largest value a chunked put pipelines (1 GiB): one put holds the exclusive lock for
@@ -63,38 +70,51 @@ extension BlobStore {
     /// takes the lock, which it then holds while the chunks are appended.
     static let pipelinedLimit = 1 << 30
 
-    /// Appends the put of a value whose chunks `placement` placed, as `recipe` cut them, unless
-    /// the value is stored already as chunks cut another way: then the record refers to those
-    /// (when they are sound) and this put's chunks are left unreferenced. Within
+    /// `record` pointing at a sound stored copy of its value (``reuse(_:in:)``), if there is one
+    /// the put is to refer to instead of its own chunks: any copy, but one chunked exactly as
+    /// `recipe`, whose chunks the put's placing reused already where they were sound. Within
     /// ``writeInSteps(_:)``.
+    private func storedCopy(for record: JournalRecord.PutRecord, cutAs recipe: ChunkRecipe?) throws
+        -> JournalRecord.PutRecord?
+    {
+        guard let reference = state.withLock({ $0.index.blob(record.digest) }) else { return nil }
+        if let recipe, reference.location == .chunked, state.withLock({ $0.index.recipe(record.digest) }) == recipe {
+            return nil
+        }
+        var located = record
+        return try reuse(reference, in: &located) ? located : nil
+    }
+
+    /// Appends the put of a value whose chunks `placement` placed, as `recipe` cut them; or, for
+    /// a value stored already in another form (its digest known only now), the put of that copy,
+    /// this put's chunks left unreferenced. Within ``writeInSteps(_:)``.
     private func commitChunked(
         _ record: JournalRecord.PutRecord, _ recipe: ChunkRecipe, _ placement: ChunkPlacement
     ) throws {
         precondition(recipe.digest == record.digest && UInt64(recipe.length) == record.size, "the value's recipe")
-        var located = record
-        let stored = state.withLock { state in
-            state.index.blob(record.digest).flatMap { reference in
-                reference.location == .chunked && state.index.recipe(record.digest) != recipe ? reference : nil
-            }
+        if let stored = try storedCopy(for: record, cutAs: recipe) {
+            return try appendPut(stored, verifiedChunks: stored.recipe?.recipe.chunks ?? [])
         }
-        let reused = try stored.map { try reuse($0, in: &located) } ?? false
-        if !reused {
-            if configuration.durability == .always { try syncPacks(placement.packs) }
-            located.location = .chunked
-            located.recipe = PlacedRecipe(recipe, locations: placement.locations)
-        }
+        if configuration.durability == .always { try syncPacks(placement.packs) }
         #if BLOBSTORE_FAULT_INJECTION
             if placement.appended { TestHooks.reach(.putBlobLinked) }
         #endif
+        var located = record
+        located.location = .chunked
+        located.recipe = PlacedRecipe(recipe, locations: placement.locations)
+        try appendPut(located, verifiedChunks: recipe.chunks)
+    }
+
+    /// Appends `record`, whose blob (and `verifiedChunks`) this process has written or checked.
+    /// Within ``writeInSteps(_:)``.
+    private func appendPut(_ record: JournalRecord.PutRecord, verifiedChunks: [ChunkRecipe.Chunk]) throws {
         try state.withLock { state in
             try checkWritable(state)
-            try state.append([.put(located)])
-            state.index.markVerified(located.digest)
-            if !reused {
-                for chunk in recipe.chunks { state.index.markVerified(chunk.digest) }
-            }
+            try state.append([.put(record)])
+            state.index.markVerified(record.digest)
+            for chunk in verifiedChunks { state.index.markVerified(chunk.digest) }
             try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
-            maintainAfterWrite(&state, protecting: located.key)
+            maintainAfterWrite(&state, protecting: record.key)
         }
     }
 

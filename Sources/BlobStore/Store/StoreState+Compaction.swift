@@ -130,14 +130,14 @@ extension StoreState {
         packs.unmapUnused(index)
     }
 
-    /// Deletes the blobs of the garbage list that no entry refers to as loose files, and empties the list. Call
+    /// Deletes the blobs of the garbage list that no entry refers to, and empties the list. Call
     /// with the exclusive lock held, after catching up, once the records that made them garbage
     /// are durable (or the store does not sync at all). Returns how many files and bytes went.
     mutating func deleteGarbage(layout: StoreLayout) -> (count: Int, bytes: UInt64) {
         deleteDeadPacks(layout: layout)
         var count = 0
         var bytes: UInt64 = 0
-        for (digest, size) in index.garbage where index.blob(digest)?.location != .loose {
+        for (digest, size) in index.garbage where index.blob(digest) == nil {
             // A shard that is a link is skipped: what it points to is not the store's to delete.
             guard let path = try? layout.checkedBlobPath(digest) else { continue }
             if (try? Syscalls.unlink(path)) == true {
