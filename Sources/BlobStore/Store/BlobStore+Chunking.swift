@@ -12,7 +12,7 @@ extension BlobStore {
     /// before anything is written.
     ///
     /// Under the exclusive lock (``writeInSteps(_:)``): a sound stored copy of the value (loose,
-    /// packed, or chunked) is referred to as any put refers to one (``storedCopy(for:cutAs:)``);
+    /// packed, or chunked) is referred to as any put refers to one (``referToStoredCopy(_:cutAs:)``);
     /// otherwise each chunk is placed (``place(_:_:into:)``) and the put record carries the
     /// recipe with every chunk's location (docs/design.md, "The put").
     ///
@@ -43,10 +43,9 @@ extension BlobStore {
             guard fits(made.chunks.count) else { return nil }
         }
         return try writeInSteps {
-            if let digest = made?.digest ?? known, let stored = try storedCopy(for: record(digest), cutAs: nil) {
-                try appendPut(stored, verifiedChunks: stored.recipe?.recipe.chunks ?? [])
-                return digest
-            }
+            // Looked for once: before placing when the digest is known, after it otherwise.
+            let knownDigest = made?.digest ?? known
+            if let knownDigest, try referToStoredCopy(record(knownDigest), cutAs: nil) { return knownDigest }
             var placement = ChunkPlacement()
             let recipe: ChunkRecipe
             if let made {
@@ -60,6 +59,7 @@ extension BlobStore {
                     of: bytes, parameters, workers: ChunkedRead.workers, digest: known
                 ) { _, chunk, piece in try place(chunk, piece, into: &placement) }
             }
+            if knownDigest == nil, try referToStoredCopy(record(recipe.digest), cutAs: recipe) { return recipe.digest }
             try commitChunked(record(recipe.digest), recipe, placement)
             return recipe.digest
         }
@@ -70,31 +70,27 @@ extension BlobStore {
     /// takes the lock, which it then holds while the chunks are appended.
     static let pipelinedLimit = 1 << 30
 
-    /// `record` pointing at a sound stored copy of its value (``reuse(_:in:)``), if there is one
-    /// the put is to refer to instead of its own chunks: any copy, but one chunked exactly as
-    /// `recipe`, whose chunks the put's placing reused already where they were sound. Within
-    /// ``writeInSteps(_:)``.
-    private func storedCopy(for record: JournalRecord.PutRecord, cutAs recipe: ChunkRecipe?) throws
-        -> JournalRecord.PutRecord?
-    {
-        guard let reference = state.withLock({ $0.index.blob(record.digest) }) else { return nil }
+    /// Appends `record` pointing at a sound stored copy of its value (``reuse(_:in:)``), if there
+    /// is one the put is to refer to instead of its own chunks: any copy, but one chunked exactly
+    /// as `recipe`, whose chunks the put's placing reused already where they were sound. Returns
+    /// whether it did. Within ``writeInSteps(_:)``.
+    private func referToStoredCopy(_ record: JournalRecord.PutRecord, cutAs recipe: ChunkRecipe?) throws -> Bool {
+        guard let reference = state.withLock({ $0.index.blob(record.digest) }) else { return false }
         if let recipe, reference.location == .chunked, state.withLock({ $0.index.recipe(record.digest) }) == recipe {
-            return nil
+            return false
         }
         var located = record
-        return try reuse(reference, in: &located) ? located : nil
+        guard try reuse(reference, in: &located) else { return false }
+        try appendPut(located, verifiedChunks: located.recipe?.recipe.chunks ?? [])
+        return true
     }
 
-    /// Appends the put of a value whose chunks `placement` placed, as `recipe` cut them; or, for
-    /// a value stored already in another form (its digest known only now), the put of that copy,
-    /// this put's chunks left unreferenced. Within ``writeInSteps(_:)``.
+    /// Appends the put of a value whose chunks `placement` placed, as `recipe` cut them. Within
+    /// ``writeInSteps(_:)``.
     private func commitChunked(
         _ record: JournalRecord.PutRecord, _ recipe: ChunkRecipe, _ placement: ChunkPlacement
     ) throws {
         precondition(recipe.digest == record.digest && UInt64(recipe.length) == record.size, "the value's recipe")
-        if let stored = try storedCopy(for: record, cutAs: recipe) {
-            return try appendPut(stored, verifiedChunks: stored.recipe?.recipe.chunks ?? [])
-        }
         if configuration.durability == .always { try syncPacks(placement.packs) }
         #if BLOBSTORE_FAULT_INJECTION
             if placement.appended { TestHooks.reach(.putBlobLinked) }
@@ -103,19 +99,6 @@ extension BlobStore {
         located.location = .chunked
         located.recipe = PlacedRecipe(recipe, locations: placement.locations)
         try appendPut(located, verifiedChunks: recipe.chunks)
-    }
-
-    /// Appends `record`, whose blob (and `verifiedChunks`) this process has written or checked.
-    /// Within ``writeInSteps(_:)``.
-    private func appendPut(_ record: JournalRecord.PutRecord, verifiedChunks: [ChunkRecipe.Chunk]) throws {
-        try state.withLock { state in
-            try checkWritable(state)
-            try state.append([.put(record)])
-            state.index.markVerified(record.digest)
-            for chunk in verifiedChunks { state.index.markVerified(chunk.digest) }
-            try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
-            maintainAfterWrite(&state, protecting: record.key)
-        }
     }
 
     /// Puts a value written to a temporary blob (a stream, a file) as chunks, when the

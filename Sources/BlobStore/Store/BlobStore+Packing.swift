@@ -33,13 +33,21 @@ extension BlobStore {
             #if BLOBSTORE_FAULT_INJECTION
                 if appended { TestHooks.reach(.putBlobLinked) }
             #endif
-            try state.withLock { state in
-                try checkWritable(state)
-                try state.append([.put(located)])
-                state.index.markVerified(located.digest)
-                try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
-                maintainAfterWrite(&state, protecting: located.key)
-            }
+            try appendPut(located, verifiedChunks: [])
+        }
+    }
+
+    /// Appends `record`, a put whose blob (and `verifiedChunks`) this process has written or
+    /// checked, and runs what follows a write: the step of a packed or chunked put that needs no
+    /// file linked. Within ``writeInSteps(_:)``.
+    func appendPut(_ record: JournalRecord.PutRecord, verifiedChunks: [ChunkRecipe.Chunk]) throws {
+        try state.withLock { state in
+            try checkWritable(state)
+            try state.append([.put(record)])
+            state.index.markVerified(record.digest)
+            for chunk in verifiedChunks { state.index.markVerified(chunk.digest) }
+            try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
+            maintainAfterWrite(&state, protecting: record.key)
         }
     }
 

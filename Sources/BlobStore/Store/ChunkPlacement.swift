@@ -6,7 +6,7 @@ struct ChunkPlacement {
     /// Each chunk's location, in recipe order.
     private(set) var locations: [BlobLocation] = []
     /// Each distinct chunk's location.
-    private(set) var placed: [SHA256Digest: BlobLocation] = [:]
+    private var placed: [SHA256Digest: BlobLocation] = [:]
     /// The packs holding the chunks.
     private(set) var packs: Set<UInt32> = []
     /// Whether any chunk was appended (the others were found stored).
