@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import BlobStoreProxy
+
 /// What the proxy passes through, and how it speaks HTTP/1.1 on both sides.
 @Suite("Caching proxy: forwarding")
 struct ProxyForwardingTests {
@@ -59,6 +61,43 @@ struct ProxyForwardingTests {
             #expect(last["Connection"] == "close")
             #expect(try client.readToEnd().isEmpty)
             #expect(client.closed)
+        }
+    }
+
+    @Test("Pipelined requests that arrive during a miss and fill more than one read are all answered")
+    func pipelinedBeyondOneRead() async throws {
+        try await withProxy { proxy in
+            let target = "/burst?cc=max-age%3D600&body=b"
+            #expect(try proxy.get(target).text == "b")
+            let client = try proxy.client()
+            try client.send(ProxyHarness.request("GET", "/slow?delay=0.3&body=first"))
+            // While the miss's task has the connection, more requests arrive than one read of the
+            // loop takes (and fewer than the socket's receive buffer holds, so that the send
+            // completes before the answers are read). The socket reported them once: the loop
+            // must go on reading by itself once the connection is back.
+            usleep(100_000)
+            let request = ProxyHarness.request("GET", target)
+            let count = WireConnection.readSize / request.utf8.count + 200
+            try client.send(String(repeating: request, count: count))
+            #expect(try client.response().text == "first")
+            for index in 0..<count {
+                let response = try client.response()
+                #expect(response.status == 200 && response.text == "b", "answer \(index)")
+            }
+        }
+    }
+
+    @Test("A request that arrives while the one before it waits for the origin is answered after it")
+    func requestArrivingDuringAMiss() async throws {
+        try await withProxy { proxy in
+            let client = try proxy.client()
+            try client.send(ProxyHarness.request("GET", "/slow?delay=0.3&body=first"))
+            // The connection is with the miss's task when this arrives: the loop learns of it
+            // once, and must not forget it when the task gives the connection back.
+            usleep(100_000)
+            try client.send(ProxyHarness.request("GET", "/after?body=second"))
+            #expect(try client.response().text == "first")
+            #expect(try client.response().text == "second")
         }
     }
 

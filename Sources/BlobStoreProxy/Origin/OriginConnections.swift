@@ -31,7 +31,7 @@ final class OriginConnections: @unchecked Sendable {
         let authority = "\(host):\(port)"
         while !fresh, let (reused, since) = idle[authority]?.popLast() {
             // One the origin closed while it waited (or that waited too long) is dropped.
-            if ContinuousClock.now - since < Self.maxIdleTime, ProxySyscalls.isOpen(reused.fd) { return (reused, true) }
+            if ContinuousClock.now - since < Self.maxIdleTime, reused.isOpenWhileIdle { return (reused, true) }
         }
         let fd = try ProxySyscalls.startConnecting(host: host, port: port)
         let connection = WireConnection(fd: fd, peer: authority, timeouts: (timeout, timeout))

@@ -10,7 +10,13 @@ import Glibc
 ///
 /// A connection waiting for a request is *held*: ``EventLoop/Handler/readable(_:_:)`` decides, on
 /// the loop's thread, what becomes of one with bytes to read: kept, closed, or handed to a task
-/// (taken out of the held set first, so that nothing else reads it). The loop is also the
+/// (taken out of the held set first, so that nothing else reads it). Every socket is in the
+/// loop's `epoll` set once, edge-triggered, from its first use to its close, whether held or
+/// used by a task: a request handed to a task and back costs no `epoll_ctl`, and a read is
+/// tried only when bytes may be there (``WireConnection`` keeps whether its last read emptied
+/// the socket; an arrival since is reported once, and kept here until the connection's next
+/// read when nobody waited for it), so that a task waiting for its origin's answer does not
+/// first find the socket empty. The loop is also the
 /// `TaskExecutor` those tasks run on: an exchange that waits for its origin or for a slow client
 /// is a task suspended in ``ready(_:writable:until:)``, resumed when `epoll` reports its socket,
 /// so that the RFC 9111 code reads as straight-line code while no thread blocks on a socket.
@@ -61,10 +67,18 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// The tasks suspended until a socket is ready, by descriptor (the loop's thread only).
     private var waiting: [CInt: Waiter] = [:]
     private struct Waiter {
+        let connection: WireConnection
         let writable: Bool
         let deadline: ContinuousClock.Instant
         let continuation: UnsafeContinuation<Void, any Error>
     }
+    /// The sockets that reported bytes (or their end) while their connection was neither held
+    /// nor waited for to read: taken by the connection's next read (``claimArrival(_:)``).
+    /// Entries left by connections that closed cost the next socket with that number one read.
+    private var arrivals: Set<CInt> = []
+    /// Held connections whose last read filled the buffer, so that more bytes may wait without
+    /// another report: read again after the reported ones, before the loop waits.
+    private var again: [WireConnection] = []
     /// Work to do at a time (a collapsed request's timeout), in no order (the loop's thread only).
     private var timers: [(deadline: ContinuousClock.Instant, work: () -> Void)] = []
     /// The idle kept-alive origin connections of this loop's tasks.
@@ -101,19 +115,22 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         while true {
             runJobs()
             let count = ProxySyscalls.wait(
-                epoll, into: &ready, events: &events, timeout: jobs.isEmpty ? Self.sweepInterval : .zero)
+                epoll, into: &ready, events: &events,
+                timeout: jobs.isEmpty && again.isEmpty ? Self.sweepInterval : .zero)
             var woken = false
             for index in 0..<count {
                 let fd = ready[index]
-                if fd == wake {
+                guard fd != wake else {
                     woken = true
-                } else if let connection = held[fd] {
+                    continue
+                }
+                report(ProxySyscalls.Readiness(mask: events[index]), of: fd)
+            }
+            if !again.isEmpty {
+                let batch = again
+                again = []
+                for connection in batch where held[connection.fd] === connection {
                     decide(handler.readable(connection, self), for: connection)
-                } else if let waiter = waiting[fd] {
-                    let readiness = ProxySyscalls.Readiness(mask: events[index])
-                    guard waiter.writable ? readiness.writable : readiness.readable else { continue }
-                    waiting[fd] = nil
-                    waiter.continuation.resume()
                 }
             }
             if woken {
@@ -204,22 +221,27 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Suspends the calling task, which runs on this loop, until `connection`'s socket is
-    /// readable (or at its end, or failed), or writable when `writable`.
+    /// Suspends the calling task, which runs on this loop, until `connection`'s socket reports
+    /// bytes (or its end, or a failure), or room to write when `writable`. The caller has found
+    /// the socket empty (or full) since the last report: each is reported once.
     ///
     /// - Throws: `network` with `ETIMEDOUT` when `deadline` passes first; `network` when the
-    ///   loop ends.
+    ///   loop ends or cannot watch the socket.
     func ready(_ connection: WireConnection, writable: Bool, until deadline: ContinuousClock.Instant) async throws {
         precondition(isLoopThread, "a connection's task runs on its loop")
-        if !connection.isFollowed {
-            guard ProxySyscalls.follow(epoll, connection.fd) else {
-                throw BlobStoreError(.network, "The event loop cannot watch a socket.", errno: errno)
-            }
-            connection.isFollowed = true
+        guard follow(connection) else {
+            throw BlobStoreError(.network, "The event loop cannot watch a socket.", errno: errno)
         }
         try await withUnsafeThrowingContinuation { continuation in
-            waiting[connection.fd] = Waiter(writable: writable, deadline: deadline, continuation: continuation)
+            waiting[connection.fd] = Waiter(
+                connection: connection, writable: writable, deadline: deadline, continuation: continuation)
         }
+    }
+
+    /// Whether bytes (or the end of the stream) were reported on `fd` since its connection last
+    /// read them, while nobody waited for them; the report is taken. On the loop's thread.
+    func claimArrival(_ fd: CInt) -> Bool {
+        arrivals.remove(fd) != nil
     }
 
     /// Runs `work` on the loop's thread once `deadline` has passed (within the sweep interval).
@@ -258,33 +280,62 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// What `epoll` reported of `fd`: a held connection with bytes is decided, a waiting task
+    /// whose wait is met resumes, and bytes nobody waited for are noted (``arrivals``).
+    private func report(_ readiness: ProxySyscalls.Readiness, of fd: CInt) {
+        if let connection = held[fd] {
+            guard readiness.readable else { return }
+            connection.mayHaveBytes = true
+            return decide(handler.readable(connection, self), for: connection)
+        }
+        guard let waiter = waiting[fd] else {
+            if readiness.readable { arrivals.insert(fd) }
+            return
+        }
+        if readiness.readable { waiter.connection.mayHaveBytes = true }
+        guard waiter.writable ? readiness.writable : readiness.readable else { return }
+        waiting[fd] = nil
+        waiter.continuation.resume()
+    }
+
+    /// Puts `connection`'s socket in the `epoll` set unless it is there already.
+    ///
+    /// - Returns: `false` when the kernel refused it.
+    private func follow(_ connection: WireConnection) -> Bool {
+        guard !connection.isFollowed else { return true }
+        guard ProxySyscalls.follow(epoll, connection.fd) else { return false }
+        // A report left by an earlier socket with this number is not about this one (which the
+        // kernel reports at once if it has bytes).
+        arrivals.remove(connection.fd)
+        connection.isFollowed = true
+        return true
+    }
+
     private func add(_ connection: WireConnection) {
         if handler.stopping() { return connection.close() }
-        if connection.isFollowed {
-            ProxySyscalls.unwatch(epoll, connection.fd)
-            connection.isFollowed = false
-        }
-        guard ProxySyscalls.watch(epoll, connection.fd) else { return connection.close() }
+        guard follow(connection) else { return connection.close() }
         held[connection.fd] = connection
         connection.loop = self
         connection.waitingSince = .now
-        // Bytes may have arrived before the descriptor was watched, or be buffered already.
-        if connection.hasBufferedBytes { decide(handler.readable(connection, self), for: connection) }
+        // Bytes may be buffered already, or have arrived while a task had the connection.
+        if connection.hasBufferedBytes || connection.mayHaveBytes || arrivals.contains(connection.fd) {
+            decide(handler.readable(connection, self), for: connection)
+        }
     }
 
     private func decide(_ decision: Decision, for connection: WireConnection) {
         switch decision {
-        case .keep: break
+        case .keep:
+            if connection.mayHaveBytes { again.append(connection) }
         case .close: remove(connection)
         case .handOff(let work):
-            ProxySyscalls.unwatch(epoll, connection.fd)
             held[connection.fd] = nil
             spawn(work)
         }
     }
 
+    /// Closes a held connection (which takes its socket out of the `epoll` set).
     private func remove(_ connection: WireConnection) {
-        ProxySyscalls.unwatch(epoll, connection.fd)
         held[connection.fd] = nil
         connection.close()
     }

@@ -215,18 +215,14 @@ enum ProxySyscalls {
         return (epoll, wake)
     }
 
-    /// Adds `fd` to `epoll`, readable (level-triggered: bytes left unread report again).
+    /// Adds `fd` to `epoll`, readable, level-triggered: the loop's own `eventfd`.
     static func watch(_ epoll: CInt, _ fd: CInt) -> Bool {
         blobstore_epoll_watch(epoll, fd) == 0  // man 2 epoll_ctl
     }
 
-    /// Removes `fd` from `epoll`.
-    static func unwatch(_ epoll: CInt, _ fd: CInt) {
-        _ = blobstore_epoll_unwatch(epoll, fd)  // man 2 epoll_ctl
-    }
-
-    /// Adds `fd` to `epoll`, readable and writable, edge-triggered: each change reports once,
-    /// for a descriptor read and written until it would block before the loop waits for it.
+    /// Adds `fd` to `epoll` for the rest of its life, readable and writable, edge-triggered: each
+    /// arrival of bytes, and each freeing of room after a send that filled the socket's buffer,
+    /// reports once. Closing `fd` takes it out.
     static func follow(_ epoll: CInt, _ fd: CInt) -> Bool {
         blobstore_epoll_follow(epoll, fd) == 0  // man 2 epoll_ctl
     }

@@ -32,9 +32,14 @@ final class WireConnection: @unchecked Sendable {
     private var unsentStart = 0
     /// The loop whose tasks use the connection.
     var loop: EventLoop?
-    /// Whether the connection's socket is in its loop's `epoll` set, edge-triggered
-    /// (``EventLoop/ready(_:writable:until:)``).
+    /// Whether the connection's socket is in its loop's `epoll` set (edge-triggered, until it
+    /// closes).
     var isFollowed = false
+    /// Whether a `recv` may find bytes: `false` once one found the socket empty or emptied it
+    /// (took less than it asked for), until the loop reports an arrival. With the socket
+    /// edge-triggered, each arrival after that read is reported, so a read that would only
+    /// find nothing is not tried.
+    var mayHaveBytes = true
     /// How long a read waits for bytes, and a ``flush()`` for the peer to take some.
     var timeouts: (receive: Duration, send: Duration)
     /// Called once when the connection closes.
@@ -191,19 +196,44 @@ final class WireConnection: @unchecked Sendable {
         return loop
     }
 
-    /// Receives what has arrived into the buffer (``ProxySyscalls/receive(_:into:)``).
+    /// Receives what has arrived into the buffer (``ProxySyscalls/receive(_:into:)``), without
+    /// a system call when nothing arrived since the last read emptied the socket
+    /// (``mayHaveBytes``).
     ///
     /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived.
     private func receive() throws -> Int? {
+        if !mayHaveBytes {
+            guard let loop, loop.claimArrival(fd) else { return nil }
+            mayHaveBytes = true
+        }
         makeRoom()
         let old = end
+        let asked = buffer.count - old
         let received = try buffer.withUnsafeMutableBytes { bytes in
             try ProxySyscalls.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
         }
-        guard let received else { return nil }
+        guard let received else {
+            mayHaveBytes = false
+            return nil
+        }
         end += received
-        if received == 0 { reachedEnd = true }
+        if received == 0 {
+            reachedEnd = true
+        } else if received < asked {
+            mayHaveBytes = false
+        }
         return received
+    }
+
+    /// Whether an idle connection is still open: no end of stream read, and nothing reported
+    /// since its last read emptied the socket; when that is not known, a peek that does not wait
+    /// asks the kernel.
+    var isOpenWhileIdle: Bool {
+        guard !reachedEnd else { return false }
+        if !mayHaveBytes, isFollowed, let loop, !loop.claimArrival(fd) { return true }
+        guard ProxySyscalls.isOpen(fd) else { return false }
+        mayHaveBytes = false
+        return true
     }
 
     /// Makes room after the buffered bytes for a receive of at least a quarter of ``readSize``.

@@ -22,19 +22,15 @@ static inline int blobstore_accept(int listener, struct sockaddr *address, sockl
 /// number as its data (struct epoll_event is packed on x86-64: it stays on this side).
 static inline int blobstore_epoll_watch(int epoll, int fd) {
     struct epoll_event event = {0};
-    event.events = EPOLLIN | EPOLLRDHUP;
+    event.events = EPOLLIN;
     event.data.fd = fd;
     return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
 }
 
-/// epoll_ctl(2) EPOLL_CTL_DEL of `fd`.
-static inline int blobstore_epoll_unwatch(int epoll, int fd) {
-    return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL);
-}
-
 /// epoll_ctl(2) EPOLL_CTL_ADD of `fd`, readable and writable and edge-triggered: each change
-/// reports once, for a descriptor that is read and written until it would block before the
-/// loop is asked to wait for it.
+/// reports once (every arrival of bytes, every freeing of room after a send that filled the
+/// socket's buffer), so that a socket stays in the set for its whole life, whoever reads it.
+/// Closing the descriptor takes it out.
 static inline int blobstore_epoll_follow(int epoll, int fd) {
     struct epoll_event event = {0};
     event.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
