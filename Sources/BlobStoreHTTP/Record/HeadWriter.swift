@@ -8,7 +8,12 @@ package struct HeadWriter {
 
     /// A head starting with `HTTP/1.1 <status> <reason>`.
     package init(status: Int, reason: String) {
-        self.init(startLine: "HTTP/1.1 \(status) \(reason)")
+        bytes.reserveCapacity(512)
+        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        bytes.append(contentsOf: String(status).utf8)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: reason.utf8)
+        endLine()
     }
 
     /// A head starting with `startLine` (a request line, `GET / HTTP/1.1`, or a status line).
@@ -63,7 +68,9 @@ package struct HeadWriter {
     /// The head, ended by its empty line.
     package consuming func ended() -> [UInt8] {
         endLine()
-        return bytes
+        var head: [UInt8] = []
+        swap(&head, &bytes)
+        return head
     }
 
     /// CR LF, as two bytes rather than a constant array: an array would be retained at each line.

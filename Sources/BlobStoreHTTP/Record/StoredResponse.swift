@@ -147,10 +147,16 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// caching proxy passes on in either direction.
     package static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
         let named = headers.list("Connection")
-        return HTTPHeaders(
-            headers.fields.filter {
-                !HTTPHeaders.isOne(of: hopByHopFields, $0.name) && !HTTPHeaders.isOne(of: named, $0.name)
-            })
+        func isHopByHop(_ field: HTTPHeaders.Field) -> Bool {
+            HTTPHeaders.isOne(of: hopByHopFields, field.name) || HTTPHeaders.isOne(of: named, field.name)
+        }
+        // Most responses have none: they are returned as they are, their storage shared.
+        guard let first = headers.fields.firstIndex(where: isHopByHop) else { return headers }
+        var kept: [HTTPHeaders.Field] = []
+        kept.reserveCapacity(headers.fields.count - 1)
+        kept.append(contentsOf: headers.fields[..<first])
+        for field in headers.fields[(first + 1)...] where !isHopByHop(field) { kept.append(field) }
+        return HTTPHeaders(kept)
     }
 
     /// The fields that belong to one hop whatever `Connection` says.

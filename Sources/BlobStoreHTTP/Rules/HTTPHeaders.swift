@@ -83,9 +83,15 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     public func list(_ name: String) -> [String] {
         var elements: [String] = []
         for field in fields where Self.sameName(field.name, name) {
-            for element in field.value.utf8.split(separator: UInt8(ascii: ",")) {
-                let trimmed = Substring(element).trimmingOptionalWhitespace()
+            // Split in place: a comma is ASCII, so each end is a character boundary.
+            let value = field.value
+            var start = value.utf8.startIndex
+            while true {
+                let end = value.utf8[start...].firstIndex(of: UInt8(ascii: ",")) ?? value.utf8.endIndex
+                let trimmed = value[start..<end].trimmingOptionalWhitespace()
                 if !trimmed.isEmpty { elements.append(trimmed) }
+                guard end < value.utf8.endIndex else { break }
+                start = value.utf8.index(after: end)
             }
         }
         return elements

@@ -19,7 +19,9 @@ struct CacheStatus: Sendable, Equatable {
 
     /// The member, as `blobstore; hit; ttl=42` or `blobstore; fwd=uri-miss; fwd-status=200; stored`.
     func field(name: String) -> String {
-        var text = name
+        var text = ""
+        text.reserveCapacity(name.utf8.count + 64 + (detail?.utf8.count ?? 0))
+        text += name
         if hit { text += "; hit" }
         if let forward { text += "; fwd=\(forward)" }
         if let forwardStatus { text += "; fwd-status=\(forwardStatus)" }

@@ -51,13 +51,18 @@ enum HeadParser {
         var lines = self.lines(head)
         guard !lines.isEmpty else { throw Rejection(502, "the origin sent an empty status line") }
         let statusLine = lines.removeFirst()
-        let parts = statusLine.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0].starts(with: Array("HTTP/1.".utf8)), parts[0].count == 8,
-            let minorByte = parts[0].last, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(minorByte),
-            parts[1].count == 3, parts[1].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-            let status = Int(String(decoding: parts[1], as: UTF8.self)), status >= 100
+        // HTTP/1.x SP 3DIGIT [SP reason]
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        let start = statusLine.startIndex
+        guard statusLine.count >= 12, statusLine[start..<(start + 7)].elementsEqual("HTTP/1.".utf8),
+            digits.contains(statusLine[start + 7]), statusLine[start + 8] == UInt8(ascii: " "),
+            statusLine[(start + 9)..<(start + 12)].allSatisfy(digits.contains),
+            statusLine.count == 12 || statusLine[start + 12] == UInt8(ascii: " ")
         else { throw Rejection(502, "the origin sent a malformed status line") }
-        let reason = parts.count > 2 ? String(decoding: parts[2], as: UTF8.self) : ""
+        let minorByte = statusLine[start + 7]
+        let status = statusLine[(start + 9)..<(start + 12)].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        guard status >= 100 else { throw Rejection(502, "the origin sent a malformed status line") }
+        let reason = statusLine.count > 13 ? String(decoding: statusLine[(start + 13)...], as: UTF8.self) : ""
         let headers = try fields(lines, maxFields: .max, strict: false)
         return ResponseHead(
             minorVersion: Int(minorByte - UInt8(ascii: "0")), status: status, reason: reason, headers: headers)
@@ -133,6 +138,7 @@ enum HeadParser {
         -> HTTPHeaders
     {
         var fields: [HTTPHeaders.Field] = []
+        fields.reserveCapacity(lines.count)
         for line in lines {
             if let first = line.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
                 // obs-fold (RFC 9112 §5.2): refused from clients, joined with a space from origins.
