@@ -351,21 +351,21 @@ struct ResponseUseTests {
             let response = stored(headers)
             var notModified = times
             notModified.set("Cache-Control", control)
-            #expect(response.refreshLeavesUseUnchanged(by: notModified, policy: sharedCache))
-            #expect(response.refreshLeavesUseUnchanged(by: times, policy: sharedCache))
+            #expect(response.leavesUseUnchanged(refreshedBy: notModified, policy: sharedCache))
+            #expect(response.leavesUseUnchanged(refreshedBy: times, policy: sharedCache))
             // Fields that describe the body, and hop-by-hop ones, are not taken from a 304.
             notModified.set("Content-Length", "0")
             notModified.set("Connection", "close")
-            #expect(response.refreshLeavesUseUnchanged(by: notModified, policy: sharedCache))
+            #expect(response.leavesUseUnchanged(refreshedBy: notModified, policy: sharedCache))
             // A field the 304 changes or adds is written.
             notModified.set("X-Version", "2")
-            #expect(!response.refreshLeavesUseUnchanged(by: notModified, policy: sharedCache))
+            #expect(!response.leavesUseUnchanged(refreshedBy: notModified, policy: sharedCache))
             var longer = times
             longer.set("Cache-Control", "max-age=600")
-            #expect(!response.refreshLeavesUseUnchanged(by: longer, policy: sharedCache))
+            #expect(!response.leavesUseUnchanged(refreshedBy: longer, policy: sharedCache))
             var otherServer = times
             otherServer.set("Server", "t")
-            #expect(!response.refreshLeavesUseUnchanged(by: otherServer, policy: sharedCache))
+            #expect(!response.leavesUseUnchanged(refreshedBy: otherServer, policy: sharedCache))
         }
         // A response that may be used without a revalidation keeps its new times.
         for control in [
@@ -374,7 +374,7 @@ struct ResponseUseTests {
             var headers = base
             headers.set("Cache-Control", control)
             let response = stored(headers)
-            #expect(!response.refreshLeavesUseUnchanged(by: times, policy: sharedCache), "\(control)")
+            #expect(!response.leavesUseUnchanged(refreshedBy: times, policy: sharedCache), "\(control)")
         }
     }
 
@@ -416,5 +416,12 @@ struct VaryKeyTests {
         let absent = VaryKey(names: ["Accept"], request: [:])
         let empty = VaryKey(names: ["Accept"], request: ["Accept": ""])
         #expect(absent != empty)
+    }
+}
+
+extension StoredResponse {
+    /// ``refreshLeavesUseUnchanged(becoming:policy:)`` of the refresh by a 304 with `notModified`.
+    fileprivate func leavesUseUnchanged(refreshedBy notModified: HTTPHeaders, policy: HTTPCachePolicy) -> Bool {
+        refreshLeavesUseUnchanged(becoming: updatingHeaders(with: notModified, receivedAt: Date()), policy: policy)
     }
 }

@@ -147,7 +147,7 @@ extension HTTPCache {
         refreshed.requestTime = fetched.response.requestTime
         refreshed.responseTime = fetched.response.responseTime
         let record = refreshed
-        if !stored.refreshLeavesUseUnchanged(by: fetched.response.headers, policy: policy) {
+        if !stored.refreshLeavesUseUnchanged(becoming: refreshed.headers, policy: policy) {
             let putBody = bodies.put(body, into: store)
             try await offload {
                 if case .notStored = try self.refresh(record, requestHeaders: requestHeaders, putBody: putBody) {

@@ -290,24 +290,27 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// The fields that describe a stored body, which a `304` does not replace.
     private static let bodyFields = ["Content-Length", "Content-Encoding", "Content-Range", "Transfer-Encoding"]
 
-    /// Whether this response, refreshed by a `304` with `notModified` (``updatingHeaders(with:receivedAt:)``),
-    /// may be left unwritten, the stored record kept as it is: this response can never be used
-    /// without a revalidation (`no-cache`, or no freshness lifetime with `must-revalidate`), and
-    /// the 304 changes no field but `Date` and `Age`. What a later use decides is then the same
+    /// Whether this response, refreshed by a `304` into `refreshed` (its
+    /// ``updatingHeaders(with:receivedAt:)``), may be left unwritten, the stored record kept as it
+    /// is: this response can never be used without a revalidation (`no-cache`, or no freshness
+    /// lifetime with `must-revalidate`), and the 304 changed no field but `Date` and `Age` (a field
+    /// it changed or added is set anew, so the fields but those two compare unequal). What a later use decides is then the same
     /// (a revalidation), except that the older times make the response look older: a
     /// `stale-if-error` window closes sooner, never later. The answer to the request that
     /// revalidated is the refreshed response, so the client sees the new `Date` and `Age`. What it
     /// saves is a store write (a journal record) per revalidation of an always-revalidated
     /// response.
-    package func refreshLeavesUseUnchanged(by notModified: HTTPHeaders, policy: HTTPCachePolicy) -> Bool {
+    package func refreshLeavesUseUnchanged(becoming refreshed: HTTPHeaders, policy: HTTPCachePolicy) -> Bool {
         let response = directives(policy)
         let alwaysRevalidated =
             response.noCache || (mustRevalidate(policy) && freshness(policy, directives: response).lifetime <= 0)
         guard alwaysRevalidated else { return false }
-        return Self.replacements(in: notModified).allSatisfy { field in
-            HTTPHeaders.isOne(of: ["Date", "Age"], field.name) || headers[field.name] == field.value
-        }
+        let isTime = { (field: HTTPHeaders.Field) in HTTPHeaders.isOne(of: Self.timeFields, field.name) }
+        return headers.fields.lazy.filter { !isTime($0) }.elementsEqual(refreshed.fields.lazy.filter { !isTime($0) })
     }
+
+    /// The fields every `304` may change without changing what a later use decides.
+    private static let timeFields = ["Date", "Age"]
 
     /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served
     /// without a revalidation, so without the fields `no-cache="…"` and `private="…"` name:

@@ -21,7 +21,7 @@ extension ProxyExchange {
         }
         let head = MessageHeaders.originRequest(
             method: request.method, target: target, clientHeaders: headers, framing: body.framing,
-            via: configuration.name)
+            via: context.configuration.name)
         let response: ResponseHead
         let connection: WireConnection
         do {
@@ -57,7 +57,7 @@ extension ProxyExchange {
                 let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
                 var removing = false
                 do {
-                    if !storedResponse.refreshLeavesUseUnchanged(by: response.headers, policy: policy),
+                    if !storedResponse.refreshLeavesUseUnchanged(becoming: refreshed.headers, policy: policy),
                         case .notStored = try storedBody.refresh(refreshed, in: cache, requestHeaders: request.headers)
                     {
                         removing = true
@@ -146,8 +146,8 @@ extension ProxyExchange {
                 while true {
                     guard
                         let bytes = try await connection.readHead(
-                            maxBytes: 64 << 10, idle: configuration.originTimeout,
-                            complete: configuration.originTimeout,
+                            maxBytes: 64 << 10, idle: context.configuration.originTimeout,
+                            complete: context.configuration.originTimeout,
                             tooLarge: 502)
                     else { throw BlobStoreError(.network, "The origin closed the connection without a response.") }
                     let response = try HeadParser.response(bytes)
@@ -239,9 +239,10 @@ extension ProxyExchange {
             while let chunk = try await body.next() {
                 context.metrics.bytesFromOrigin.add(chunk.count, ordering: .relaxed)
                 if let body = kept {
-                    if body.count + chunk.count > configuration.maxObjectBytes {
+                    if body.count + chunk.count > context.configuration.maxObjectBytes {
                         (kept, record) = (nil, nil)
-                        cacheStatus.detail = "the body is larger than the \(configuration.maxObjectBytes) bytes stored"
+                        cacheStatus.detail =
+                            "the body is larger than the \(context.configuration.maxObjectBytes) bytes stored"
                     } else {
                         do {
                             try body.append(chunk)
@@ -309,8 +310,8 @@ extension ProxyExchange {
             cacheStatus.detail = why
             return nil
         }
-        if case .length(let length) = framing, length > Int64(configuration.maxObjectBytes) {
-            cacheStatus.detail = "the body is larger than the \(configuration.maxObjectBytes) bytes stored"
+        if case .length(let length) = framing, length > Int64(context.configuration.maxObjectBytes) {
+            cacheStatus.detail = "the body is larger than the \(context.configuration.maxObjectBytes) bytes stored"
             return nil
         }
         return record()

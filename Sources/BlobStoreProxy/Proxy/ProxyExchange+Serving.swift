@@ -139,7 +139,7 @@ extension ProxyExchange {
     /// The proxy's `Via` and `Cache-Status` members for the final response, noted for the log;
     /// the exchange stops keeping the connection alive when the proxy stops.
     private func proxyMembers() -> (via: String, cacheStatus: String) {
-        let member = cacheStatus.field(name: configuration.name)
+        let member = cacheStatus.field(name: context.configuration.name)
         sentCacheStatus = (cacheStatus, member)
         if context.stopping.load(ordering: .relaxed) { keepAlive = false }
         return (context.viaMember, member)

@@ -31,7 +31,6 @@ final class ProxyExchange {
         self.keepAlive = request.keepsAlive
     }
 
-    var configuration: ProxyConfiguration { context.configuration }
     var cache: HTTPCache { context.cache }
     var policy: HTTPCachePolicy { context.cache.policy }
 
@@ -136,7 +135,7 @@ final class ProxyExchange {
             peer: client.peer, request: request,
             status: sentStatus, bytes: sentBytes,
             cacheStatus: sentCacheStatus.flatMap { $0.status == cacheStatus ? $0.member : nil }
-                ?? cacheStatus.field(name: configuration.name),
+                ?? cacheStatus.field(name: context.configuration.name),
             duration: ContinuousClock.now - started, batch: client.loop?.logBatch)
     }
 
@@ -220,7 +219,9 @@ final class ProxyExchange {
             if collapsible, let flight = context.collapsing.lead(key) {
                 collapsedOnce = true
                 context.metrics.collapsed.add(1, ordering: .relaxed)
-                if await context.collapsing.wait(for: flight, timeout: configuration.collapseTimeout, on: client.loop) {
+                if await context.collapsing.wait(
+                    for: flight, timeout: context.configuration.collapseTimeout, on: client.loop)
+                {
                     cacheStatus.collapsed = true
                     continue
                 }

@@ -9,12 +9,29 @@ import BlobStoreHTTP
 /// `Content-Length` with `Transfer-Encoding`, or a transfer coding other than a final `chunked`.
 /// A response from an origin is read as leniently as is safe: folds become a space, lines
 /// without a colon are skipped, and `Transfer-Encoding` overrides `Content-Length`.
+///
+/// The head is read through an unsafe buffer, valid for the call only: its lines are slices that
+/// are not reference-counted, and only the strings the message keeps are made.
 enum HeadParser {
+    /// The bytes of a head, or of one of its lines.
+    private typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
+
     /// The request in `head`.
     ///
     /// - Parameter maxFields: The most header fields accepted; more is 431.
     /// - Throws: ``Rejection`` with 400, 431, 501 or 505.
     static func request(_ head: ArraySlice<UInt8>, maxFields: Int) throws(Rejection) -> RequestHead {
+        try head.withUnsafeBufferPointer { (head) throws(Rejection) in try request(head[...], maxFields: maxFields) }
+    }
+
+    /// The response in `head`, from an origin.
+    ///
+    /// - Throws: ``Rejection`` with 502 when the status line is not one.
+    static func response(_ head: ArraySlice<UInt8>) throws(Rejection) -> ResponseHead {
+        try head.withUnsafeBufferPointer { (head) throws(Rejection) in try response(head[...]) }
+    }
+
+    private static func request(_ head: Bytes, maxFields: Int) throws(Rejection) -> RequestHead {
         var lines = self.lines(head)
         guard !lines.isEmpty else { throw Rejection(400, "the request line is empty") }
         let requestLine = lines.removeFirst()
@@ -44,10 +61,7 @@ enum HeadParser {
         return RequestHead(method: method, target: target, minorVersion: minor, headers: headers)
     }
 
-    /// The response in `head`, from an origin.
-    ///
-    /// - Throws: ``Rejection`` with 502 when the status line is not one.
-    static func response(_ head: ArraySlice<UInt8>) throws(Rejection) -> ResponseHead {
+    private static func response(_ head: Bytes) throws(Rejection) -> ResponseHead {
         var lines = self.lines(head)
         guard !lines.isEmpty else { throw Rejection(502, "the origin sent an empty status line") }
         let statusLine = lines.removeFirst()
@@ -119,7 +133,7 @@ enum HeadParser {
     }
 
     /// `HTTP/1.0` → 0, `HTTP/1.1` → 1.
-    private static func version(_ bytes: ArraySlice<UInt8>) throws(Rejection) -> Int {
+    private static func version(_ bytes: Bytes) throws(Rejection) -> Int {
         if bytes.count == 8, bytes.elementsEqual("HTTP/1.1".utf8) { return 1 }
         let text = String(decoding: bytes, as: UTF8.self)
         switch text {
@@ -134,7 +148,7 @@ enum HeadParser {
     }
 
     /// The header fields in `lines`.
-    private static func fields(_ lines: [ArraySlice<UInt8>], maxFields: Int, strict: Bool) throws(Rejection)
+    private static func fields(_ lines: [Bytes], maxFields: Int, strict: Bool) throws(Rejection)
         -> HTTPHeaders
     {
         var fields: [HTTPHeaders.Field] = []
@@ -171,8 +185,8 @@ enum HeadParser {
     }
 
     /// The lines of `head`, split at LF, each without its CR.
-    private static func lines(_ head: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        var lines: [ArraySlice<UInt8>] = []
+    private static func lines(_ head: Bytes) -> [Bytes] {
+        var lines: [Bytes] = []
         lines.reserveCapacity(16)
         var start = head.startIndex
         while start <= head.endIndex {
@@ -187,7 +201,7 @@ enum HeadParser {
     }
 
     /// `bytes` as text without spaces and tabs at either end.
-    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
+    private static func trimmed(_ bytes: Bytes) -> String {
         let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         guard let start = bytes.firstIndex(where: { !isSpace($0) }), let end = bytes.lastIndex(where: { !isSpace($0) })
         else { return "" }
