@@ -51,6 +51,28 @@ final class RawClient {
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
 
+    /// Sends `text` held back (`MSG_MORE`), then ends the sending side: the bytes and the end of
+    /// the stream leave in one segment.
+    func sendThenHalfClose(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        let sent = bytes.withUnsafeBytes {
+            Glibc.send(fd, $0.baseAddress, $0.count, CInt(MSG_NOSIGNAL) | CInt(MSG_MORE))
+        }
+        guard sent == bytes.count else { throw RawClientError.send(errno) }
+        Glibc.shutdown(fd, CInt(SHUT_WR))
+    }
+
+    /// Sends `urgent` as urgent data (`MSG_OOB`: its last byte is the urgent one), held back,
+    /// then `rest`.
+    func sendUrgent(_ urgent: String, then rest: String) throws {
+        let first = Array(urgent.utf8)
+        let sent = first.withUnsafeBytes {
+            Glibc.send(fd, $0.baseAddress, $0.count, CInt(MSG_NOSIGNAL) | CInt(MSG_OOB) | CInt(MSG_MORE))
+        }
+        guard sent == first.count else { throw RawClientError.send(errno) }
+        try send(rest)
+    }
+
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {

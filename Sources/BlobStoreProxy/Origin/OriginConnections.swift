@@ -20,18 +20,23 @@ final class OriginConnections: @unchecked Sendable {
     }
 
     /// An idle connection to `host:port`, or a new one made without blocking `loop`, whose tasks
-    /// use it.
+    /// use it. An idle one is known open when nothing was reported on it since its last read
+    /// (``WireConnection/isOpenWhileIdle(peeking:)``); when `peeking`, for a request that cannot
+    /// be sent again on a new connection, the kernel is asked as well.
     ///
     /// - Returns: The connection, and whether it was reused (a reused one may have been closed by
     ///   the origin meanwhile: a request that fails on it before any response byte is retried).
     /// - Throws: `network` when a new connection cannot be made in time.
-    func connection(host: String, port: UInt16, on loop: EventLoop, fresh: Bool = false) async throws
+    func connection(host: String, port: UInt16, on loop: EventLoop, fresh: Bool = false, peeking: Bool = true)
+        async throws
         -> (WireConnection, reused: Bool)
     {
         let authority = "\(host):\(port)"
         while !fresh, let (reused, since) = idle[authority]?.popLast() {
             // One the origin closed while it waited (or that waited too long) is dropped.
-            if ContinuousClock.now - since < Self.maxIdleTime, reused.isOpenWhileIdle { return (reused, true) }
+            if ContinuousClock.now - since < Self.maxIdleTime, reused.isOpenWhileIdle(peeking: peeking) {
+                return (reused, true)
+            }
         }
         let fd = try ProxySyscalls.startConnecting(host: host, port: port)
         let connection = WireConnection(fd: fd, peer: authority, timeouts: (timeout, timeout))

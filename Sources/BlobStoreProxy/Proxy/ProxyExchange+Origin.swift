@@ -127,10 +127,12 @@ extension ProxyExchange {
         async throws -> (ResponseHead, WireConnection)
     {
         let idempotent = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(request.method)
+        // Sent again on a new connection when a reused one turns out closed.
+        let retried = idempotent && body.framing == .none
         var fresh = false
         while true {
             let (connection, reused) = try await origins.connection(
-                host: target.host, port: target.port, on: client.loop!, fresh: fresh)
+                host: target.host, port: target.port, on: client.loop!, fresh: fresh, peeking: !retried)
             do {
                 try connection.write(head)
                 if body.framing != .none {
@@ -161,10 +163,7 @@ extension ProxyExchange {
                         try? await client.flush()
                     }
                 }
-            } catch let error as BlobStoreError
-                where reused && !fresh && idempotent && body.framing == .none
-                && error.errno != ETIMEDOUT
-            {
+            } catch let error as BlobStoreError where reused && !fresh && retried && error.errno != ETIMEDOUT {
                 fresh = true
                 continue
             }

@@ -75,7 +75,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// The sockets that reported bytes (or their end) while their connection was neither held
     /// nor waited for to read: taken by the connection's next read (``claimArrival(_:)``).
     /// Entries left by connections that closed cost the next socket with that number one read.
-    private var arrivals: Set<CInt> = []
+    private var arrivals: [CInt: ProxySyscalls.Readiness] = [:]
     /// Held connections whose last read filled the buffer, so that more bytes may wait without
     /// another report: read again after the reported ones, before the loop waits.
     private var again: [WireConnection] = []
@@ -238,10 +238,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Whether bytes (or the end of the stream) were reported on `fd` since its connection last
-    /// read them, while nobody waited for them; the report is taken. On the loop's thread.
-    func claimArrival(_ fd: CInt) -> Bool {
-        arrivals.remove(fd) != nil
+    /// What was reported on `fd` since its connection last read it, while nobody waited to read
+    /// it (bytes, their end, an error); the report is taken. On the loop's thread.
+    func claimArrival(_ fd: CInt) -> ProxySyscalls.Readiness? {
+        arrivals.removeValue(forKey: fd)
     }
 
     /// Runs `work` on the loop's thread once `deadline` has passed (within the sweep interval).
@@ -285,14 +285,16 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private func report(_ readiness: ProxySyscalls.Readiness, of fd: CInt) {
         if let connection = held[fd] {
             guard readiness.readable else { return }
-            connection.mayHaveBytes = true
+            connection.reported(readiness)
             return decide(handler.readable(connection, self), for: connection)
         }
         guard let waiter = waiting[fd] else {
-            if readiness.readable { arrivals.insert(fd) }
+            if readiness.readable {
+                arrivals[fd] = ProxySyscalls.Readiness(mask: readiness.mask | (arrivals[fd]?.mask ?? 0))
+            }
             return
         }
-        if readiness.readable { waiter.connection.mayHaveBytes = true }
+        waiter.connection.reported(readiness)
         guard waiter.writable ? readiness.writable : readiness.readable else { return }
         waiting[fd] = nil
         waiter.continuation.resume()
@@ -306,7 +308,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         guard ProxySyscalls.follow(epoll, connection.fd) else { return false }
         // A report left by an earlier socket with this number is not about this one (which the
         // kernel reports at once if it has bytes).
-        arrivals.remove(connection.fd)
+        arrivals[connection.fd] = nil
         connection.isFollowed = true
         return true
     }
@@ -318,7 +320,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         connection.loop = self
         connection.waitingSince = .now
         // Bytes may be buffered already, or have arrived while a task had the connection.
-        if connection.hasBufferedBytes || connection.mayHaveBytes || arrivals.contains(connection.fd) {
+        if connection.hasBufferedBytes || connection.mayHaveBytes || arrivals[connection.fd] != nil {
             decide(handler.readable(connection, self), for: connection)
         }
     }

@@ -232,6 +232,9 @@ enum ProxySyscalls {
         let mask: UInt32
         var readable: Bool { mask & UInt32(blobstore_epoll_readable) != 0 }
         var writable: Bool { mask & UInt32(blobstore_epoll_writable) != 0 }
+        /// Whether a read may now return fewer bytes than the socket holds (an end of stream, an
+        /// error or urgent data follows them).
+        var readsMayStopShort: Bool { mask & UInt32(blobstore_epoll_short_reads) != 0 }
     }
 
     /// Waits up to `timeout` for descriptors of `epoll` to become ready, and writes their

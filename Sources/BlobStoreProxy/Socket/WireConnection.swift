@@ -36,10 +36,15 @@ final class WireConnection: @unchecked Sendable {
     /// closes).
     var isFollowed = false
     /// Whether a `recv` may find bytes: `false` once one found the socket empty or emptied it
-    /// (took less than it asked for), until the loop reports an arrival. With the socket
-    /// edge-triggered, each arrival after that read is reported, so a read that would only
-    /// find nothing is not tried.
-    var mayHaveBytes = true
+    /// (took less than it asked for), until the loop reports an arrival (``reported(_:)``). With
+    /// the socket edge-triggered, each arrival after that read is reported, so a read that would
+    /// only find nothing is not tried.
+    private(set) var mayHaveBytes = true
+    /// Whether a `recv` that took less than it asked for emptied the socket: no longer once the
+    /// loop reported an end of stream, an error or urgent data, after which a read returns the
+    /// bytes before them and only the next one the rest (or stops at the urgent mark). Reads
+    /// then go on until one finds the socket empty or at its end.
+    private var shortReadEmpties = true
     /// How long a read waits for bytes, and a ``flush()`` for the peer to take some.
     var timeouts: (receive: Duration, send: Duration)
     /// Called once when the connection closes.
@@ -203,8 +208,8 @@ final class WireConnection: @unchecked Sendable {
     /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived.
     private func receive() throws -> Int? {
         if !mayHaveBytes {
-            guard let loop, loop.claimArrival(fd) else { return nil }
-            mayHaveBytes = true
+            guard let loop, let readiness = loop.claimArrival(fd) else { return nil }
+            reported(readiness)
         }
         makeRoom()
         let old = end
@@ -219,19 +224,33 @@ final class WireConnection: @unchecked Sendable {
         end += received
         if received == 0 {
             reachedEnd = true
-        } else if received < asked {
+        } else if received < asked, shortReadEmpties {
             mayHaveBytes = false
         }
         return received
     }
 
-    /// Whether an idle connection is still open: no end of stream read, and nothing reported
-    /// since its last read emptied the socket; when that is not known, a peek that does not wait
-    /// asks the kernel.
-    var isOpenWhileIdle: Bool {
+    /// Notes what the loop reported of the socket: bytes to read, or their end, or an error.
+    func reported(_ readiness: ProxySyscalls.Readiness) {
+        guard readiness.readable else { return }
+        mayHaveBytes = true
+        if readiness.readsMayStopShort { shortReadEmpties = false }
+    }
+
+    /// Whether an idle connection is still open: no end of stream read or reported, and nothing
+    /// reported since its last read emptied the socket. When that is not known, or when
+    /// `peeking`, a peek that does not wait asks the kernel, which also sees an end of stream
+    /// that has arrived but that the loop has not collected yet.
+    func isOpenWhileIdle(peeking: Bool) -> Bool {
         guard !reachedEnd else { return false }
-        if !mayHaveBytes, isFollowed, let loop, !loop.claimArrival(fd) { return true }
-        guard ProxySyscalls.isOpen(fd) else { return false }
+        if !mayHaveBytes, isFollowed, let loop {
+            if let readiness = loop.claimArrival(fd) {
+                reported(readiness)
+            } else if !peeking, shortReadEmpties {
+                return true
+            }
+        }
+        guard shortReadEmpties, ProxySyscalls.isOpen(fd) else { return false }
         mayHaveBytes = false
         return true
     }

@@ -27,20 +27,24 @@ static inline int blobstore_epoll_watch(int epoll, int fd) {
     return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
 }
 
-/// epoll_ctl(2) EPOLL_CTL_ADD of `fd`, readable and writable and edge-triggered: each change
-/// reports once (every arrival of bytes, every freeing of room after a send that filled the
-/// socket's buffer), so that a socket stays in the set for its whole life, whoever reads it.
-/// Closing the descriptor takes it out.
+/// epoll_ctl(2) EPOLL_CTL_ADD of `fd`, readable (urgent data too) and writable and
+/// edge-triggered: each change reports once (every arrival of bytes, every freeing of room after a
+/// send that filled the socket's buffer), so that a socket stays in the set for its whole life,
+/// whoever reads it. Closing the descriptor takes it out.
 static inline int blobstore_epoll_follow(int epoll, int fd) {
     struct epoll_event event = {0};
-    event.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+    event.events = EPOLLIN | EPOLLPRI | EPOLLOUT | EPOLLRDHUP | EPOLLET;
     event.data.fd = fd;
     return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
 }
 
 /// The events of blobstore_epoll_wait that make a descriptor readable (an end of stream, a
-/// hang-up or an error too: the read that follows reports them) or writable.
-static const unsigned blobstore_epoll_readable = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+/// hang-up, an error or urgent data too: the read that follows reports them) or writable.
+static const unsigned blobstore_epoll_readable = EPOLLIN | EPOLLPRI | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+/// The events after which a read may return fewer bytes than the socket holds: one returns the
+/// bytes before an end of stream or an error, and only the next returns the end; one stops at
+/// the mark of urgent data.
+static const unsigned blobstore_epoll_short_reads = EPOLLPRI | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 static const unsigned blobstore_epoll_writable = EPOLLOUT | EPOLLHUP | EPOLLERR;
 
 /// epoll_wait(2) for at most 256 descriptors, written as their numbers into `fds` and their
