@@ -24,6 +24,27 @@ struct HeadParserTests {
         #expect(again.headers == response.headers)
     }
 
+    @Test("A status line is HTTP/1.x, a space, three digits from 100, and a reason after a space or none")
+    func statusLines() throws {
+        let accepted: [(String, Int, Int, String)] = [
+            ("HTTP/1.1 200 OK", 1, 200, "OK"), ("HTTP/1.0 404", 0, 404, ""), ("HTTP/1.1 204 ", 1, 204, ""),
+            ("HTTP/1.1 200  Two spaces", 1, 200, " Two spaces"), ("HTTP/1.9 100 Continue", 9, 100, "Continue"),
+        ]
+        for (line, minor, status, reason) in accepted {
+            let response = try HeadParser.response(Array(line.utf8)[...])
+            #expect(
+                response.minorVersion == minor && response.status == status && response.reason == reason, "\(line)")
+        }
+        let refused = [
+            "HTTP/1.1 20", "HTTP/1.1 2000 OK", "HTTP/1.1 200OK", "HTTP/2.0 200 OK", "HTTP/1.x 200 OK",
+            "HTTP/1.1 099 Low",
+            "HTTP/1.1 2a0 OK", "HTTPS1.1 200 OK", "http/1.1 200 OK", "HTTP/1.1  200 OK", "", "HTTP/1.1",
+        ]
+        for line in refused {
+            #expect(throws: Rejection.self, "\(line)") { try HeadParser.response(Array(line.utf8)[...]) }
+        }
+    }
+
     @Test("A request written back parses to the same request")
     func requestRoundTrip() throws {
         let head = Array("GET /a?b HTTP/1.1\r\nHost: h\r\nX-Empty:\r\nX-Spaces:   v  \r\n".utf8)
