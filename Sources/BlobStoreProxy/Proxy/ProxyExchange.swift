@@ -212,7 +212,7 @@ final class ProxyExchange {
             }
             if requestControl.onlyIfCached { return try answerOnlyIfCached() }
             // A miss: the first request for the URL fetches, the others wait for its response.
-            let key = HTTPCache.key(for: url).string
+            let key = (target.storeKey ?? HTTPCache.key(for: url)).string
             let collapsible =
                 !collapsedOnce && request.method == "GET" && !Self.isConditional(request.headers)
                 && !requestControl.noStore
