@@ -36,6 +36,48 @@ struct EdgeTriggeredReadTests {
         }
     }
 
+    @Test("A client's half-close that arrives while its task waits for the origin is read when the task gives it back")
+    func halfCloseDuringAnOriginWait() async throws {
+        let origin = try PausingOrigin(first: 8 << 20, rest: 1000, pause: .seconds(2))
+        try await withProxy({
+            $0.origin = URL(string: "http://127.0.0.1:\(origin.port)")!
+            $0.idleTimeout = .seconds(20)
+        }) { proxy in
+            #expect(try proxy.get("/small").text == "y")
+            #expect(try proxy.get("/small")["Cache-Status"]?.contains("hit") == true)
+            let client = try proxy.client()
+            try client.send(ProxyHarness.request("GET", "/big"))
+            // The proxy fills the client's socket and waits to write; the next request is
+            // reported then, so the connection may have bytes when it is given back.
+            usleep(500_000)
+            try client.send(ProxyHarness.request("GET", "/small"))
+            _ = try client.response(headOnly: true)
+            #expect(try client.discard(8 << 20) == 8 << 20)
+            // The task now waits for the origin's pause: the half-close is kept by the loop.
+            usleep(300_000)
+            try client.sendThenHalfClose("")
+            #expect(try client.discard(1000) == 1000)
+            #expect(try client.response().text == "y")
+            let started = ContinuousClock.now
+            #expect(try client.readToEnd().isEmpty)
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+
+    @Test("An origin that sends nothing within the origin timeout is answered 504 once, not retried")
+    func silentOriginTimesOut() async throws {
+        try await withProxy({ $0.originTimeout = .seconds(1) }) { proxy in
+            // A kept-alive connection to the origin, reused by the next request.
+            let warm = try proxy.get("/warm?cc=no-store")
+            #expect(warm.status == 200)
+            let started = ContinuousClock.now
+            let silent = try proxy.get("/silent?delay=4&cc=no-store")
+            let waited = ContinuousClock.now - started
+            #expect(silent.status == 504)
+            #expect(waited < .milliseconds(1900))
+        }
+    }
+
     @Test("An origin body delimited by the close, whose last bytes carry the close, ends at once")
     func closeDelimitedOriginBody() async throws {
         let origin = try ClosingOrigin { _ in "HTTP/1.1 200 OK\r\nCache-Control: no-store\r\n\r\nuntil-close" }

@@ -151,7 +151,15 @@ extension ProxyExchange {
                             maxBytes: 64 << 10, idle: context.configuration.originTimeout,
                             complete: context.configuration.originTimeout,
                             tooLarge: 502)
-                    else { throw BlobStoreError(.network, "The origin closed the connection without a response.") }
+                    else {
+                        guard connection.reachedEnd else {
+                            // Waiting again on a new connection would only double the wait.
+                            throw BlobStoreError(
+                                .network, "The origin sent nothing in \(context.configuration.originTimeout).",
+                                errno: ETIMEDOUT)
+                        }
+                        throw BlobStoreError(.network, "The origin closed the connection without a response.")
+                    }
                     let response = try HeadParser.response(bytes)
                     guard response.isInterim else { return (response, connection) }
                     guard response.status != 101 else { throw Rejection(502, "the origin switched protocols") }

@@ -241,7 +241,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// What was reported on `fd` since its connection last read it, while nobody waited to read
     /// it (bytes, their end, an error); the report is taken. On the loop's thread.
     func claimArrival(_ fd: CInt) -> ProxySyscalls.Readiness? {
-        arrivals.removeValue(forKey: fd)
+        arrivals.isEmpty ? nil : arrivals.removeValue(forKey: fd)
     }
 
     /// Runs `work` on the loop's thread once `deadline` has passed (within the sweep interval).

@@ -207,9 +207,12 @@ final class WireConnection: @unchecked Sendable {
     ///
     /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived.
     private func receive() throws -> Int? {
-        if !mayHaveBytes {
-            guard let loop, let readiness = loop.claimArrival(fd) else { return nil }
+        // A report kept while nobody waited is taken even when bytes may be there: it may say
+        // that a short read no longer empties the socket (an end of stream, urgent data).
+        if let loop, let readiness = loop.claimArrival(fd) {
             reported(readiness)
+        } else if !mayHaveBytes {
+            return nil
         }
         makeRoom()
         let old = end
