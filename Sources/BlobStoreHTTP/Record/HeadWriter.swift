@@ -8,7 +8,7 @@ package struct HeadWriter {
 
     /// A head starting with `HTTP/1.1 <status> <reason>`.
     package init(status: Int, reason: String) {
-        bytes.reserveCapacity(512)
+        bytes.reserveCapacity(Self.capacity)
         bytes.append(contentsOf: "HTTP/1.1 ".utf8)
         bytes.append(contentsOf: String(status).utf8)
         bytes.append(UInt8(ascii: " "))
@@ -18,7 +18,7 @@ package struct HeadWriter {
 
     /// A head starting with `startLine` (a request line, `GET / HTTP/1.1`, or a status line).
     package init(startLine: String) {
-        bytes.reserveCapacity(512)
+        bytes.reserveCapacity(Self.capacity)
         bytes.append(contentsOf: startLine.utf8)
         endLine()
     }
@@ -68,10 +68,11 @@ package struct HeadWriter {
     /// The head, ended by its empty line.
     package consuming func ended() -> [UInt8] {
         endLine()
-        var head: [UInt8] = []
-        swap(&head, &bytes)
-        return head
+        return bytes
     }
+
+    /// The bytes reserved for a head: most fit.
+    private static let capacity = 512
 
     /// CR LF, as two bytes rather than a constant array: an array would be retained at each line.
     private mutating func endLine() {

@@ -207,13 +207,8 @@ final class WireConnection: @unchecked Sendable {
     ///
     /// - Returns: The count received, 0 at the end of the stream; `nil` when nothing has arrived.
     private func receive() throws -> Int? {
-        // A report kept while nobody waited is taken even when bytes may be there: it may say
-        // that a short read no longer empties the socket (an end of stream, urgent data).
-        if let loop, let readiness = loop.claimArrival(fd) {
-            reported(readiness)
-        } else if !mayHaveBytes {
-            return nil
-        }
+        takeKeptReport()
+        guard mayHaveBytes else { return nil }
         makeRoom()
         let old = end
         let asked = buffer.count - old
@@ -240,19 +235,21 @@ final class WireConnection: @unchecked Sendable {
         if readiness.readsMayStopShort { shortReadEmpties = false }
     }
 
+    /// Takes the report the loop kept for the socket while nobody waited for it, if any: taken
+    /// even when bytes may be there, since it may say that a short read no longer empties the
+    /// socket (an end of stream, urgent data).
+    private func takeKeptReport() {
+        if let loop, let readiness = loop.claimArrival(fd) { reported(readiness) }
+    }
+
     /// Whether an idle connection is still open: no end of stream read or reported, and nothing
     /// reported since its last read emptied the socket. When that is not known, or when
     /// `peeking`, a peek that does not wait asks the kernel, which also sees an end of stream
     /// that has arrived but that the loop has not collected yet.
     func isOpenWhileIdle(peeking: Bool) -> Bool {
         guard !reachedEnd else { return false }
-        if !mayHaveBytes, isFollowed, let loop {
-            if let readiness = loop.claimArrival(fd) {
-                reported(readiness)
-            } else if !peeking, shortReadEmpties {
-                return true
-            }
-        }
+        takeKeptReport()
+        if !peeking, !mayHaveBytes, isFollowed, shortReadEmpties { return true }
         guard shortReadEmpties, ProxySyscalls.isOpen(fd) else { return false }
         mayHaveBytes = false
         return true
