@@ -141,11 +141,9 @@ extension HTTPCache {
             try await offload { try self.removeStored(stored, url: url) }
             return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders, bodies: bodies)
         }
-        var refreshed = stored
-        refreshed.headers = stored.updatingHeaders(
-            with: fetched.response.headers, receivedAt: fetched.response.responseTime)
-        refreshed.requestTime = fetched.response.requestTime
-        refreshed.responseTime = fetched.response.responseTime
+        let refreshed = stored.refreshed(
+            byNotModified: fetched.response.headers, requestTime: fetched.response.requestTime,
+            responseTime: fetched.response.responseTime)
         let record = refreshed
         if !stored.refreshLeavesUseUnchanged(becoming: refreshed.headers, policy: policy) {
             let putBody = bodies.put(body, into: store)

@@ -41,6 +41,27 @@ final class ResponseFields: Sendable, Equatable {
         let omitted = Set(cacheControl.omittedFields)
         via = omitted.contains("via") ? nil : headers["Via"]
         cacheStatus = omitted.contains("cache-status") ? nil : headers["Cache-Status"]
+        passedLines = Self.passedLines(of: headers, omitting: omitted)
+    }
+
+    /// The fields of `headers`, which differ from those `earlier` was parsed from in `Date` and
+    /// `Age` only (what a `304` usually changes): what the other fields give is taken from
+    /// `earlier` rather than parsed again.
+    init(_ headers: HTTPHeaders, timesChangedFrom earlier: ResponseFields) {
+        cacheControl = earlier.cacheControl
+        date = headers["Date"].flatMap(HTTPDate.parse)
+        age = Freshness.ageSeconds(headers)
+        hasExpires = earlier.hasExpires
+        expires = earlier.expires
+        lastModified = earlier.lastModified
+        via = earlier.via
+        cacheStatus = earlier.cacheStatus
+        let omitted = cacheControl.omittedFields
+        passedLines = Self.passedLines(of: headers, omitting: omitted.isEmpty ? [] : Set(omitted))
+    }
+
+    /// The ``passedLines`` of `headers` when the fields named `omitted` (lowercased) are left out.
+    private static func passedLines(of headers: HTTPHeaders, omitting omitted: Set<String>) -> [UInt8] {
         let set = ["Age", "Content-Length", "Transfer-Encoding", "Via", "Cache-Status"]
         var lines = HeadWriter()
         for field in headers
@@ -48,7 +69,7 @@ final class ResponseFields: Sendable, Equatable {
         {
             lines.field(field.name, field.value)
         }
-        passedLines = lines.bytes
+        return lines.bytes
     }
 
     static func == (left: ResponseFields, right: ResponseFields) -> Bool {

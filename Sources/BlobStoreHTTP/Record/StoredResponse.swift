@@ -290,6 +290,25 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// The fields that describe a stored body, which a `304` does not replace.
     private static let bodyFields = ["Content-Length", "Content-Encoding", "Content-Range", "Transfer-Encoding"]
 
+    /// This response refreshed by a `304 Not Modified` with `notModified` fields (RFC 9111
+    /// §4.3.4): its ``updatingHeaders(with:receivedAt:)``, sent at `requestTime` and received at
+    /// `responseTime`. When the 304 changed no field but `Date` and `Age`, what the other fields
+    /// give is not parsed again.
+    package func refreshed(byNotModified notModified: HTTPHeaders, requestTime: Date, responseTime: Date)
+        -> StoredResponse
+    {
+        let headers = updatingHeaders(with: notModified, receivedAt: responseTime)
+        var refreshed = self
+        let storage = refreshed.unique()
+        storage.fields =
+            Self.differInTimesOnly(self.headers, headers)
+            ? ResponseFields(headers, timesChangedFrom: fields) : ResponseFields(headers)
+        storage.headers = headers
+        storage.requestTime = requestTime
+        storage.responseTime = responseTime
+        return refreshed
+    }
+
     /// Whether this response, refreshed by a `304` into `refreshed` (its
     /// ``updatingHeaders(with:receivedAt:)``), may be left unwritten, the stored record kept as it
     /// is: this response can never be used without a revalidation (`no-cache`, or no freshness
@@ -304,13 +323,29 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         let response = directives(policy)
         let alwaysRevalidated =
             response.noCache || (mustRevalidate(policy) && freshness(policy, directives: response).lifetime <= 0)
-        guard alwaysRevalidated else { return false }
-        let isTime = { (field: HTTPHeaders.Field) in HTTPHeaders.isOne(of: Self.timeFields, field.name) }
-        return headers.fields.lazy.filter { !isTime($0) }.elementsEqual(refreshed.fields.lazy.filter { !isTime($0) })
+        return alwaysRevalidated && Self.differInTimesOnly(headers, refreshed)
     }
 
-    /// The fields every `304` may change without changing what a later use decides.
-    private static let timeFields = ["Date", "Age"]
+    /// Whether `first` and `second` have the same fields in the same order but for `Date` and
+    /// `Age`.
+    private static func differInTimesOnly(_ first: HTTPHeaders, _ second: HTTPHeaders) -> Bool {
+        // Through the arrays' buffers: a field is compared where it is, not copied out.
+        first.fields.withUnsafeBufferPointer { first in
+            second.fields.withUnsafeBufferPointer { second in
+                func isTime(_ field: borrowing HTTPHeaders.Field) -> Bool {
+                    HTTPHeaders.sameName(field.name, "Date") || HTTPHeaders.sameName(field.name, "Age")
+                }
+                var (i, j) = (0, 0)
+                while true {
+                    while i < first.count, isTime(first[i]) { i += 1 }
+                    while j < second.count, isTime(second[j]) { j += 1 }
+                    guard i < first.count, j < second.count else { return i == first.count && j == second.count }
+                    guard first[i].name == second[j].name, first[i].value == second[j].value else { return false }
+                    (i, j) = (i + 1, j + 1)
+                }
+            }
+        }
+    }
 
     /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served
     /// without a revalidation, so without the fields `no-cache="…"` and `private="…"` name:

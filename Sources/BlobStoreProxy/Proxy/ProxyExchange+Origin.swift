@@ -108,12 +108,7 @@ extension ProxyExchange {
 
     /// `stored` with the fields of a `304` and its times (RFC 9111 §4.3.4).
     static func refreshed(_ stored: StoredResponse, by notModified: ResponseHead, requestTime: Date) -> StoredResponse {
-        var refreshed = stored
-        let responseTime = Date()
-        refreshed.headers = stored.updatingHeaders(with: notModified.headers, receivedAt: responseTime)
-        refreshed.requestTime = requestTime
-        refreshed.responseTime = responseTime
-        return refreshed
+        stored.refreshed(byNotModified: notModified.headers, requestTime: requestTime, responseTime: Date())
     }
 
     /// Sends `head` and `body` to the origin and reads its final response head, relaying interim
