@@ -174,10 +174,15 @@ public final class HTTPCache: Sendable {
 
     /// ``store(_:body:method:requestHeaders:)`` with the body put by `putBody`, so that a body
     /// in a file is stored from it (`BlobStorage.put(contentsOf:for:metadata:expires:placement:)`).
-    package func store(_ response: StoredResponse, method: String, requestHeaders: HTTPHeaders, putBody: BodyPut)
-        throws -> Storability
-    {
-        guard let plan = plan(response, method: method, requestHeaders: requestHeaders) else {
+    ///
+    /// `decided` is what the caller decided already for `response` (its URL parsed, and what
+    /// ``Storability/decide(method:requestHeaders:status:responseHeaders:freshness:policy:)`` said
+    /// with its freshness), so that neither is done twice.
+    package func store(
+        _ response: StoredResponse, method: String, requestHeaders: HTTPHeaders, decided: Decided? = nil,
+        putBody: BodyPut
+    ) throws -> Storability {
+        guard let plan = plan(response, method: method, requestHeaders: requestHeaders, decided: decided) else {
             return .notStored("the URL is invalid")
         }
         let (url, decision, record, expires) = (plan.url, plan.decision, plan.record, plan.expires)
@@ -238,17 +243,29 @@ public final class HTTPCache: Sendable {
         return plan.decision
     }
 
+    /// What a caller of ``store(_:method:requestHeaders:decided:putBody:)`` decided already of a
+    /// response: its URL, parsed, whether it may be stored, and its freshness that decision used.
+    package typealias Decided = (url: URL, storability: Storability, freshness: Freshness)
+
     /// What RFC 9111 decides for storing `response` (``Storability/decide(method:requestHeaders:status:responseHeaders:freshness:policy:)``),
     /// the record to keep (with the `Vary` key of `requestHeaders`) and its expiry; `nil` for a
     /// URL that does not parse.
-    private func plan(_ response: StoredResponse, method: String, requestHeaders: HTTPHeaders) -> (
-        url: URL, decision: Storability, record: StoredResponse, expires: Date?
-    )? {
-        guard let url = URL(string: response.url) else { return nil }
-        let freshness = response.freshness(policy)
-        let decision = Storability.decide(
-            method: method, requestHeaders: requestHeaders, status: response.status, responseHeaders: response.headers,
-            freshness: freshness, policy: policy)
+    private func plan(_ response: StoredResponse, method: String, requestHeaders: HTTPHeaders, decided: Decided? = nil)
+        -> (url: URL, decision: Storability, record: StoredResponse, expires: Date?)?
+    {
+        let url: URL
+        let freshness: Freshness
+        let decision: Storability
+        if let decided {
+            (url, decision, freshness) = decided
+        } else {
+            guard let parsed = URL(string: response.url) else { return nil }
+            url = parsed
+            freshness = response.freshness(policy)
+            decision = Storability.decide(
+                method: method, requestHeaders: requestHeaders, status: response.status,
+                responseHeaders: response.headers, freshness: freshness, policy: policy)
+        }
         var record = response
         let names = response.headers.list("Vary")
         record.vary = names.isEmpty ? nil : VaryKey(names: names, request: requestHeaders)

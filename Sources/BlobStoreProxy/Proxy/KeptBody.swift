@@ -44,12 +44,22 @@ final class KeptBody {
 
     /// Stores `record` with this body in `cache` (`HTTPCache.store(_:body:method:requestHeaders:)`),
     /// from the spool file when there is one.
-    func store(_ record: StoredResponse, in cache: HTTPCache, requestHeaders: HTTPHeaders) throws -> Storability {
-        guard let url = spool else { return try cache.store(record, body: Data(bytes), requestHeaders: requestHeaders) }
+    ///
+    /// `decided` is what the caller decided already (`HTTPCache.Decided`).
+    func store(
+        _ record: StoredResponse, in cache: HTTPCache, requestHeaders: HTTPHeaders, decided: HTTPCache.Decided? = nil
+    ) throws -> Storability {
+        let storage = cache.store
+        guard let url = spool else {
+            let body = Data(bytes)
+            return try cache.store(record, method: "GET", requestHeaders: requestHeaders, decided: decided) {
+                key, metadata, expires, placement in
+                try storage.put(body, for: key, metadata: metadata, expires: expires, placement: placement)
+            }
+        }
         try writer?.close()
         writer = nil
-        let storage = cache.store
-        return try cache.store(record, method: "GET", requestHeaders: requestHeaders) {
+        return try cache.store(record, method: "GET", requestHeaders: requestHeaders, decided: decided) {
             key, metadata, expires, placement in
             try storage.put(contentsOf: url, for: key, metadata: metadata, expires: expires, placement: placement)
         }

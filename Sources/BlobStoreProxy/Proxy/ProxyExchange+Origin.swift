@@ -194,7 +194,7 @@ extension ProxyExchange {
                 url, location: response.headers["Location"], contentLocation: response.headers["Content-Location"])
         }
         var headers = StoredResponse.endToEnd(response.headers)
-        var record = storable(
+        var storing = storable(
             response, headers: headers, target: target, framing: incoming, requestTime: requestTime,
             responseTime: responseTime)
         let outgoing: BodyFraming
@@ -206,7 +206,7 @@ extension ProxyExchange {
         if outgoing == .untilClose { keepAlive = false }
         if outgoing == .chunked { headers.set("Transfer-Encoding", "chunked") }
         if outgoing == .chunked || outgoing == .untilClose { headers.set("Content-Length", nil) }
-        cacheStatus.stored = record != nil
+        cacheStatus.stored = storing != nil
         let head = finalHead(status: response.status, reason: response.reason, headers: headers)
         var clientAlive = true
         do { try client.write(head) } catch { clientAlive = false }
@@ -223,7 +223,7 @@ extension ProxyExchange {
         sentStatus = response.status
         var body = BodyReader(connection: connection, framing: incoming)
         let writer = BodyWriter(connection: client, framing: outgoing)
-        var kept = record == nil ? nil : KeptBody(spoolingTo: context.makeSpoolFile)
+        var kept = storing == nil ? nil : KeptBody(spoolingTo: context.makeSpoolFile)
         // While a response is kept, its last bytes reach the client only once it is stored, so
         // that the client's next request finds it.
         // (A copy: a slice would keep the connection's buffer shared, and copied whole, at each read.)
@@ -242,14 +242,14 @@ extension ProxyExchange {
                 context.metrics.bytesFromOrigin.add(chunk.count, ordering: .relaxed)
                 if let body = kept {
                     if body.count + chunk.count > context.configuration.maxObjectBytes {
-                        (kept, record) = (nil, nil)
+                        (kept, storing) = (nil, nil)
                         cacheStatus.detail =
                             "the body is larger than the \(context.configuration.maxObjectBytes) bytes stored"
                     } else {
                         do {
                             try body.append(chunk)
                         } catch {
-                            (kept, record) = (nil, nil)
+                            (kept, storing) = (nil, nil)
                             cacheStatus.detail = "the body could not be kept: \(error)"
                         }
                     }
@@ -266,9 +266,11 @@ extension ProxyExchange {
             throw BlobStoreError(.network, "The origin failed inside the body: \(error)")
         }
         let complete = body.isFinished && !body.isTruncated
-        if let record, let kept, complete {
+        if let storing, let kept, complete {
             do {
-                if case .notStored(let why) = try kept.store(record, in: cache, requestHeaders: request.headers) {
+                if case .notStored(let why) = try kept.store(
+                    storing.record, in: cache, requestHeaders: request.headers, decided: storing.decided)
+                {
                     cacheStatus.detail = why
                 } else {
                     context.metrics.stored.add(1, ordering: .relaxed)
@@ -287,27 +289,28 @@ extension ProxyExchange {
         try writer.finish()
     }
 
-    /// The response to store for `response`, whose end-to-end fields are `headers`, or `nil` when
-    /// it may not be stored (the reason goes to the `Cache-Status` detail). The record is made
-    /// only when the rules need its freshness or it is stored: a response that says `no-store`
-    /// is passed through without it.
+    /// The response to store for `response`, whose end-to-end fields are `headers`, with what was
+    /// decided for it (which the store then does not decide again), or `nil` when it may not be
+    /// stored (the reason goes to the `Cache-Status` detail). The record is made only when the
+    /// rules need its freshness or it is stored: a response that says `no-store` is passed
+    /// through without it.
     private func storable(
         _ response: ResponseHead, headers: HTTPHeaders, target: ForwardTarget, framing: BodyFraming,
         requestTime: Date, responseTime: Date
-    ) -> StoredResponse? {
+    ) -> (record: StoredResponse, decided: HTTPCache.Decided)? {
         guard request.method == "GET", let url = target.url else { return nil }
-        var made: StoredResponse?
-        func record() -> StoredResponse {
+        var made: (record: StoredResponse, freshness: Freshness)?
+        func record() -> (record: StoredResponse, freshness: Freshness) {
             if let made { return made }
             let record = StoredResponse(
                 url: url.absoluteString, status: response.status, endToEndHeaders: headers, requestTime: requestTime,
                 responseTime: responseTime)
-            made = record
-            return record
+            made = (record, record.freshness(policy))
+            return made!
         }
         let decision = Storability.decide(
             method: "GET", requestHeaders: request.headers, status: response.status, responseHeaders: headers,
-            freshness: record().freshness(policy), policy: policy)
+            freshness: record().freshness, policy: policy)
         if case .notStored(let why) = decision {
             cacheStatus.detail = why
             return nil
@@ -316,6 +319,7 @@ extension ProxyExchange {
             cacheStatus.detail = "the body is larger than the \(context.configuration.maxObjectBytes) bytes stored"
             return nil
         }
-        return record()
+        let (record, freshness) = record()
+        return (record, (url, decision, freshness))
     }
 }
