@@ -48,13 +48,19 @@ package struct HeadWriter {
     /// Appends the field line `name: <first>, <last>`, or `name: <last>` without `first`: a list
     /// field with a member added, without making a string of it.
     package mutating func field(_ name: StaticString, joining first: String?, _ last: String) {
+        field(name, joining: first) { $0.append(contentsOf: last.utf8) }
+    }
+
+    /// Appends the field line `name: <first>, <last>`, or `name: <last>` without `first`, the
+    /// last member's bytes appended by `last`.
+    package mutating func field(_ name: StaticString, joining first: String?, _ last: (inout [UInt8]) -> Void) {
         append(name)
         if let first {
             bytes.append(contentsOf: first.utf8)
             bytes.append(UInt8(ascii: ","))
             bytes.append(UInt8(ascii: " "))
         }
-        bytes.append(contentsOf: last.utf8)
+        last(&bytes)
         endLine()
     }
 

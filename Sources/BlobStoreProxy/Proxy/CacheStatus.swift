@@ -19,31 +19,39 @@ struct CacheStatus: Sendable, Equatable {
 
     /// The member, as `blobstore; hit; ttl=42` or `blobstore; fwd=uri-miss; fwd-status=200; stored`.
     func field(name: String) -> String {
-        var text = ""
-        text.reserveCapacity(name.utf8.count + 64 + (detail?.utf8.count ?? 0))
-        text += name
-        if hit { text += "; hit" }
-        if let forward { text += "; fwd=\(forward)" }
-        if let forwardStatus { text += "; fwd-status=\(forwardStatus)" }
-        if let ttl { text += "; ttl=\(ttl)" }
-        if stored { text += "; stored" }
-        if collapsed { text += "; collapsed" }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(name.utf8.count + 64 + (detail?.utf8.count ?? 0))
+        append(name: name, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the member (``field(name:)``) to `bytes`: a response head takes it without a
+    /// string made first.
+    func append(name: String, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: name.utf8)
+        if hit { bytes.append(contentsOf: "; hit".utf8) }
+        if let forward {
+            bytes.append(contentsOf: "; fwd=".utf8)
+            bytes.append(contentsOf: forward.utf8)
+        }
+        if let forwardStatus {
+            bytes.append(contentsOf: "; fwd-status=".utf8)
+            bytes.append(contentsOf: String(forwardStatus).utf8)
+        }
+        if let ttl {
+            bytes.append(contentsOf: "; ttl=".utf8)
+            bytes.append(contentsOf: String(ttl).utf8)
+        }
+        if stored { bytes.append(contentsOf: "; stored".utf8) }
+        if collapsed { bytes.append(contentsOf: "; collapsed".utf8) }
         if let detail {
             // A quoted-string (RFC 9110 §5.6.4): a quote or backslash goes after a backslash.
-            let escaped = detail.utf8.contains { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-            text += "; detail=\""
-            if escaped {
-                var bytes: [UInt8] = []
-                for byte in detail.utf8 {
-                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
-                    bytes.append(byte)
-                }
-                text += String(decoding: bytes, as: UTF8.self)
-            } else {
-                text += detail
+            bytes.append(contentsOf: "; detail=\"".utf8)
+            for byte in detail.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
             }
-            text += "\""
+            bytes.append(UInt8(ascii: "\""))
         }
-        return text
     }
 }

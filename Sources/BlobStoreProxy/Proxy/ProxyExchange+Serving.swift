@@ -100,7 +100,7 @@ extension ProxyExchange {
     /// proxy's members appended to `Via` and `Cache-Status` (each one field, after the others),
     /// then `Connection: close` when the connection ends after it; written in one pass.
     func finalHead(status: Int, reason: String, headers: HTTPHeaders) -> [UInt8] {
-        let (via, member) = proxyMembers()
+        let via = proxyVia()
         var writer = HeadWriter(status: status, reason: reason.isEmpty ? ResponseHead.reason(for: status) : reason)
         var vias: String?
         var cacheStatuses: String?
@@ -114,7 +114,9 @@ extension ProxyExchange {
             }
         }
         writer.field("Via", joining: vias, via)
-        writer.field("Cache-Status", joining: cacheStatuses, member)
+        writer.field("Cache-Status", joining: cacheStatuses) {
+            cacheStatus.append(name: context.configuration.name, to: &$0)
+        }
         if !keepAlive { writer.field("Connection", "close") }
         return writer.ended()
     }
@@ -125,24 +127,24 @@ extension ProxyExchange {
     /// decoded, then the fields set per answer, rather than a copy of the stored fields edited
     /// field by field.
     func wholeHead(_ stored: StoredResponse, at now: Date, contentLength: Int) -> [UInt8] {
-        let (via, member) = proxyMembers()
+        let via = proxyVia()
         var writer = HeadWriter(status: stored.status, reason: ResponseHead.reason(for: stored.status))
         writer.lines(stored.passedFieldLines)
         writer.field("Age", stored.servedAge(at: now))
         writer.field("Content-Length", contentLength)
         writer.field("Via", joining: stored.storedVia, via)
-        writer.field("Cache-Status", joining: stored.storedCacheStatus, member)
+        writer.field("Cache-Status", joining: stored.storedCacheStatus) {
+            cacheStatus.append(name: context.configuration.name, to: &$0)
+        }
         if !keepAlive { writer.field("Connection", "close") }
         return writer.ended()
     }
 
-    /// The proxy's `Via` and `Cache-Status` members for the final response, noted for the log;
-    /// the exchange stops keeping the connection alive when the proxy stops.
-    private func proxyMembers() -> (via: String, cacheStatus: String) {
-        let member = cacheStatus.field(name: context.configuration.name)
-        sentCacheStatus = (cacheStatus, member)
+    /// The proxy's `Via` member for the final response; the exchange stops keeping the
+    /// connection alive when the proxy stops.
+    private func proxyVia() -> String {
         if context.stopping.load(ordering: .relaxed) { keepAlive = false }
-        return (context.viaMember, member)
+        return context.viaMember
     }
 
     /// Answers with an error the proxy generates, a line of text saying why.

@@ -17,10 +17,6 @@ final class ProxyExchange {
     var sentStatus = 0
     /// Body bytes sent, for the log.
     var sentBytes = 0
-    /// The `Cache-Status` sent with the final response and its member as text, for the log
-    /// (which writes what ``cacheStatus`` says when the exchange ends, more when a body was not
-    /// stored).
-    var sentCacheStatus: (status: CacheStatus, member: String)?
     /// Whether the client connection may serve another request after this one.
     var keepAlive: Bool
 
@@ -134,8 +130,7 @@ final class ProxyExchange {
         context.log.record(
             peer: client.peer, request: request,
             status: sentStatus, bytes: sentBytes,
-            cacheStatus: sentCacheStatus.flatMap { $0.status == cacheStatus ? $0.member : nil }
-                ?? cacheStatus.field(name: context.configuration.name),
+            cacheStatus: cacheStatus.field(name: context.configuration.name),
             duration: ContinuousClock.now - started, batch: client.loop?.logBatch)
     }
 
@@ -159,7 +154,7 @@ final class ProxyExchange {
     private func forgetHit() {
         context.metrics.hits.subtract(1, ordering: .relaxed)
         context.metrics.bytesFromCache.subtract(sentBytes, ordering: .relaxed)
-        (cacheStatus, sentStatus, sentBytes, sentCacheStatus) = (CacheStatus(), 0, 0, nil)
+        (cacheStatus, sentStatus, sentBytes) = (CacheStatus(), 0, 0)
     }
 
     /// Answers a GET or HEAD from a stored response when one may be used, else from the origin
