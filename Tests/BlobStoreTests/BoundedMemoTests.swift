@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BlobStore
+@_spi(BlobStorePackage) @testable import BlobStore
 
 /// The memo of computed values keeps two generations: what was used since the last turn
 /// survives it, and no more than twice its capacity is kept.

@@ -4,10 +4,11 @@
 /// so that at most twice `capacity` values are kept, a value used since the last turn survives
 /// it, and a hit costs no bookkeeping beyond its lookup. Thread-safe. Inlinable, so that each
 /// module that uses one specializes it for its keys and values (unspecialized, a lookup looked up
-/// the dictionary's generic metadata at run time).
-package final class BoundedMemo<Key: Hashable, Value>: @unchecked Sendable {
+/// the dictionary's generic metadata at run time); public under the `BlobStorePackage` SPI for
+/// that, as ``ThreadLock`` is.
+@_spi(BlobStorePackage) public final class BoundedMemo<Key: Hashable, Value>: @unchecked Sendable {
     /// The most values in one generation.
-    package let capacity: Int
+    @_spi(BlobStorePackage) public let capacity: Int
     @usableFromInline struct Generations {
         @usableFromInline var newer: [Key: Value] = [:]
         @usableFromInline var older: [Key: Value] = [:]
@@ -15,7 +16,7 @@ package final class BoundedMemo<Key: Hashable, Value>: @unchecked Sendable {
     }
     @usableFromInline let values: ThreadLock<Generations>
 
-    package init(capacity: Int) {
+    @_spi(BlobStorePackage) public init(capacity: Int) {
         self.capacity = capacity
         self.values = ThreadLock(Generations())
     }
@@ -23,7 +24,7 @@ package final class BoundedMemo<Key: Hashable, Value>: @unchecked Sendable {
     /// The value for `key`: the one computed before, else `compute(key)`, kept when it is not
     /// `nil` (outside the lock: two threads may compute the same value at once).
     @inlinable
-    package func value(for key: Key, _ compute: (Key) throws -> Value?) rethrows -> Value? {
+    @_spi(BlobStorePackage) public func value(for key: Key, _ compute: (Key) throws -> Value?) rethrows -> Value? {
         if let known = known(key) { return known }
         guard let value = try compute(key) else { return nil }
         remember(value, for: key)
@@ -32,7 +33,7 @@ package final class BoundedMemo<Key: Hashable, Value>: @unchecked Sendable {
 
     /// The value kept for `key`, if there is one.
     @inlinable
-    package func known(_ key: Key) -> Value? {
+    @_spi(BlobStorePackage) public func known(_ key: Key) -> Value? {
         values.withLock { values -> Value? in
             if let value = values.newer[key] { return value }
             guard let value = values.older[key] else { return nil }
@@ -43,7 +44,7 @@ package final class BoundedMemo<Key: Hashable, Value>: @unchecked Sendable {
 
     /// Keeps `value` as the one for `key`, known without computing it (the input made from it).
     @inlinable
-    package func remember(_ value: Value, for key: Key) {
+    @_spi(BlobStorePackage) public func remember(_ value: Value, for key: Key) {
         values.withLock { Self.keep(value, for: key, in: &$0, capacity: capacity) }
     }
 

@@ -8,11 +8,15 @@ import Glibc
 /// waits and wakes with the plain futex calls.
 ///
 /// Its methods are inlinable, so that the modules that use it specialize them for their state.
-package final class ThreadLock<State>: @unchecked Sendable {
+/// It is public under the `BlobStorePackage` SPI, imported as `@_spi(BlobStorePackage) import
+/// BlobStore`, rather than `package`: this toolchain does not specialize a `package` inlinable
+/// generic in another module, and ran it generic, finding its types' metadata at run time
+/// (docs/design.md, "Shared generics across modules").
+@_spi(BlobStorePackage) public final class ThreadLock<State>: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline var state: State
 
-    package init(_ state: State) {
+    @_spi(BlobStorePackage) public init(_ state: State) {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)  // man 3 pthread_mutex_init: a normal mutex
         self.state = state
@@ -25,7 +29,7 @@ package final class ThreadLock<State>: @unchecked Sendable {
 
     /// Runs `body` with the state, the lock held.
     @inlinable
-    package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    @_spi(BlobStorePackage) public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)

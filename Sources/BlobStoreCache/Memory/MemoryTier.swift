@@ -1,4 +1,4 @@
-import BlobStore
+@_spi(BlobStorePackage) import BlobStore
 import Foundation
 import Synchronization
 

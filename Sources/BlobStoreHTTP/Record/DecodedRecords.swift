@@ -1,4 +1,4 @@
-import BlobStore
+@_spi(BlobStorePackage) import BlobStore
 import Foundation
 
 /// The record decoded lately under each key, with the metadata bytes it was decoded from: a hit
