@@ -33,4 +33,22 @@ struct HeaderListTests {
         ])
         #expect(StoredResponse.endToEnd(headers).fields.map(\.name) == ["Content-Type"])
     }
+
+    @Test("Connection: keep-alive names only Keep-Alive; with another member, that one goes too")
+    func keepAliveAndMore() {
+        func kept(_ connection: [String]) -> [String] {
+            let headers = HTTPHeaders(
+                connection.map { .init(name: "Connection", value: $0) } + [
+                    .init(name: "Keep-Alive", value: "timeout=5"), .init(name: "X-A", value: "1"),
+                    .init(name: "ETag", value: "\"e\""),
+                ])
+            return StoredResponse.endToEnd(headers).fields.map(\.name)
+        }
+        #expect(kept([]) == ["X-A", "ETag"])
+        #expect(kept(["keep-alive"]) == ["X-A", "ETag"])
+        #expect(kept(["Keep-Alive", "KEEP-ALIVE"]) == ["X-A", "ETag"])
+        #expect(kept(["keep-alive, X-A"]) == ["ETag"])
+        #expect(kept(["keep-alive", "x-a"]) == ["ETag"])
+        #expect(kept([" keep-alive , etag"]) == ["X-A"])
+    }
 }

@@ -72,8 +72,9 @@ package struct HeadWriter {
     }
 
     /// The head, ended by its empty line.
-    package consuming func ended() -> [UInt8] {
+    package mutating func ended() -> [UInt8] {
         endLine()
+        defer { bytes = [] }
         return bytes
     }
 

@@ -146,7 +146,8 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// proxy authentication fields, which belong to one hop too: what is stored, and what the
     /// caching proxy passes on in either direction.
     package static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
-        let named = headers.list("Connection")
+        // `Connection: keep-alive`, the usual one, names only a field that goes anyway.
+        let named = namesOnlyKeepAlive(headers) ? [] : headers.list("Connection")
         func isHopByHop(_ field: HTTPHeaders.Field) -> Bool {
             HTTPHeaders.isOne(of: hopByHopFields, field.name) || HTTPHeaders.isOne(of: named, field.name)
         }
@@ -157,6 +158,14 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         kept.append(contentsOf: headers.fields[..<first])
         for field in headers.fields[(first + 1)...] where !isHopByHop(field) { kept.append(field) }
         return HTTPHeaders(kept)
+    }
+
+    /// Whether every `Connection` field of `headers` (if any) is `keep-alive` alone, in any case:
+    /// such a field names no field beyond ``hopByHopFields``, and its value need not be split.
+    private static func namesOnlyKeepAlive(_ headers: HTTPHeaders) -> Bool {
+        headers.fields.allSatisfy { field in
+            !HTTPHeaders.sameName(field.name, "Connection") || HTTPHeaders.sameName(field.value, "keep-alive")
+        }
     }
 
     /// The fields that belong to one hop whatever `Connection` says.

@@ -60,6 +60,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
     /// Task jobs enqueued on the loop's own thread, run before it waits again.
     private var jobs: [UnownedJob] = []
+    /// The batch of jobs being run: swapped with ``jobs`` at each turn, both arrays keeping their
+    /// capacity, so that enqueueing a job allocates nothing.
+    private var running: [UnownedJob] = []
     /// The loop's thread, once it runs.
     private var thread: pthread_t?
     /// The held connections, by descriptor (the loop's thread only).
@@ -257,9 +260,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private func runJobs() {
         while !jobs.isEmpty {
-            let batch = jobs
-            jobs = []
-            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            swap(&jobs, &running)
+            for job in running { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            running.removeAll(keepingCapacity: true)
         }
     }
 
