@@ -72,6 +72,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private struct Waiter {
         let connection: WireConnection
         let writable: Bool
+        /// Whether the task waits for the connection's next request, between requests: such a
+        /// wait ends when the proxy stops, as a held connection is closed then.
+        let awaitingRequest: Bool
         let deadline: ContinuousClock.Instant
         let continuation: UnsafeContinuation<Void, any Error>
     }
@@ -148,6 +151,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             }
             if handler.stopping() {
                 for connection in Array(held.values) { remove(connection) }
+                for (fd, waiter) in waiting where waiter.awaitingRequest {
+                    waiting[fd] = nil
+                    waiter.continuation.resume(throwing: BlobStoreError(.network, "The proxy is stopping."))
+                }
             }
             let now = ContinuousClock.now
             if now - lastSweep >= Self.sweepInterval {
@@ -226,18 +233,24 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Suspends the calling task, which runs on this loop, until `connection`'s socket reports
     /// bytes (or its end, or a failure), or room to write when `writable`. The caller has found
-    /// the socket empty (or full) since the last report: each is reported once.
+    /// the socket empty (or full) since the last report: each is reported once. A task that
+    /// waits for the next request of a connection it holds between requests says so
+    /// (`awaitingRequest`): the wait then also ends when the proxy stops.
     ///
     /// - Throws: `network` with `ETIMEDOUT` when `deadline` passes first; `network` when the
-    ///   loop ends or cannot watch the socket.
-    func ready(_ connection: WireConnection, writable: Bool, until deadline: ContinuousClock.Instant) async throws {
+    ///   loop ends or cannot watch the socket, or, `awaitingRequest`, when the proxy stops.
+    func ready(
+        _ connection: WireConnection, writable: Bool, until deadline: ContinuousClock.Instant,
+        awaitingRequest: Bool = false
+    ) async throws {
         precondition(isLoopThread, "a connection's task runs on its loop")
         guard follow(connection) else {
             throw BlobStoreError(.network, "The event loop cannot watch a socket.", errno: errno)
         }
         try await withUnsafeThrowingContinuation { continuation in
             waiting[connection.fd] = Waiter(
-                connection: connection, writable: writable, deadline: deadline, continuation: continuation)
+                connection: connection, writable: writable, awaitingRequest: awaitingRequest, deadline: deadline,
+                continuation: continuation)
         }
     }
 

@@ -169,17 +169,53 @@ public final class ProxyServer: Sendable {
     /// socket takes the answers at once; the first other one goes with the connection to a
     /// task on the loop (``serveConnection(_:startingWith:returningTo:)``).
     private func readable(_ client: WireConnection, on loop: EventLoop) -> EventLoop.Decision {
+        switch nextRequest(client) {
+        case .keep: return .keep
+        case .close: return .close
+        case .serve(let request, let lookedUp):
+            return .handOff { [self] in
+                await serveConnection(client, startingWith: (request, lookedUp), returningTo: loop)
+            }
+        case .flush(let keepAlive):
+            return .handOff { [self] in
+                guard (try? await client.flush()) != nil, keepAlive else { return }
+                await serveConnection(client, startingWith: nil, returningTo: loop)
+            }
+        }
+    }
+
+    /// What a connection's next request needs, once the requests buffered whole that fresh hits
+    /// in memory answer have been answered (``nextRequest(_:)``).
+    private enum NextRequest {
+        /// Nothing more to do until more bytes arrive; whether a hit was answered.
+        case keep(answered: Bool)
+        /// The connection is done: closed by the client, broken, or rejected.
+        case close
+        /// A request that needs a task: the origin, a body, a revalidation (with what the cache
+        /// held for it, when it was looked up).
+        case serve(RequestHead, ProxyExchange.StoredLookup?)
+        /// Answers the socket did not take at once wait to be flushed; whether the connection
+        /// then carries another request.
+        case flush(keepAlive: Bool)
+    }
+
+    /// Reads what the client sent without waiting and answers the requests buffered whole that
+    /// fresh hits in memory answer, on the connection's loop, until one needs more
+    /// (``NextRequest``): what an event loop does with a connection that reported bytes, and what
+    /// a task that lingers on its connection does (``nextRequestOnTask(_:on:)``).
+    private func nextRequest(_ client: WireConnection) -> NextRequest {
         do {
             guard try client.receiveWithoutWaiting() != false else { return .close }
         } catch {
             return .close
         }
+        var answered = false
         while true {
             let request: RequestHead
             do {
                 guard
                     let head = try client.bufferedHead(maxBytes: context.configuration.maxHeaderBytes, tooLarge: 431)
-                else { return client.reachedEnd ? .close : .keep }
+                else { return client.reachedEnd ? .close : .keep(answered: answered) }
                 request = try HeadParser.request(head, maxFields: context.configuration.maxHeaderFields)
             } catch {
                 reject(error, on: client)
@@ -195,20 +231,13 @@ public final class ProxyServer: Sendable {
             }
             let keepAlive: Bool
             switch answer {
-            case .notAnswered(let lookedUp):
-                return .handOff { [self] in
-                    await serveConnection(client, startingWith: (request, lookedUp), returningTo: loop)
-                }
+            case .notAnswered(let lookedUp): return .serve(request, lookedUp)
             case .answered(let keepsAlive): keepAlive = keepsAlive
             }
+            answered = true
             // What the socket does not take at once is sent by a task that waits for the client.
             guard let sent = try? client.sendNow() else { return .close }
-            if !sent {
-                return .handOff { [self] in
-                    guard (try? await client.flush()) != nil, keepAlive else { return }
-                    await serveConnection(client, startingWith: nil, returningTo: loop)
-                }
-            }
+            if !sent { return .flush(keepAlive: keepAlive) }
             guard keepAlive else { return .close }
             client.waitingSince = .now
         }
@@ -256,7 +285,12 @@ public final class ProxyServer: Sendable {
                 } else {
                     guard client.hasBufferedBytes else {
                         if context.stopping.load(ordering: .sequentiallyConsistent) { return }
-                        return loop.hold(client)
+                        // A connection whose last request went to the origin is likely to send
+                        // another such: the task waits for it rather than ending and a new one
+                        // being made for it.
+                        guard let following = await nextRequestOnTask(client, on: loop) else { return }
+                        next = following
+                        continue
                     }
                     guard
                         let head = try await client.readHead(
@@ -278,6 +312,47 @@ public final class ProxyServer: Sendable {
                 }
             } catch {
                 return reject(error, on: client)
+            }
+        }
+    }
+
+    /// The next request of a connection whose task has just answered one from the origin,
+    /// waited for on the loop by the task itself, which then serves it (a task costs more to make
+    /// than a wait on the loop costs to resume); `nil` when the task is done with the connection:
+    /// it closed, stayed idle past ``ProxyConfiguration/idleTimeout`` (or sent part of a head
+    /// for longer than ``ProxyConfiguration/headerTimeout``: answered 408), the proxy is
+    /// stopping, or it was given back to the loop. It goes back to the loop, which answers hits
+    /// without a task, as soon as a hit was answered or more bytes may wait than one read took.
+    private func nextRequestOnTask(_ client: WireConnection, on loop: EventLoop) async
+        -> (RequestHead, ProxyExchange.StoredLookup?)?
+    {
+        let configuration = context.configuration
+        client.waitingSince = .now
+        while true {
+            switch nextRequest(client) {
+            case .serve(let request, let lookedUp): return (request, lookedUp)
+            case .close: return nil
+            case .flush(let keepAlive):
+                guard (try? await client.flush()) != nil, keepAlive else { return nil }
+                loop.hold(client)
+                return nil
+            case .keep(let answered):
+                if answered || client.mayHaveBytes {
+                    loop.hold(client)
+                    return nil
+                }
+            }
+            if context.stopping.load(ordering: .sequentiallyConsistent) { return nil }
+            let deadline =
+                client.headBegan.map { $0 + configuration.headerTimeout }
+                ?? client.waitingSince + configuration.idleTimeout
+            do {
+                try await loop.ready(client, writable: false, until: deadline, awaitingRequest: true)
+            } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
+                // Past its timeouts: answered 408 when a head had begun, and closed.
+                if expired(client, at: .now) { return nil }
+            } catch {
+                return nil
             }
         }
     }

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// After a request that went to the origin, the connection's task waits on the loop for the
+/// next request itself (`ProxyServer.nextRequestOnTask`) instead of giving the connection back
+/// and a new task being made for the next one: the held connection's timeouts, its hits on the
+/// loop and the proxy's stop must hold there too.
+@Suite("Caching proxy: a task that waits for its connection's next request")
+struct ForwardedConnectionTests {
+    @Test("Misses, a hit and misses again on one connection, each answered")
+    func missesAndAHitOnOneConnection() async throws {
+        try await withProxy({ $0.idleTimeout = .seconds(20) }) { proxy in
+            let client = try proxy.client()
+            for (index, target) in ["/f1?cc=no-store&body=a", "/f2?cc=no-store&body=b"].enumerated() {
+                try client.send(ProxyHarness.request("GET", target))
+                #expect(try client.response().text == ["a", "b"][index])
+            }
+            let cached = "/f3?cc=max-age%3D600&body=c"
+            try client.send(ProxyHarness.request("GET", cached))
+            #expect(try client.response()["Cache-Status"]?.contains("stored") == true)
+            try client.send(ProxyHarness.request("GET", cached))
+            let hit = try client.response()
+            #expect(hit.text == "c")
+            #expect(hit["Cache-Status"]?.contains("hit") == true)
+            try client.send(ProxyHarness.request("GET", "/f1?cc=no-store&body=a"))
+            #expect(try client.response().text == "a")
+            #expect(try await proxy.originRequests("/f1?cc=no-store&body=a") == 2)
+            #expect(try await proxy.originRequests(cached) == 1)
+        }
+    }
+
+    @Test("A connection idle after a miss is closed at the idle timeout, not before")
+    func idleAfterAMiss() async throws {
+        try await withProxy({ $0.idleTimeout = .seconds(1) }) { proxy in
+            let client = try proxy.client()
+            try client.send(ProxyHarness.request("GET", "/idle?cc=no-store&body=x"))
+            #expect(try client.response().text == "x")
+            let answered = ContinuousClock.now
+            #expect(try client.readToEnd().isEmpty)
+            let waited = ContinuousClock.now - answered
+            #expect(waited >= .milliseconds(900), "\(waited)")
+            #expect(waited < .seconds(10), "\(waited)")
+        }
+    }
+
+    @Test("A head begun after a miss and not finished within the header timeout is answered 408")
+    func slowHeadAfterAMiss() async throws {
+        try await withProxy({
+            $0.idleTimeout = .seconds(20)
+            $0.headerTimeout = .seconds(1)
+        }) { proxy in
+            let client = try proxy.client()
+            try client.send(ProxyHarness.request("GET", "/slowafter?cc=no-store&body=x"))
+            #expect(try client.response().text == "x")
+            try client.send("GET /never HTTP/1.1\r\nHost: proxy.test\r\n")
+            let begun = ContinuousClock.now
+            #expect(try client.response().status == 408)
+            // At the header timeout, not at the idle timeout.
+            #expect(ContinuousClock.now - begun < .seconds(10))
+            #expect(try await proxy.originRequests("/never") == 0)
+        }
+    }
+
+    @Test("A proxy that stops closes a connection idle after a miss at once, not at the idle timeout")
+    func stopWithAConnectionIdleAfterAMiss() async throws {
+        let proxy = try ProxyHarness({
+            $0.idleTimeout = .seconds(60)
+            $0.shutdownGrace = .seconds(30)
+        })
+        let client = try proxy.client()
+        try client.send(ProxyHarness.request("GET", "/stopping?cc=no-store&body=x"))
+        #expect(try client.response().text == "x")
+        let stopping = ContinuousClock.now
+        proxy.stop()
+        let stopped = ContinuousClock.now - stopping
+        #expect(stopped < .seconds(10), "\(stopped)")
+        #expect(try client.readToEnd().isEmpty)
+    }
+}
