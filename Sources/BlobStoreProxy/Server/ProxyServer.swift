@@ -257,9 +257,10 @@ public final class ProxyServer: Sendable {
     }
 
     /// Serves the requests of one client connection, starting with `first` when a loop read it
-    /// already (with what the cache held for it, when the loop looked), while its next request is
-    /// buffered; then gives it back to `loop`, the task's own. Ends when the connection closes,
-    /// errs or the proxy stops (what was written to it sent first, as far as the client takes it).
+    /// already (with what the cache held for it, when the loop looked): those buffered, then
+    /// those that arrive while the task waits for them (``nextRequestOnTask(_:on:)``), until it
+    /// gives the connection back to `loop`, the task's own. Ends when the connection closes, errs
+    /// or the proxy stops (what was written to it sent first, as far as the client takes it).
     private func serveConnection(
         _ client: WireConnection, startingWith first: (RequestHead, ProxyExchange.StoredLookup?)?,
         returningTo loop: EventLoop
