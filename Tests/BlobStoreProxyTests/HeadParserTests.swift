@@ -57,6 +57,26 @@ struct HeadParserTests {
         #expect(try HeadParser.framing(of: length) == .length(5))
     }
 
+    @Test("A response's Content-Length is one decimal number, in one field or repeated equal; anything else is 502")
+    func contentLengths() throws {
+        func framing(_ fields: [String]) throws -> BodyFraming {
+            let head = "HTTP/1.1 200 OK\r\n" + fields.map { "Content-Length: \($0)\r\n" }.joined()
+            return try HeadParser.framing(of: try HeadParser.response(Array(head.utf8)[...]), method: "GET")
+        }
+        #expect(try framing([]) == .untilClose)
+        #expect(try framing(["0"]) == .length(0))
+        #expect(try framing(["4096"]) == .length(4096))
+        #expect(try framing(["  17 "]) == .length(17))
+        #expect(try framing(["5, 5"]) == .length(5))
+        #expect(try framing(["5", "5"]) == .length(5))
+        #expect(try framing(["999999999999999999"]) == .length(999_999_999_999_999_999))
+        for refused in [
+            [""], ["5, 6"], ["5", "6"], ["abc"], ["+5"], ["-1"], ["1e3"], ["5 5"], ["1234567890123456789"],
+        ] {
+            #expect(throws: Rejection.self, "\(refused)") { try framing(refused) }
+        }
+    }
+
     @Test("Byte ranges stay inside the body")
     func byteRanges() {
         #expect(ByteRange.of("bytes=0-1", length: 10) == .part(0..<2))

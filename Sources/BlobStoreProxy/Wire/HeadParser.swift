@@ -121,15 +121,27 @@ enum HeadParser {
 
     /// `Content-Length` as one number: a list of equal values counts as one (RFC 9110 §8.6).
     private static func contentLength(_ headers: HTTPHeaders, status: Int) throws(Rejection) -> Int64? {
+        // One field of digits alone, the usual case, is read without splitting it into a list.
+        var fields = headers.fields.lazy.filter { HTTPHeaders.sameName($0.name, "Content-Length") }.makeIterator()
+        guard let first = fields.next() else { return nil }
+        if fields.next() == nil, let length = decimal(first.value) { return length }
         let values = headers.list("Content-Length")
         guard !values.isEmpty else {
             if headers.contains("Content-Length") { throw Rejection(status, "Content-Length is empty") }
             return nil
         }
-        guard let value = values.first, values.allSatisfy({ $0 == value }), value.utf8.count <= 18,
-            value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let length = Int64(value)
-        else { throw Rejection(status, "Content-Length is not one decimal number") }
+        guard let value = values.first, values.allSatisfy({ $0 == value }), let length = decimal(value) else {
+            throw Rejection(status, "Content-Length is not one decimal number")
+        }
         return length
+    }
+
+    /// `value` as a `Content-Length`: 1 to 18 ASCII digits, nothing else.
+    private static func decimal(_ value: String) -> Int64? {
+        guard !value.isEmpty, value.utf8.count <= 18,
+            value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        return Int64(value)
     }
 
     /// `HTTP/1.0` → 0, `HTTP/1.1` → 1.
