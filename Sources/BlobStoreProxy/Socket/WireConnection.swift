@@ -275,22 +275,30 @@ final class WireConnection: @unchecked Sendable {
     /// message begins), searching past the `searched` bytes already searched (advanced, so that
     /// a head arriving slowly is not searched again from its start).
     private func headEnd(searched: inout Int) -> (headEnd: Int, next: Int)? {
-        var index = start + searched
-        while index < end {
-            if buffer[index] == 0x0A {
+        let (start, end) = (self.start, self.end)
+        // Through the buffer's memory, from one LF to the next (`memchr`): a byte at a time
+        // through the array, each access checked, was a tenth of a pass-through's parsing.
+        let (found, stopped) = buffer.withUnsafeBufferPointer { buffer -> ((Int, Int)?, Int) in
+            var index = start + searched
+            guard let base = buffer.baseAddress else { return (nil, index) }
+            while index < end {
+                guard let lf = memchr(base + index, 0x0A, end - index) else { return (nil, end) }
+                index = base.distance(to: lf.assumingMemoryBound(to: UInt8.self))
                 // LF LF or LF CR LF ends the head.
                 if index + 2 >= end, index + 1 < end, buffer[index + 1] == 0x0D {
-                    break  // LF CR: wait for the byte after
+                    return (nil, index)  // LF CR: wait for the byte after
                 }
-                if index + 1 < end, buffer[index + 1] == 0x0A { return (index + 1, index + 2) }
+                if index + 1 < end, buffer[index + 1] == 0x0A { return ((index + 1, index + 2), index) }
                 if index + 2 < end, buffer[index + 1] == 0x0D, buffer[index + 2] == 0x0A {
-                    return (index + 1, index + 3)
+                    return ((index + 1, index + 3), index)
                 }
-                if index + 1 >= end { break }  // LF last: wait for what follows
+                if index + 1 >= end { return (nil, index) }  // LF last: wait for what follows
+                index += 1
             }
-            index += 1
+            return (nil, index)
         }
-        searched = index - start
+        if let found { return found }
+        searched = stopped - start
         return nil
     }
 
