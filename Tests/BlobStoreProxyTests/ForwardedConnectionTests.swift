@@ -61,6 +61,52 @@ struct ForwardedConnectionTests {
         }
     }
 
+    @Test("After a miss, pipelined hits the client reads late are all answered, and the connection closes at its end")
+    func pipelinedHitsReadLateAfterAMiss() async throws {
+        // The task that waited after the miss answers hits until the socket is full, then gives
+        // the connection back to the loop, which may give it to another task at once: the first
+        // must not flush it too (two tasks waiting on one socket orphaned one, and the
+        // connection was never closed).
+        try await withProxy({ $0.idleTimeout = .seconds(60) }) { proxy in
+            let target = "/late?cc=max-age%3D600&size=262144"
+            let stored = try proxy.get(target)
+            #expect(stored.body.count == 262_144)
+            let client = try proxy.client(timeout: 15)
+            try client.send(ProxyHarness.request("GET", "/late-miss?cc=no-store&body=m"))
+            #expect(try client.response().text == "m")
+            usleep(100_000)
+            try client.send(String(repeating: ProxyHarness.request("GET", target), count: 64))
+            usleep(300_000)
+            for index in 0..<64 {
+                let response = try client.response()
+                #expect(response.status == 200 && response.body == stored.body, "answer \(index)")
+            }
+            try client.sendThenHalfClose("")
+            #expect(try client.readToEnd().isEmpty)
+            #expect(try Self.openConnections(proxy, becoming: 0, within: .seconds(5)) == 0)
+        }
+    }
+
+    /// The proxy's open client connections (`blobstore_proxy_connections` on its metrics port),
+    /// read until they are `expected` or `limit` has passed.
+    private static func openConnections(_ proxy: ProxyHarness, becoming expected: Int, within limit: Duration) throws
+        -> Int
+    {
+        let started = ContinuousClock.now
+        var open = -1
+        while ContinuousClock.now - started < limit {
+            let metrics = try RawClient(port: try #require(proxy.server.metricsPort))
+            try metrics.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            for line in try metrics.response().text.split(separator: "\n")
+            where line.hasPrefix("blobstore_proxy_connections ") {
+                open = Int(line.split(separator: " ")[1]) ?? -1
+            }
+            if open == expected { break }
+            usleep(50_000)
+        }
+        return open
+    }
+
     @Test("A proxy that stops closes a connection idle after a miss at once, not at the idle timeout")
     func stopWithAConnectionIdleAfterAMiss() async throws {
         let proxy = try ProxyHarness({

@@ -248,6 +248,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             throw BlobStoreError(.network, "The event loop cannot watch a socket.", errno: errno)
         }
         try await withUnsafeThrowingContinuation { continuation in
+            // One task at a time uses a connection: a second waiter would orphan the first.
+            assert(waiting[connection.fd] == nil, "two tasks wait on one connection")
             waiting[connection.fd] = Waiter(
                 connection: connection, writable: writable, awaitingRequest: awaitingRequest, deadline: deadline,
                 continuation: continuation)

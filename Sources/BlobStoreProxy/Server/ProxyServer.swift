@@ -265,15 +265,21 @@ public final class ProxyServer: Sendable {
         _ client: WireConnection, startingWith first: (RequestHead, ProxyExchange.StoredLookup?)?,
         returningTo loop: EventLoop
     ) async {
-        await serveRequests(client, startingWith: first, returningTo: loop)
+        // The connection goes back to the loop only here, once the task is done with it: the
+        // loop may hand it to another task at once, and two tasks must never wait on it.
+        if await serveRequests(client, startingWith: first, returningTo: loop) {
+            return loop.hold(client)
+        }
         if client.hasUnsent { try? await client.flush() }
     }
 
     /// The requests of ``serveConnection(_:startingWith:returningTo:)``.
+    ///
+    /// - Returns: Whether the connection goes back to the loop (else it is done with).
     private func serveRequests(
         _ client: WireConnection, startingWith first: (RequestHead, ProxyExchange.StoredLookup?)?,
         returningTo loop: EventLoop
-    ) async {
+    ) async -> Bool {
         let configuration = context.configuration
         var next = first
         while true {
@@ -285,65 +291,74 @@ public final class ProxyServer: Sendable {
                     next = nil
                 } else {
                     guard client.hasBufferedBytes else {
-                        if context.stopping.load(ordering: .sequentiallyConsistent) { return }
+                        if context.stopping.load(ordering: .sequentiallyConsistent) { return false }
                         // A connection whose last request went to the origin is likely to send
                         // another such: the task waits for it rather than ending and a new one
                         // being made for it.
-                        guard let following = await nextRequestOnTask(client, on: loop) else { return }
-                        next = following
+                        switch await nextRequestOnTask(client, on: loop) {
+                        case .serve(let request, let lookedUp): next = (request, lookedUp)
+                        case .giveBack: return true
+                        case .done: return false
+                        }
                         continue
                     }
                     guard
                         let head = try await client.readHead(
                             maxBytes: configuration.maxHeaderBytes, idle: configuration.idleTimeout,
                             complete: configuration.headerTimeout, tooLarge: 431)
-                    else { return }
+                    else { return false }
                     request = try HeadParser.request(head, maxFields: configuration.maxHeaderFields)
                 }
                 let exchange = ProxyExchange(context: context, client: client, request: request)
                 do {
                     let keepAlive = try await exchange.respond(lookedUp: lookedUp)
                     try await client.flush()
-                    guard keepAlive else { return }
+                    guard keepAlive else { return false }
                 } catch let rejection as Rejection {
                     exchange.keepAlive = false
                     context.metrics.rejected.add(1, ordering: .relaxed)
                     try? exchange.sendError(rejection.status, rejection.reason)
-                    return
+                    return false
                 }
             } catch {
-                return reject(error, on: client)
+                reject(error, on: client)
+                return false
             }
         }
     }
 
+    /// What a task that waited for its connection's next request does next
+    /// (``nextRequestOnTask(_:on:)``).
+    private enum NextOnTask {
+        /// Serves this request (with what the cache held for it, when it was looked up).
+        case serve(RequestHead, ProxyExchange.StoredLookup?)
+        /// Gives the connection back to the loop, which answers its hits without a task.
+        case giveBack
+        /// Is done with the connection: it closed, timed out or broke, or the proxy stops.
+        case done
+    }
+
     /// The next request of a connection whose task has just answered one from the origin,
     /// waited for on the loop by the task itself, which then serves it (a task costs more to make
-    /// than a wait on the loop costs to resume); `nil` when the task is done with the connection:
-    /// it closed, stayed idle past ``ProxyConfiguration/idleTimeout`` (or sent part of a head
-    /// for longer than ``ProxyConfiguration/headerTimeout``: answered 408), the proxy is
-    /// stopping, or it was given back to the loop. It goes back to the loop, which answers hits
-    /// without a task, as soon as a hit was answered or more bytes may wait than one read took.
-    private func nextRequestOnTask(_ client: WireConnection, on loop: EventLoop) async
-        -> (RequestHead, ProxyExchange.StoredLookup?)?
-    {
+    /// than a wait on the loop costs to resume). The task is done with the connection when it
+    /// closes, stays idle past ``ProxyConfiguration/idleTimeout`` (or sends part of a head for
+    /// longer than ``ProxyConfiguration/headerTimeout``: answered 408), or the proxy stops. It
+    /// gives it back to the loop once a hit was answered on it, or when more bytes may wait than
+    /// one read took: the caller does that, once the task has nothing more to do with it.
+    private func nextRequestOnTask(_ client: WireConnection, on loop: EventLoop) async -> NextOnTask {
         let configuration = context.configuration
         client.waitingSince = .now
         while true {
             switch nextRequest(client) {
-            case .serve(let request, let lookedUp): return (request, lookedUp)
-            case .close: return nil
+            case .serve(let request, let lookedUp): return .serve(request, lookedUp)
+            case .close: return .done
             case .flush(let keepAlive):
-                guard (try? await client.flush()) != nil, keepAlive else { return nil }
-                loop.hold(client)
-                return nil
+                guard (try? await client.flush()) != nil, keepAlive else { return .done }
+                return .giveBack
             case .keep(let answered):
-                if answered || client.mayHaveBytes {
-                    loop.hold(client)
-                    return nil
-                }
+                if answered || client.mayHaveBytes { return .giveBack }
             }
-            if context.stopping.load(ordering: .sequentiallyConsistent) { return nil }
+            if context.stopping.load(ordering: .sequentiallyConsistent) { return .done }
             let deadline =
                 client.headBegan.map { $0 + configuration.headerTimeout }
                 ?? client.waitingSince + configuration.idleTimeout
@@ -351,9 +366,9 @@ public final class ProxyServer: Sendable {
                 try await loop.ready(client, writable: false, until: deadline, awaitingRequest: true)
             } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
                 // Past its timeouts: answered 408 when a head had begun, and closed.
-                if expired(client, at: .now) { return nil }
+                if expired(client, at: .now) { return .done }
             } catch {
-                return nil
+                return .done
             }
         }
     }
