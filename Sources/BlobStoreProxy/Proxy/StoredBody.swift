@@ -93,14 +93,13 @@ enum StoredBody {
     static let pieceBytes = 1 << 20
 
     /// Writes `head` and the bytes of `range` of `data` to `client` without waiting: together in
-    /// one system call, a large body without being copied (``WireConnection/write(_:)``); what is
-    /// not sent at once waits for ``WireConnection/flush()``.
+    /// one system call, the body sent from where it is (``WireConnection/write(_:then:)``); what
+    /// is not sent at once waits for ``WireConnection/flush()``.
     ///
     /// - Throws: `network` when the client connection fails.
     static func write(_ data: Data, _ range: Range<Int>, after head: [UInt8], to client: WireConnection) throws {
-        try client.write(head)
-        guard !range.isEmpty else { return }
-        try client.write(data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound])
+        guard !range.isEmpty else { return try client.write(head) }
+        try client.write(head, then: data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound])
     }
 
     /// Refreshes the stored `response` that has this body after a `304`

@@ -172,11 +172,11 @@ enum ProxySyscalls {
     /// - Throws: `network` when the peer is gone.
     static func send(_ fd: CInt, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) throws -> Int {
         guard !first.isEmpty else { return try send(fd, second) }
-        var parts = [
-            iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
-            iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count),
-        ]
-        let count = parts.withUnsafeMutableBufferPointer { parts in
+        guard !second.isEmpty else { return try send(fd, first) }
+        // On the stack: an array of the two would be allocated at every call.
+        let count = withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2) { parts in
+            parts[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count)
+            parts[1] = iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count)
             var message = msghdr()
             message.msg_iov = parts.baseAddress
             message.msg_iovlen = parts.count

@@ -328,6 +328,31 @@ final class WireConnection: @unchecked Sendable {
         }
     }
 
+    /// Writes `head` and then `body`, as two ``write(_:)``s do, but sends them at once from where
+    /// they are when nothing waits to go out before them and no other request is buffered
+    /// behind this one (whose answer would then share the system call): a stored body in memory
+    /// is then not copied into the connection on its way. What the socket does not take is
+    /// kept, as ``write(_:)`` keeps it.
+    ///
+    /// - Throws: `network` when the peer is gone.
+    func write(_ head: [UInt8], then body: some ContiguousBytes) throws {
+        guard !hasUnsent, !hasBufferedBytes else {
+            try write(head)
+            return try write(body)
+        }
+        try head.withUnsafeBytes { head in
+            try body.withUnsafeBytes { body in
+                let sent = try ProxySyscalls.send(fd, head, body)
+                if sent < head.count {
+                    unsent.append(contentsOf: head[sent...])
+                    unsent.append(contentsOf: body)
+                } else {
+                    unsent.append(contentsOf: body[(sent - head.count)...])
+                }
+            }
+        }
+    }
+
     /// The most written bytes kept to go out with the next ones.
     static let coalescedBytes = 16 << 10
 
