@@ -50,18 +50,15 @@ final class KeptBody {
         _ record: StoredResponse, in cache: HTTPCache, requestHeaders: HTTPHeaders, decided: HTTPCache.Decided? = nil
     ) throws -> Storability {
         let storage = cache.store
-        guard let url = spool else {
+        let put: HTTPCache.BodyPut
+        if let url = spool {
+            try writer?.close()
+            writer = nil
+            put = { try storage.put(contentsOf: url, for: $0, metadata: $1, expires: $2, placement: $3) }
+        } else {
             let body = Data(bytes)
-            return try cache.store(record, method: "GET", requestHeaders: requestHeaders, decided: decided) {
-                key, metadata, expires, placement in
-                try storage.put(body, for: key, metadata: metadata, expires: expires, placement: placement)
-            }
+            put = { try storage.put(body, for: $0, metadata: $1, expires: $2, placement: $3) }
         }
-        try writer?.close()
-        writer = nil
-        return try cache.store(record, method: "GET", requestHeaders: requestHeaders, decided: decided) {
-            key, metadata, expires, placement in
-            try storage.put(contentsOf: url, for: key, metadata: metadata, expires: expires, placement: placement)
-        }
+        return try cache.store(record, method: "GET", requestHeaders: requestHeaders, decided: decided, putBody: put)
     }
 }

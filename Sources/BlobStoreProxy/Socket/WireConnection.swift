@@ -308,13 +308,16 @@ final class WireConnection: @unchecked Sendable {
     /// ``coalescedBytes`` they are only kept, so that a head and a small body, or the pieces of
     /// one answer, go out in one system call at the next ``sendNow()`` or ``flush()``; beyond,
     /// what waits and `bytes` are sent at once as far as the socket takes them, and the rest is
-    /// kept. A writer that must not get ahead of its peer flushes after each write.
+    /// kept; `sendingNow`, they are sent at once whatever their size. A writer that must not get
+    /// ahead of its peer flushes after each write.
     ///
     /// - Throws: `network` when the peer is gone.
-    func write(_ bytes: some ContiguousBytes) throws {
+    func write(_ bytes: some ContiguousBytes, sendingNow: Bool = false) throws {
         try bytes.withUnsafeBytes { bytes in
             let waiting = unsent.count - unsentStart
-            guard waiting + bytes.count > Self.coalescedBytes else { return unsent.append(contentsOf: bytes) }
+            guard sendingNow || waiting + bytes.count > Self.coalescedBytes else {
+                return unsent.append(contentsOf: bytes)
+            }
             let sent = try unsent.withUnsafeBytes { kept in
                 try ProxySyscalls.send(fd, UnsafeRawBufferPointer(rebasing: kept[unsentStart...]), bytes)
             }
@@ -328,29 +331,15 @@ final class WireConnection: @unchecked Sendable {
         }
     }
 
-    /// Writes `head` and then `body`, as two ``write(_:)``s do, but sends them at once from where
-    /// they are when nothing waits to go out before them and no other request is buffered
-    /// behind this one (whose answer would then share the system call): a stored body in memory
-    /// is then not copied into the connection on its way. What the socket does not take is
-    /// kept, as ``write(_:)`` keeps it.
+    /// Writes `head` and then `body`, as two ``write(_:)``s do, but sends them at once, `body`
+    /// from where it is, unless another request is buffered behind this one (whose answer then
+    /// shares the system call): a stored body in memory is not copied into the connection on its
+    /// way.
     ///
     /// - Throws: `network` when the peer is gone.
     func write(_ head: [UInt8], then body: some ContiguousBytes) throws {
-        guard !hasUnsent, !hasBufferedBytes else {
-            try write(head)
-            return try write(body)
-        }
-        try head.withUnsafeBytes { head in
-            try body.withUnsafeBytes { body in
-                let sent = try ProxySyscalls.send(fd, head, body)
-                if sent < head.count {
-                    unsent.append(contentsOf: head[sent...])
-                    unsent.append(contentsOf: body)
-                } else {
-                    unsent.append(contentsOf: body[(sent - head.count)...])
-                }
-            }
-        }
+        try write(head)
+        try write(body, sendingNow: !hasBufferedBytes)
     }
 
     /// The most written bytes kept to go out with the next ones.
