@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// After a request that went to the origin, the connection's task waits on the loop for the
@@ -84,6 +85,40 @@ struct ForwardedConnectionTests {
             try client.sendThenHalfClose("")
             #expect(try client.readToEnd().isEmpty)
             #expect(try Self.openConnections(proxy, becoming: 0, within: .seconds(5)) == 0)
+        }
+    }
+
+    @Test("A connection whose pipelined requests a task answers without waiting does not keep its loop from the others")
+    func pipelinedHeadsLeaveTheLoopToOthers() async throws {
+        // HEADs of a response kept on disk are answered on a task, and each answer leaves at
+        // once: a client whose requests all wait in the socket already never makes the task
+        // wait. It must still let the loop's other connections be served meanwhile (before the
+        // task took turns, the hit on the hog's loop was answered after all 2,000 HEADs).
+        try await withProxy({ $0.idleTimeout = .seconds(60) }) { proxy in
+            let large = "/fair-large?cc=max-age%3D600&size=2097152"
+            #expect(try proxy.get(large).body.count == 2_097_152)
+            let small = "/fair-small?cc=max-age%3D600&body=s"
+            #expect(try proxy.get(small).text == "s")
+            let count = 2_000
+            nonisolated(unsafe) let hog = try proxy.client(timeout: 120)
+            let requests = String(repeating: ProxyHarness.request("HEAD", large), count: count)
+            let sending = Thread { try? hog.send(requests) }
+            sending.start()
+            let answered = Atomic<Int>(-1)
+            let reading = Thread { answered.store((try? hog.skipHeads(count)) ?? 0, ordering: .sequentiallyConsistent) }
+            reading.start()
+            usleep(100_000)
+            // Connections are dealt to the loops in turn: one per loop, the hog's among them.
+            let others = try (0...ProcessInfo.processInfo.activeProcessorCount).map { _ in try proxy.client() }
+            for (index, other) in others.enumerated() {
+                try other.send(ProxyHarness.request("GET", small))
+                #expect(try other.response().text == "s", "connection \(index)")
+                #expect(
+                    answered.load(ordering: .sequentiallyConsistent) == -1,
+                    "connection \(index) was answered only after the \(count) pipelined HEADs")
+            }
+            while answered.load(ordering: .sequentiallyConsistent) == -1 { usleep(10_000) }
+            #expect(answered.load(ordering: .sequentiallyConsistent) == count)
         }
     }
 

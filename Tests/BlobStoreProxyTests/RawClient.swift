@@ -127,6 +127,27 @@ final class RawClient {
         return count - left
     }
 
+    /// Reads until `count` heads have ended (each `CR LF CR LF`), without parsing them: the
+    /// answers to pipelined HEAD requests, read as fast as they come. Returns how many ended
+    /// before the server closed the connection.
+    func skipHeads(_ count: Int) throws -> Int {
+        let end: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
+        var ended = 0
+        var matched = 0
+        while ended < count {
+            if buffer.isEmpty { guard try fill() else { break } }
+            for byte in buffer {
+                matched = byte == end[matched] ? matched + 1 : (byte == end[0] ? 1 : 0)
+                if matched == end.count {
+                    ended += 1
+                    matched = 0
+                }
+            }
+            buffer = []
+        }
+        return ended
+    }
+
     private func head() throws -> (Int, [(name: String, value: String)]) {
         while true {
             if let range = firstRange(of: [13, 10, 13, 10]) {

@@ -85,6 +85,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Held connections whose last read filled the buffer, so that more bytes may wait without
     /// another report: read again after the reported ones, before the loop waits.
     private var again: [WireConnection] = []
+    /// The tasks that gave the loop's other connections a turn (``yieldTurn()``): resumed once the
+    /// loop has waited again and seen to the sockets ready meanwhile.
+    private var turns: [UnsafeContinuation<Void, any Error>] = []
     /// Work to do at a time (a collapsed request's timeout), in no order (the loop's thread only).
     private var timers: [(deadline: ContinuousClock.Instant, work: () -> Void)] = []
     /// The idle kept-alive origin connections of this loop's tasks.
@@ -122,7 +125,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             runJobs()
             let count = ProxySyscalls.wait(
                 epoll, into: &ready, events: &events,
-                timeout: jobs.isEmpty && again.isEmpty ? Self.sweepInterval : .zero)
+                timeout: jobs.isEmpty && again.isEmpty && turns.isEmpty ? Self.sweepInterval : .zero)
             var woken = false
             for index in 0..<count {
                 let fd = ready[index]
@@ -138,6 +141,11 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 for connection in batch where held[connection.fd] === connection {
                     decide(handler.readable(connection, self), for: connection)
                 }
+            }
+            if !turns.isEmpty {
+                let batch = turns
+                turns = []
+                for turn in batch { turn.resume() }
             }
             if woken {
                 ProxySyscalls.drainWake(wake)
@@ -167,6 +175,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             waiter.continuation.resume(throwing: BlobStoreError(.network, "The proxy stopped."))
         }
         waiting = [:]
+        for turn in turns { turn.resume(throwing: BlobStoreError(.network, "The proxy stopped.")) }
+        turns = []
         runJobs()
         handler.periodically()
         origins.closeAll()
@@ -254,6 +264,17 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 connection: connection, writable: writable, awaitingRequest: awaitingRequest, deadline: deadline,
                 continuation: continuation)
         }
+    }
+
+    /// Suspends the calling task, which runs on this loop, until the loop has waited for its
+    /// sockets again and seen to those ready meanwhile: a task that answers request after request
+    /// without waiting for a socket lets the loop's other connections have a turn. (`Task.yield()`
+    /// would queue the task to run again before the loop waits.)
+    ///
+    /// - Throws: `network` when the loop ends first.
+    func yieldTurn() async throws {
+        precondition(isLoopThread, "a task yields its own loop")
+        try await withUnsafeThrowingContinuation { turns.append($0) }
     }
 
     /// What was reported on `fd` since its connection last read it, while nobody waited to read

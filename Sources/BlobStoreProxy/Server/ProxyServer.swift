@@ -282,7 +282,16 @@ public final class ProxyServer: Sendable {
     ) async -> Bool {
         let configuration = context.configuration
         var next = first
+        var answered = 0
         while true {
+            // A client may send requests faster than they are answered, each answer leaving at
+            // once (HEADs of a response kept on disk): then no wait ever suspends the task, and
+            // it would keep its loop from the loop's other connections. It lets them have a
+            // turn every few requests.
+            if answered > 0 && answered % Self.requestsPerTurn == 0 {
+                do { try await loop.yieldTurn() } catch { return false }
+            }
+            answered += 1
             let request: RequestHead
             var lookedUp: ProxyExchange.StoredLookup?
             do {
@@ -326,6 +335,10 @@ public final class ProxyServer: Sendable {
             }
         }
     }
+
+    /// The requests a connection's task answers in a row before it lets its loop see to its
+    /// other connections (``serveRequests(_:startingWith:returningTo:)``).
+    static let requestsPerTurn = 16
 
     /// What a task that waited for its connection's next request does next
     /// (``nextRequestOnTask(_:on:)``).
