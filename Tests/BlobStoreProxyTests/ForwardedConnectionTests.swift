@@ -1,3 +1,5 @@
+import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -90,24 +92,29 @@ struct ForwardedConnectionTests {
 
     @Test("A connection whose pipelined requests a task answers without waiting does not keep its loop from the others")
     func pipelinedHeadsLeaveTheLoopToOthers() async throws {
-        // HEADs of a response kept on disk are answered on a task, and each answer leaves at
-        // once: a client whose requests all wait in the socket already never makes the task
-        // wait. It must still let the loop's other connections be served meanwhile (before the
-        // task took turns, the hit on the hog's loop was answered after all 2,000 HEADs).
-        try await withProxy({ $0.idleTimeout = .seconds(60) }) { proxy in
+        // HEADs of a body kept as chunks are answered on a task (the chunks located, none read),
+        // and each answer leaves at once: a client whose requests all wait in the socket already
+        // never makes the task wait. It must still let the loop's other connections be served
+        // meanwhile (before the task took turns, the hit on the hog's loop was answered after
+        // all 1,000 HEADs).
+        var chunked = fast
+        chunked.chunkThreshold = 1 << 20
+        try await withProxy({ $0.idleTimeout = .seconds(60) }, store: chunked) { proxy in
             let large = "/fair-large?cc=max-age%3D600&size=2097152"
             #expect(try proxy.get(large).body.count == 2_097_152)
             let small = "/fair-small?cc=max-age%3D600&body=s"
             #expect(try proxy.get(small).text == "s")
-            let count = 2_000
-            nonisolated(unsafe) let hog = try proxy.client(timeout: 120)
-            let requests = String(repeating: ProxyHarness.request("HEAD", large), count: count)
-            let sending = Thread { try? hog.send(requests) }
-            sending.start()
+            // The HEADs arrive while the connection's task waits for the origin's answer to the
+            // first request: once it has sent that answer, they are all there to be read.
+            let count = 1_000
+            let hog = try proxy.client(timeout: 120)
+            try hog.send(
+                ProxyHarness.request("GET", "/fair-wait?cc=no-store&delay=0.3&body=w")
+                    + String(repeating: ProxyHarness.request("HEAD", large), count: count))
+            #expect(try hog.response().text == "w")
             let answered = Atomic<Int>(-1)
-            let reading = Thread { answered.store((try? hog.skipHeads(count)) ?? 0, ordering: .sequentiallyConsistent) }
-            reading.start()
-            usleep(100_000)
+            nonisolated(unsafe) let reader = hog
+            Thread { answered.store((try? reader.skipHeads(count)) ?? 0, ordering: .sequentiallyConsistent) }.start()
             // Connections are dealt to the loops in turn: one per loop, the hog's among them.
             let others = try (0...ProcessInfo.processInfo.activeProcessorCount).map { _ in try proxy.client() }
             for (index, other) in others.enumerated() {

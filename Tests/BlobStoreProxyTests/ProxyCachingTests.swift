@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import Testing
 
@@ -206,6 +207,32 @@ struct ProxyCachingTests {
             }
             #expect(bodies == Array(repeating: "once", count: 8))
             #expect(try await proxy.originRequests(target) == 1)
+        }
+    }
+
+    @Test(
+        "A large stored body found damaged when it is verified (on another thread) is a miss, answered from the origin")
+    func damagedLargeBodyIsAMiss() async throws {
+        try await withProxy { proxy in
+            // Over 1 MiB: kept in a file of its own, opened on a hit and hashed before it is sent.
+            let target = "/damaged-large?cc=max-age%3D600&size=2097152"
+            let stored = try proxy.get(target)
+            #expect(stored["Cache-Status"]?.contains("stored") == true)
+            let hit = try proxy.get(target)
+            #expect(hit.body == stored.body && hit["Cache-Status"]?.contains("hit") == true)
+            let digest = SHA256Hasher.hash(Data(stored.body))
+            let file = proxy.directory.child("store") + "/blobs/sha256/\(digest.hex.prefix(2))/\(digest.hex)"
+            chmod(file, 0o600)
+            let handle = try #require(FileHandle(forUpdatingAtPath: file))
+            try handle.seek(toOffset: 1_000_000)
+            try handle.write(contentsOf: Data([0x00, 0xFF, 0x00, 0xFF]))
+            try handle.close()
+            let answer = try proxy.get(target)
+            #expect(answer.status == 200 && answer.body == stored.body)
+            #expect(answer["Cache-Status"]?.contains("hit") == false, "\(answer["Cache-Status"] ?? "")")
+            #expect(try await proxy.originRequests(target) == 2)
+            // Stored again from the origin's answer: a hit once more.
+            #expect(try proxy.get(target)["Cache-Status"]?.contains("hit") == true)
         }
     }
 

@@ -15,14 +15,18 @@ final class ProxyHarness: @unchecked Sendable {
 
     /// A proxy for the test server with `configure`'s changes to the default configuration,
     /// writing its access log to `accessLog`.
-    init(_ configure: (inout ProxyConfiguration) -> Void = { _ in }, accessLog: FileHandle? = nil) throws {
+    init(
+        _ configure: (inout ProxyConfiguration) -> Void = { _ in },
+        store storeConfiguration: BlobStore.Configuration = fast,
+        accessLog: FileHandle? = nil
+    ) throws {
         origin = try TestServer()
         directory = TemporaryDirectory()
         var configuration = ProxyConfiguration(origin: URL(string: "http://127.0.0.1:\(origin.port)")!)
         configuration.port = 0
         configuration.metricsHost = "127.0.0.1"
         configure(&configuration)
-        let disk = try directory.store("store")
+        let disk = try directory.store("store", storeConfiguration)
         server = try ProxyServer(
             configuration: configuration,
             store: CachedStore(disk: disk, memory: try MemoryTier(maxBytes: 16 << 20), recheckInterval: .seconds(1)),
@@ -65,10 +69,11 @@ final class ProxyHarness: @unchecked Sendable {
 }
 
 /// Runs `body` with a started proxy, stopped afterwards.
-func withProxy<R>(_ configure: (inout ProxyConfiguration) -> Void = { _ in }, _ body: (ProxyHarness) async throws -> R)
-    async throws -> R
-{
-    let harness = try ProxyHarness(configure)
+func withProxy<R>(
+    _ configure: (inout ProxyConfiguration) -> Void = { _ in }, store: BlobStore.Configuration = fast,
+    _ body: (ProxyHarness) async throws -> R
+) async throws -> R {
+    let harness = try ProxyHarness(configure, store: store)
     defer { harness.stop() }
     return try await body(harness)
 }

@@ -90,6 +90,18 @@ extension BlobStore {
     /// verifies it, or, for a chunked value, its chunks opened to be read and verified a range
     /// at a time (``EntryRead/chunked(_:_:)``); `nil` as for ``entry(for:)``.
     public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
+        switch try entryOpening(for: key, readingUpTo: maxBytes) {
+        case nil: return nil
+        case .read(let read): return read
+        case .unverified(let info, let blob): return try blob.verified().map { .opened(info, $0) }
+        }
+    }
+
+    /// ``entry(for:readingUpTo:)`` for a reader that verifies a large value where it chooses: a
+    /// value stored whole in its own file and larger than `maxBytes` comes back opened, its
+    /// verification still to do (``UnverifiedBlob/verified()``), so that an event loop can have
+    /// another thread hash it. Anything else is read as ``entry(for:readingUpTo:)`` reads it.
+    package func entryOpening(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryOpening? {
         // Of a chunked value, the chunks of its first `maxBytes + 1` bytes are located: all of
         // one no larger than `maxBytes`, read here; of a larger one, which `ChunkedValue`
         // locates a range at a time, a few that are not used.
@@ -97,7 +109,7 @@ extension BlobStore {
         guard let found = try lookup(key, covering: limit < Int.max ? 0..<(limit + 1) : nil) else { return nil }
         let isPacked = if case .needle = found.located { true } else { false }
         if isPacked || found.entry.size <= UInt64(limit) {
-            return try read(key, found).value.map(EntryRead.value)
+            return try read(key, found).value.map { .read(.value($0)) }
         }
         if case .chunks(let chunked) = found.located {
             return try keepingHit {
@@ -109,11 +121,16 @@ extension BlobStore {
                 // Checked as it is read: the blob is not marked verified.
                 finishHit(nil, wasVerified: found.verified)
                 return .found(
-                    .chunked(EntryInfo(key: key, entry: found.entry), ChunkedValue(chunked.recipe, in: self)))
+                    .read(.chunked(EntryInfo(key: key, entry: found.entry), ChunkedValue(chunked.recipe, in: self))))
             }.value
         }
         guard case .found(let opened) = try open(found) else { return nil }
-        return try verifiedHandle(opened).value.map { .opened(EntryInfo(key: key, entry: $0.entry), $0.handle) }
+        let info = EntryInfo(key: key, entry: opened.entry)
+        guard case .file(let fd) = opened.value else {
+            return try verifiedHandle(opened).value.map { .read(.opened(info, $0.handle)) }
+        }
+        return .unverified(
+            info, UnverifiedBlob(store: self, entry: opened.entry, descriptor: fd, wasVerified: opened.verified))
     }
 
     /// Writes `key`'s value to `destination` from its current offset, verified as
@@ -403,17 +420,26 @@ extension BlobStore {
                 }
             case .file(let fd):
                 let handle = FileHandle(fileDescriptor: fd.rawValue, closeOnDealloc: true)
-                if configuration.verifyReads,
-                    case .corrupt = try content.verify(fd, digest: entry.digest, expectedSize: entry.size)
-                {
-                    try? handle.close()
-                    try repair(entry.digest, quarantine: true)
-                    return .damaged
-                }
-                finishHit(entry.digest, wasVerified: opened.verified)
-                return .found((entry, handle, nil, true))
+                return try checkedFile(entry, handle, wasVerified: opened.verified).map { (entry, $0, nil, true) }
             }
         }
+    }
+
+    /// `handle`, on the loose blob of `entry`, once the blob was verified through it (unless
+    /// reads do not verify) and its hit ended (``finishHit(_:wasVerified:)``); ``ReadOutcome/damaged``
+    /// when it does not hash to its digest: the handle is closed and the blob repaired. Called
+    /// in ``keepingHit(_:)``.
+    func checkedFile(_ entry: IndexEntry, _ handle: FileHandle, wasVerified: Bool) throws -> ReadOutcome<FileHandle> {
+        let fd = FileDescriptor(rawValue: handle.fileDescriptor, path: layout.blobPath(entry.digest))
+        if configuration.verifyReads,
+            case .corrupt = try content.verify(fd, digest: entry.digest, expectedSize: entry.size)
+        {
+            try? handle.close()
+            try repair(entry.digest, quarantine: true)
+            return .damaged
+        }
+        finishHit(entry.digest, wasVerified: wasVerified)
+        return .found(handle)
     }
 
     /// The bytes a read found; for a blob found missing (when `repairingMissing`: the index

@@ -177,12 +177,23 @@ public final class CachedStore: BlobStorage {
     /// memory hit), else from disk (`BlobStore.entry(for:readingUpTo:)`): a value up to
     /// `maxBytes` read and kept in memory when it fits, a larger one opened and not kept.
     public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
-        if let hit = try memoryHit(for: key) {
-            return .value(StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory))
+        switch try entryOpening(for: key, readingUpTo: maxBytes) {
+        case nil: return nil
+        case .read(let read): return read
+        case .unverified(let info, let blob): return try blob.verified().map { .opened(info, $0) }
         }
-        guard let read = try disk.entry(for: key, readingUpTo: maxBytes) else { return nil }
-        if case .value(let stored) = read { try remember(stored, for: key) }
-        return read
+    }
+
+    /// ``entry(for:readingUpTo:)`` for a reader that verifies a large value where it chooses
+    /// (`BlobStore.entryOpening(for:readingUpTo:)`): a value in a file of its own on disk comes
+    /// back opened, its verification still to do.
+    package func entryOpening(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryOpening? {
+        if let hit = try memoryHit(for: key) {
+            return .read(.value(StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory)))
+        }
+        guard let opening = try disk.entryOpening(for: key, readingUpTo: maxBytes) else { return nil }
+        if case .read(.value(let stored)) = opening { try remember(stored, for: key) }
+        return opening
     }
 
     /// Writes the value under `key` to `destination` from memory when it is there (checked as

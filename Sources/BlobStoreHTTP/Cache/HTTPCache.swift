@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreCache
 import Foundation
 import Synchronization
 
@@ -151,6 +152,27 @@ public final class HTTPCache: Sendable {
     ) throws -> (response: StoredResponse, body: EntryRead)? {
         try storedResponse(for: url, key: key, requestHeaders: requestHeaders, records: records) { key in
             try store.entry(for: key, readingUpTo: maxBytes).map { ($0.info, $0) }
+        }
+    }
+
+    /// ``storedResponse(for:key:requestHeaders:records:readingUpTo:)`` for a reader that verifies
+    /// a large body where it chooses (an event loop has another thread hash it): a body stored
+    /// whole in a file of its own comes back opened, its verification still to do
+    /// (`BlobStore.entryOpening(for:readingUpTo:)`), when the store is a `BlobStore` or a
+    /// `CachedStore`; any other store reads as ``storedResponse(for:key:requestHeaders:records:readingUpTo:)``.
+    package func storedResponse(
+        for url: URL, key: StoreKey? = nil, requestHeaders: HTTPHeaders, records: DecodedRecords? = nil,
+        openingUpTo maxBytes: Int
+    ) throws -> (response: StoredResponse, body: EntryOpening)? {
+        let store = store
+        return try storedResponse(for: url, key: key, requestHeaders: requestHeaders, records: records) { key in
+            let opening: EntryOpening? =
+                switch store {
+                case let cached as CachedStore: try cached.entryOpening(for: key, readingUpTo: maxBytes)
+                case let disk as BlobStore: try disk.entryOpening(for: key, readingUpTo: maxBytes)
+                default: try store.entry(for: key, readingUpTo: maxBytes).map(EntryOpening.read)
+                }
+            return opening.map { ($0.info, $0) }
         }
     }
 

@@ -10,6 +10,10 @@ enum StoredBody {
     case bytes(Data)
     /// A read-only handle on the stored body (verified when it was opened), and its size.
     case file(FileHandle, count: Int)
+    /// The stored body in a file of its own, opened and not verified yet, and its size: it is
+    /// verified on another thread before it is sent (a gigabyte's hash would hold the event
+    /// loop, and every other connection of it, for most of a second).
+    case unverified(UnverifiedBlob, count: Int)
     /// A body kept as chunks: each piece sent is read and verified when it is sent, and a range
     /// reads only the chunks that hold it.
     case chunks(ChunkedValue)
@@ -21,7 +25,7 @@ enum StoredBody {
     var count: Int {
         switch self {
         case .bytes(let data): data.count
-        case .file(_, let count): count
+        case .file(_, let count), .unverified(_, let count): count
         case .chunks(let value): value.count
         }
     }
@@ -36,25 +40,27 @@ enum StoredBody {
         records: DecodedRecords? = nil
     ) throws -> (StoredResponse, StoredBody)? {
         guard
-            let (response, read) = try cache.storedResponse(
-                for: url, key: key, requestHeaders: requestHeaders, records: records, readingUpTo: inMemoryLimit)
+            let (response, opening) = try cache.storedResponse(
+                for: url, key: key, requestHeaders: requestHeaders, records: records, openingUpTo: inMemoryLimit)
         else { return nil }
-        switch read {
-        case .value(let entry): return (response, .bytes(entry.value))
-        case .opened(let info, let handle): return (response, .file(handle, count: Int(clamping: info.size)))
-        case .chunked(_, let value): return (response, .chunks(value))
+        switch opening {
+        case .read(.value(let entry)): return (response, .bytes(entry.value))
+        case .read(.opened(let info, let handle)): return (response, .file(handle, count: Int(clamping: info.size)))
+        case .read(.chunked(_, let value)): return (response, .chunks(value))
+        case .unverified(let info, let blob): return (response, .unverified(blob, count: Int(clamping: info.size)))
         }
     }
 
     /// Sends `head`, then the bytes of `range` of the body, to `client`: a body in a file (a
-    /// loose blob, verified when it was opened) straight from the page cache as the client takes
-    /// it (``WireConnection/sendFile(_:_:)``); a chunked body's range located first (so that it
-    /// reads whatever writers do meanwhile), then sent a piece of about ``pieceBytes`` at a time,
-    /// each read and verified once the client has taken the one before.
+    /// loose blob, verified first, on another thread when it was opened unverified) straight from
+    /// the page cache as the client takes it (``WireConnection/sendFile(_:_:)``); a chunked
+    /// body's range located first (so that it reads whatever writers do meanwhile), then sent a
+    /// piece of about ``pieceBytes`` at a time, each read and verified once the client has taken
+    /// the one before.
     ///
-    /// - Throws: ``Gone`` with nothing sent, when the chunks of a chunked body's range are gone
-    ///   or missing (the entry was removed or replaced since it was looked up) or its first
-    ///   piece is damaged (the entry is dropped);
+    /// - Throws: ``Gone`` with nothing sent, when a body in a file is damaged (it is repaired),
+    ///   or the chunks of a chunked body's range are gone or missing (the entry was removed or
+    ///   replaced since it was looked up) or its first piece is damaged (the entry is dropped);
     ///   `network` when the client connection fails; `io` when the stored file cannot be read or
     ///   ends early; `corrupt` when a chunk is found damaged once the head went out (what was
     ///   sent before it was sound; the client sees the body cut).
@@ -66,6 +72,10 @@ enum StoredBody {
             try client.write(head)
             guard !range.isEmpty else { return }
             try await client.sendFile(handle.fileDescriptor, range)
+        case .unverified(let blob, let count):
+            // The task waits for the hash, its loop does not; damage found is a body gone.
+            guard let handle = try await offload(.runToEnd, { try blob.verified() }) else { throw Gone() }
+            try await StoredBody.file(handle, count: count).send(range, after: head, to: client)
         case .chunks(let value):
             // Located, and the first piece read, before the head goes out: a body gone or
             // damaged there is answered as a miss.
@@ -85,7 +95,7 @@ enum StoredBody {
         }
     }
 
-    /// A chunked body that could not be sent, with nothing sent: the request is answered as if
+    /// A stored body that could not be sent, with nothing sent: the request is answered as if
     /// nothing were stored.
     struct Gone: Error {}
 
@@ -109,7 +119,7 @@ enum StoredBody {
         switch self {
         case .bytes(let data):
             return try cache.refresh(response, body: data, requestHeaders: requestHeaders)
-        case .file, .chunks:
+        case .file, .unverified, .chunks:
             return try cache.refreshInPlace(response, requestHeaders: requestHeaders)
                 ?? .notStored("a large body is stored again only with a full response")
         }
