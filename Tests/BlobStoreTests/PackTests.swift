@@ -290,6 +290,23 @@ import Testing
         }
     }
 
+    @Test func aPutInTheProcessThatVerifiedANeedleStillChecksItsHeader() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir.child("s")
+            try withStore(path) { store throws in
+                try store.put(value(5), for: "old")
+                // The needle's header names another digest: the put that would reuse it (this
+                // process wrote it, so its bytes are not rehashed) writes a needle of its own.
+                let offset = try needleOffset(of: value(5), in: path + "/packs/pack-1")
+                flipBit(path + "/packs/pack-1", at: offset + 4 + 7, bit: 1)
+                try store.put(value(5), for: "new")
+                #expect(try store.value(for: "new") == value(5))
+                #expect(try store.value(for: "old") == value(5))
+                #expect(try store.verify().isClean)
+            }
+        }
+    }
+
     // MARK: - Reclaiming dead needles
 
     @Test func gcRewritesMostlyDeadPacksAndDeletesEmptyOnes() throws {

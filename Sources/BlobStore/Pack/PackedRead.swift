@@ -44,6 +44,22 @@ enum PackedRead: Sendable {
         }
     }
 
+    /// Whether the needle is there and its header repeats its size and digest, and, when
+    /// `rehashing`, whether its bytes hash to that digest: checked as ``read()`` checks it, but
+    /// hashed where they are mapped rather than copied out (a put that reuses the needle reads
+    /// none of it when this process verified it before).
+    func isSound(rehashing: Bool) -> Bool {
+        guard case .needle(let needle) = self else { return false }
+        return withExtendedLifetime(needle.mapping) {
+            let pack = UnsafeRawBufferPointer(rebasing: needle.mapping.bytes[..<needle.readable])
+            guard
+                case .success(let range) = PackFormat.needleValue(
+                    in: pack, at: needle.offset, size: needle.size, digest: needle.digest)
+            else { return false }
+            return !rehashing || SHA256Hasher.hash(UnsafeRawBufferPointer(rebasing: pack[range])) == needle.digest
+        }
+    }
+
     /// Copies the value into `destination` (exactly its size), checked as ``read()`` checks it;
     /// `nil` when it was copied, else the miss.
     func copy(into destination: UnsafeMutableRawBufferPointer) -> ContentStore.ReadResult? {

@@ -129,14 +129,13 @@ extension BlobStore {
     }
 
     /// Whether the needle of `digest` at `location` is sound: its header matches and (unless this
-    /// process verified it before) its bytes hash to the digest. Found under the mutex, copied and
-    /// hashed after it.
+    /// process verified it before) its bytes hash to the digest. Found under the mutex, checked
+    /// after it, in the pack's mapping (``PackedRead/isSound(rehashing:)``).
     func needleIsSound(_ digest: SHA256Digest, _ reference: StoreIndex.BlobReference, at location: PackLocation)
         -> Bool
     {
         let needle = state.withLock { $0.packs.locate(location, size: reference.size, digest: digest, layout: layout) }
-        guard case .found(let data) = needle.read() else { return false }
-        return reference.isVerified || SHA256Hasher.hash(data) == digest
+        return needle.isSound(rehashing: !reference.isVerified)
     }
 
     /// The packs holding the chunks of the chunked value `digest` when every chunk is there and
