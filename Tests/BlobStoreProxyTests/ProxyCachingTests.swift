@@ -236,6 +236,47 @@ struct ProxyCachingTests {
         }
     }
 
+    @Test("A damaged large body is a miss whether it would be revalidated, kept for stale-if-error or served stale")
+    func damagedLargeBodyIsAMissOnEveryPath() async throws {
+        try await withProxy { proxy in
+            func damage(_ body: [UInt8]) throws {
+                let digest = SHA256Hasher.hash(Data(body))
+                let file = proxy.directory.child("store") + "/blobs/sha256/\(digest.hex.prefix(2))/\(digest.hex)"
+                chmod(file, 0o600)
+                let handle = try #require(FileHandle(forUpdatingAtPath: file))
+                try handle.seek(toOffset: 1_000_000)
+                try handle.write(contentsOf: Data([0x00, 0xFF, 0x00, 0xFF]))
+                try handle.close()
+            }
+            // Stale with a validator: not revalidated, fetched whole (the 304 would have answered
+            // with the damaged body).
+            let revalidated = "/dl-revalidated?cc=max-age%3D0&etag=%22e%22&size=2097152"
+            let first = try proxy.get(revalidated)
+            try damage(first.body)
+            let fetched = try proxy.get(revalidated)
+            #expect(fetched.status == 200 && fetched.body == first.body)
+            #expect(fetched["Cache-Status"]?.contains("fwd=uri-miss") == true, "\(fetched["Cache-Status"] ?? "")")
+            // A HEAD whose 200 would freshen the stored GET response is relayed as the origin sent it.
+            let head = "/dl-head?cc=max-age%3D0&etag=%22h%22&size=2097152"
+            try damage(try proxy.get(head).body)
+            let headAnswer = try proxy.get(head, method: "HEAD")
+            #expect(headAnswer.status == 200 && headAnswer["Content-Length"] == "2097152")
+            // stale-while-revalidate: no background revalidation of a damaged body, one miss;
+            // stale-if-error: the origin's failure is relayed, not the damaged body.
+            let swr = "/dl-swr?cc=max-age%3D1,%20stale-while-revalidate%3D600&etag=%22s%22&size=2097152"
+            let kept = try proxy.get(swr)
+            try damage(kept.body)
+            let failing = "/dl-sie?cc=max-age%3D1,%20stale-if-error%3D600&failafter=1&size=2097152"
+            try damage(try proxy.get(failing).body)
+            try await Task.sleep(for: .seconds(2.2))
+            let missed = try proxy.get(swr)
+            #expect(missed.status == 200 && missed.body == kept.body)
+            #expect(try proxy.get(failing).status == 503)
+            try await Task.sleep(for: .seconds(0.5))
+            #expect(try await proxy.originRequests(swr) == 2)
+        }
+    }
+
     @Test("HEAD is answered from a stored GET response, without a body")
     func headFromStoredGet() async throws {
         try await withProxy { proxy in

@@ -69,6 +69,28 @@ struct EntryOpeningTests {
         }
     }
 
+    @Test("A verification that failed is not run again: a second call throws what the first threw")
+    func failureIsRemembered() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.child("s")
+            let store = try BlobStore(at: path, configuration: looseOnly)
+            let digest = try store.put(large, for: "large")
+            guard case .unverified(_, let blob)? = try store.entryOpening(for: "large", readingUpTo: 100_000) else {
+                Issue.record("the value is not opened unverified")
+                return
+            }
+            // Damaged, in a store closed meanwhile: the repair the damage calls for fails.
+            let handle = try #require(FileHandle(forUpdatingAtPath: Self.blobFile(path, digest)))
+            try handle.seek(toOffset: 10)
+            try handle.write(contentsOf: Data([0xAB, 0xCD]))
+            try handle.close()
+            try store.close()
+            let first = #expect(throws: BlobStoreError.self) { try blob.verified() }
+            let second = #expect(throws: BlobStoreError.self) { try blob.verified() }
+            #expect(first?.code == .closed && second?.code == .closed, "\(String(describing: second))")
+        }
+    }
+
     @Test("A memory tier's hit is read; a value only on disk is opened unverified through the tier")
     func throughTheMemoryTier() throws {
         try withTemporaryDirectory { dir in

@@ -14,8 +14,8 @@ package final class UnverifiedBlob: Sendable {
     private let handle: FileHandle
     /// Whether this process verified the blob before the read.
     private let wasVerified: Bool
-    /// What the first ``verified()`` found: the handle, or `nil` for damage.
-    private let outcome = Mutex<FileHandle??>(nil)
+    /// What the first ``verified()`` found: the handle, `nil` for damage, or its failure.
+    private let outcome = Mutex<Result<FileHandle?, any Error>?>(nil)
 
     init(store: BlobStore, entry: IndexEntry, descriptor: FileDescriptor, wasVerified: Bool) {
         self.store = store
@@ -28,15 +28,17 @@ package final class UnverifiedBlob: Sendable {
     /// (streamed through SHA-256, unless ``BlobStore/Configuration/verifyReads`` is off), as
     /// ``BlobStore/fileHandle(for:)-4ol5e`` verifies it; `nil` when it is damaged: the handle is
     /// closed and the blob repaired, as any read that finds damage repairs it. Verifies once:
-    /// later calls return what the first found.
+    /// later calls return (or throw) what the first found.
     ///
     /// - Throws: ``BlobStoreError`` when the blob cannot be read, or the repair fails.
     package func verified() throws -> FileHandle? {
         try outcome.withLock { outcome in
-            if let found = outcome { return found }
-            let found = try store.keepingHit { try store.checkedFile(entry, handle, wasVerified: wasVerified) }.value
-            outcome = .some(found)
-            return found
+            if let outcome { return try outcome.get() }
+            let found = Result {
+                try store.keepingHit { try store.checkedFile(entry, handle, wasVerified: wasVerified) }.value
+            }
+            outcome = found
+            return try found.get()
         }
     }
 }

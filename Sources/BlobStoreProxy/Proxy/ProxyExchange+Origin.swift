@@ -77,7 +77,7 @@ extension ProxyExchange {
             }
         }
         if request.method == "HEAD", response.status == 200, let url = target.url,
-            let (storedResponse, storedBody) = lookUpForHead(url), Self.headMatches(storedResponse, response)
+            let (storedResponse, storedBody) = await lookUpForHead(url), Self.headMatches(storedResponse, response)
         {
             // A 200 to HEAD freshens the stored GET response it describes (RFC 9111 §4.3.5), and the
             // client is answered from it, so that fields the HEAD left out are kept.
@@ -92,9 +92,9 @@ extension ProxyExchange {
     /// The idle origin connections of the client's loop, whose tasks this exchange runs in.
     var origins: OriginConnections { client.loop!.origins }
 
-    /// The stored GET response a HEAD request's answer may freshen.
-    private func lookUpForHead(_ url: URL) -> (StoredResponse, StoredBody)? {
-        try? StoredBody.lookUp(url, in: cache, requestHeaders: request.headers)
+    /// The stored GET response a HEAD request's answer may freshen, its body verified.
+    private func lookUpForHead(_ url: URL) async -> (StoredResponse, StoredBody)? {
+        await verified(try? StoredBody.lookUp(url, in: cache, requestHeaders: request.headers))
     }
 
     /// Whether a 200 to HEAD is about `stored`: the validators and length both have agree

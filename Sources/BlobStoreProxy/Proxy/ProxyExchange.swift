@@ -172,9 +172,9 @@ final class ProxyExchange {
         while true {
             let found: (StoredResponse, StoredBody)?
             if let prior = lookedUp.take() {
-                found = prior.found
+                found = await verified(prior.found)
             } else {
-                found = bodyGone ? nil : lookUp(url, key: target.storeKey)
+                found = bodyGone ? nil : await verified(lookUp(url, key: target.storeKey))
             }
             if let (stored, body) = found {
                 let now = Date()
@@ -237,6 +237,22 @@ final class ProxyExchange {
         do {
             return try StoredBody.lookUp(
                 url, key: key, in: cache, requestHeaders: request.headers, records: client.loop?.records)
+        } catch {
+            cacheStatus.detail = "the store failed: \(error)"
+            return nil
+        }
+    }
+
+    /// `found` with a body opened unverified (``StoredBody/unverified(_:count:)``) verified, on a
+    /// thread of the system's pool while the task waits, before anything is decided from it: a
+    /// body found damaged (it is repaired) or that the store fails to read makes it a miss, as if
+    /// the lookup had found it so, whether the response is then served, revalidated or kept for
+    /// `stale-if-error`.
+    func verified(_ found: (StoredResponse, StoredBody)?) async -> (StoredResponse, StoredBody)? {
+        guard let (stored, body) = found, case .unverified(let blob, let count) = body else { return found }
+        do {
+            guard let handle = try await offload(.runToEnd, { try blob.verified() }) else { return nil }
+            return (stored, .file(handle, count: count))
         } catch {
             cacheStatus.detail = "the store failed: \(error)"
             return nil

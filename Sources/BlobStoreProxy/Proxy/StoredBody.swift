@@ -10,9 +10,10 @@ enum StoredBody {
     case bytes(Data)
     /// A read-only handle on the stored body (verified when it was opened), and its size.
     case file(FileHandle, count: Int)
-    /// The stored body in a file of its own, opened and not verified yet, and its size: it is
-    /// verified on another thread before it is sent (a gigabyte's hash would hold the event
-    /// loop, and every other connection of it, for most of a second).
+    /// The stored body in a file of its own, opened and not verified yet, and its size: the
+    /// exchange has it verified on another thread (`ProxyExchange.verified(_:)`) before it
+    /// decides anything from it (a gigabyte's hash would hold the event loop, and every other
+    /// connection of it, for most of a second); ``send(_:after:to:)`` verifies one still left so.
     case unverified(UnverifiedBlob, count: Int)
     /// A body kept as chunks: each piece sent is read and verified when it is sent, and a range
     /// reads only the chunks that hold it.
