@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreTestKit
 import Foundation
 import Testing
 
@@ -220,13 +221,7 @@ struct ProxyCachingTests {
             #expect(stored["Cache-Status"]?.contains("stored") == true)
             let hit = try proxy.get(target)
             #expect(hit.body == stored.body && hit["Cache-Status"]?.contains("hit") == true)
-            let digest = SHA256Hasher.hash(Data(stored.body))
-            let file = proxy.directory.child("store") + "/blobs/sha256/\(digest.hex.prefix(2))/\(digest.hex)"
-            chmod(file, 0o600)
-            let handle = try #require(FileHandle(forUpdatingAtPath: file))
-            try handle.seek(toOffset: 1_000_000)
-            try handle.write(contentsOf: Data([0x00, 0xFF, 0x00, 0xFF]))
-            try handle.close()
+            try Self.damageStoredFile(of: stored.body, in: proxy)
             let answer = try proxy.get(target)
             #expect(answer.status == 200 && answer.body == stored.body)
             #expect(answer["Cache-Status"]?.contains("hit") == false, "\(answer["Cache-Status"] ?? "")")
@@ -239,15 +234,7 @@ struct ProxyCachingTests {
     @Test("A damaged large body is a miss whether it would be revalidated, kept for stale-if-error or served stale")
     func damagedLargeBodyIsAMissOnEveryPath() async throws {
         try await withProxy { proxy in
-            func damage(_ body: [UInt8]) throws {
-                let digest = SHA256Hasher.hash(Data(body))
-                let file = proxy.directory.child("store") + "/blobs/sha256/\(digest.hex.prefix(2))/\(digest.hex)"
-                chmod(file, 0o600)
-                let handle = try #require(FileHandle(forUpdatingAtPath: file))
-                try handle.seek(toOffset: 1_000_000)
-                try handle.write(contentsOf: Data([0x00, 0xFF, 0x00, 0xFF]))
-                try handle.close()
-            }
+            func damage(_ body: [UInt8]) throws { try Self.damageStoredFile(of: body, in: proxy) }
             // Stale with a validator: not revalidated, fetched whole (the 304 would have answered
             // with the damaged body).
             let revalidated = "/dl-revalidated?cc=max-age%3D0&etag=%22e%22&size=2097152"
@@ -275,6 +262,55 @@ struct ProxyCachingTests {
             try await Task.sleep(for: .seconds(0.5))
             #expect(try await proxy.originRequests(swr) == 2)
         }
+    }
+
+    @Test(
+        "A chunked body found damaged once it would be sent after a 304, for stale-if-error or a HEAD's refresh: answered from the origin"
+    )
+    func damagedChunkedBodyOnTheOriginPaths() async throws {
+        var chunked = fast
+        chunked.chunkThreshold = 1 << 20
+        try await withProxy(store: chunked) { proxy in
+            let revalidated = "/dc-revalidated?cc=max-age%3D0&etag=%22e%22&size=2097152"
+            let body = try proxy.get(revalidated).body
+            let failing = "/dc-sie?cc=max-age%3D1,%20stale-if-error%3D600&failafter=1&size=2097152"
+            _ = try proxy.get(failing)
+            let head = "/dc-head?cc=max-age%3D0&etag=%22h%22&size=2097152"
+            _ = try proxy.get(head)
+            // Every needle of every pack changed in place (the proxy has the packs mapped).
+            let packs = proxy.directory.child("store") + "/packs/"
+            for pack in try FileManager.default.contentsOfDirectory(atPath: packs) {
+                let handle = try #require(FileHandle(forUpdatingAtPath: packs + pack))
+                let length = try handle.seekToEnd()
+                for offset in stride(from: UInt64(100), to: length, by: 4096) {
+                    try handle.seek(toOffset: offset)
+                    let byte = try #require(try handle.read(upToCount: 1))
+                    try handle.seek(toOffset: offset)
+                    try handle.write(contentsOf: Data([byte[byte.startIndex] ^ 1]))
+                }
+                try handle.close()
+            }
+            // The origin's 304 would answer with the damaged body: fetched whole instead.
+            let fetched = try proxy.get(revalidated)
+            #expect(fetched.status == 200 && fetched.body == body)
+            #expect(try await proxy.originRequests(revalidated) == 3)
+            let headAnswer = try proxy.get(head, method: "HEAD")
+            #expect(headAnswer.status == 200 && headAnswer["Content-Length"] == "2097152")
+            try await Task.sleep(for: .seconds(1.2))
+            #expect(try proxy.get(failing).status == 503)
+        }
+    }
+
+    /// Changes four bytes, 1,000,000 bytes in, of the file `proxy`'s store keeps `body` in (a body
+    /// over 1 MiB: a file of its own).
+    private static func damageStoredFile(of body: [UInt8], in proxy: ProxyHarness) throws {
+        let digest = SHA256Hasher.hash(Data(body))
+        let file = proxy.directory.child("store") + "/blobs/sha256/\(digest.hex.prefix(2))/\(digest.hex)"
+        chmod(file, 0o600)
+        let handle = try #require(FileHandle(forUpdatingAtPath: file))
+        try handle.seek(toOffset: 1_000_000)
+        try handle.write(contentsOf: Data([0x00, 0xFF, 0x00, 0xFF]))
+        try handle.close()
     }
 
     @Test("HEAD is answered from a stored GET response, without a body")

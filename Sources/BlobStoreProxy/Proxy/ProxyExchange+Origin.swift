@@ -34,7 +34,8 @@ extension ProxyExchange {
                 // The origin cannot be reached: a disconnected cache may answer stale (RFC 9111
                 // §4.2.4), unless the response or the request forbids it.
                 cacheStatus.detail = "stale, the origin failed: \(error.message)"
-                return try await serve(storedResponse, body: storedBody)
+                if try await serveUnlessGone(storedResponse, body: storedBody) { return }
+                cacheStatus.detail = nil
             }
             context.metrics.originErrors.add(1, ordering: .relaxed)
             let timedOut = error.errno == ETIMEDOUT
@@ -67,13 +68,19 @@ extension ProxyExchange {
                 }
                 // Removed once it was sent: a chunked body is read from the entry's chunks.
                 defer { if removing { _ = try? cache.removeStored(refreshed, url: url) } }
-                return try await serve(refreshed, body: storedBody)
+                if try await serveUnlessGone(refreshed, body: storedBody) { return }
+                // Its body is gone (chunks removed or damaged since the lookup): fetched anew, and
+                // stored again.
+                removing = false
+                var none = BodyReader(connection: client, framing: .none)
+                return try await forward(to: target, body: &none, stored: nil)
             }
             if [500, 502, 503, 504].contains(response.status),
                 storedResponse.mayAnswerOnError(at: Date(), requestHeaders: request.headers, policy: policy)
             {
                 cacheStatus.detail = "stale-if-error"
-                return try await serve(storedResponse, body: storedBody)
+                if try await serveUnlessGone(storedResponse, body: storedBody) { return }
+                cacheStatus.detail = nil
             }
         }
         if request.method == "HEAD", response.status == 200, let url = target.url,
@@ -81,10 +88,12 @@ extension ProxyExchange {
         {
             // A 200 to HEAD freshens the stored GET response it describes (RFC 9111 §4.3.5), and the
             // client is answered from it, so that fields the HEAD left out are kept.
-            origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
             let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
             _ = try? storedBody.refresh(refreshed, in: cache, requestHeaders: request.headers)
-            return try await serve(refreshed, body: storedBody)
+            if try await serveUnlessGone(refreshed, body: storedBody) {
+                origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
+                return
+            }
         }
         try await relay(response, from: connection, target: target, requestTime: requestTime)
     }

@@ -14,6 +14,19 @@ extension ProxyExchange {
         try await body.send(range, after: head, to: client)
     }
 
+    /// ``serve(_:body:)``, unless the body is gone (``StoredBody/Gone``: a chunked body's chunks
+    /// removed or damaged since the lookup), nothing sent: then what the answer counted is taken
+    /// back and the caller answers otherwise. Returns whether it served.
+    func serveUnlessGone(_ stored: StoredResponse, body: StoredBody) async throws -> Bool {
+        do {
+            try await serve(stored, body: body)
+            return true
+        } catch is StoredBody.Gone {
+            forgetServed()
+            return false
+        }
+    }
+
     /// The head and the range of the body that answer with `stored` (``serve(_:body:)``), noted
     /// for the log and the metrics.
     func answer(_ stored: StoredResponse, body: StoredBody) -> (head: [UInt8], range: Range<Int>) {

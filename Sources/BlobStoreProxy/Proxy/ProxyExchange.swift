@@ -153,8 +153,15 @@ final class ProxyExchange {
     /// metrics, the `Cache-Status` and what the log would say.
     private func forgetHit() {
         context.metrics.hits.subtract(1, ordering: .relaxed)
+        forgetServed()
+        cacheStatus = CacheStatus()
+    }
+
+    /// Takes back what an answer from a stored response counted when its body could not be sent
+    /// (``StoredBody/Gone``), nothing sent: the bytes from the cache, and what the log would say.
+    func forgetServed() {
         context.metrics.bytesFromCache.subtract(sentBytes, ordering: .relaxed)
-        (cacheStatus, sentStatus, sentBytes) = (CacheStatus(), 0, 0)
+        (sentStatus, sentBytes) = (0, 0)
     }
 
     /// Answers a GET or HEAD from a stored response when one may be used, else from the origin
