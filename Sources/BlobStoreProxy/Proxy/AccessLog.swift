@@ -37,10 +37,11 @@ final class AccessLog: Sendable {
     }
 
     /// Records one request (`nil` for one that could not be read), in `batch` when one is given
-    /// (written by ``flush(_:)``, or before it would pass 4 KiB), else at once.
+    /// (written by ``flush(_:)``, or once the lines before it fill 4 KiB), else at once.
+    /// `cacheStatus` appends the line's `Cache-Status` member.
     func record(
-        peer: String, request: RequestHead?, status: Int, bytes: Int, cacheStatus: String, duration: Duration,
-        batch: Batch? = nil
+        peer: String, request: RequestHead?, status: Int, bytes: Int, cacheStatus: (inout [UInt8]) -> Void,
+        duration: Duration, batch: Batch? = nil
     ) {
         guard let handle else { return }
         let now = Date()
@@ -51,36 +52,53 @@ final class AccessLog: Sendable {
         }
         let date = batch.map { latest(&$0.lastTimestamp) } ?? lastTimestamp.withLock { latest(&$0) }
         let tenths = duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
-        func add(_ part: String) { line.append(contentsOf: part.utf8) }
-        add(peer)
-        add(" - - [")
-        add(date)
-        add("] \"")
-        if let request {
-            add(request.method)
+        // Written straight into the batch: no line is made on its own.
+        func write(to line: inout [UInt8]) {
+            func add(_ part: String) {
+                // From the string's storage: through its UTF-8 view, each part costs reference
+                // counting.
+                let added: Void? = part.utf8.withContiguousStorageIfAvailable { line.append(contentsOf: $0) }
+                if added == nil { line.append(contentsOf: part.utf8) }
+            }
+            add(peer)
+            add(" - - [")
+            add(date)
+            add("] \"")
+            if let request {
+                add(request.method)
+                add(" ")
+                add(request.target)
+                add(" HTTP/1.")
+                add(String(request.minorVersion))
+            } else {
+                add("-")
+            }
+            add("\" ")
+            add(String(status))
             add(" ")
-            add(request.target)
-            add(" HTTP/1.")
-            add(String(request.minorVersion))
-        } else {
-            add("-")
+            add(String(bytes))
+            add(" \"")
+            cacheStatus(&line)
+            add("\" ")
+            add(String(tenths / 10))
+            add(".")
+            add(String(tenths % 10))
+            add("ms\n")
         }
-        add("\" ")
-        add(String(status))
-        add(" ")
-        add(String(bytes))
-        add(" \"")
-        add(cacheStatus)
-        add("\" ")
-        add(String(tenths / 10))
-        add(".")
-        add(String(tenths % 10))
-        add("ms\n")
-        guard let batch else { return ProxySyscalls.appendLine(line, to: handle.fileDescriptor) }
-        if batch.bytes.count + line.count > Batch.limit { flush(batch) }
-        batch.bytes.append(contentsOf: line)
+        guard let batch else {
+            var line: [UInt8] = []
+            line.reserveCapacity(256)
+            write(to: &line)
+            return ProxySyscalls.appendLine(line, to: handle.fileDescriptor)
+        }
+        let start = batch.bytes.count
+        write(to: &batch.bytes)
+        // The lines before this one go out once it would take the batch past one write.
+        guard batch.bytes.count > Batch.limit, start > 0 else { return }
+        batch.bytes.withUnsafeBytes {
+            ProxySyscalls.appendLine(UnsafeRawBufferPointer(rebasing: $0[..<start]), to: handle.fileDescriptor)
+        }
+        batch.bytes.removeSubrange(..<start)
     }
 
     /// Writes the lines `batch` holds.

@@ -130,7 +130,7 @@ final class ProxyExchange {
         context.log.record(
             peer: client.peer, request: request,
             status: sentStatus, bytes: sentBytes,
-            cacheStatus: cacheStatus.field(name: context.configuration.name),
+            cacheStatus: { self.cacheStatus.append(name: self.context.configuration.name, to: &$0) },
             duration: ContinuousClock.now - started, batch: client.loop?.logBatch)
     }
 

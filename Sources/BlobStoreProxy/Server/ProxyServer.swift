@@ -408,7 +408,10 @@ public final class ProxyServer: Sendable {
         _ = try? client.sendNow()
         context.log.record(
             peer: client.peer, request: nil, status: rejection.status, bytes: body.utf8.count,
-            cacheStatus: "\(context.configuration.name); detail=\"rejected\"", duration: .zero)
+            cacheStatus: { [name = context.configuration.name] in
+                $0.append(contentsOf: "\(name); detail=\"rejected\"".utf8)
+            },
+            duration: .zero)
     }
 
     /// Answers a connection over the limit with 503 and closes it.

@@ -283,9 +283,12 @@ enum ProxySyscalls {
     /// (or to a pipe, up to `PIPE_BUF` bytes) is not interleaved with another thread's. A failed
     /// write is dropped (a log line is not worth failing a request for).
     static func appendLine(_ line: [UInt8], to fd: CInt) {
-        line.withUnsafeBytes { bytes in
-            _ = Glibc.write(fd, bytes.baseAddress, bytes.count)  // man 2 write
-        }
+        line.withUnsafeBytes { appendLine($0, to: fd) }
+    }
+
+    /// Writes `bytes` to `fd` at once, as the form taking an array does.
+    static func appendLine(_ bytes: UnsafeRawBufferPointer, to fd: CInt) {
+        _ = Glibc.write(fd, bytes.baseAddress, bytes.count)  // man 2 write
     }
 
     /// Runs `body` on a thread of its own each time the process receives SIGTERM or SIGINT: the
