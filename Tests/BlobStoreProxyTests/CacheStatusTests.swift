@@ -40,3 +40,12 @@ struct CacheStatusTests {
         #expect(status.field(name: "blobstore") == #"blobstore; fwd=uri-miss; detail="the response says no-store""#)
     }
 }
+
+extension CacheStatus {
+    /// The member as text (``append(name:to:)``).
+    func field(name: String) -> String {
+        var bytes: [UInt8] = []
+        append(name: name, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -17,16 +17,9 @@ struct CacheStatus: Sendable, Equatable {
     /// More, such as why a response was not stored.
     var detail: String?
 
-    /// The member, as `blobstore; hit; ttl=42` or `blobstore; fwd=uri-miss; fwd-status=200; stored`.
-    func field(name: String) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(name.utf8.count + 64 + (detail?.utf8.count ?? 0))
-        append(name: name, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends the member (``field(name:)``) to `bytes`: a response head takes it without a
-    /// string made first.
+    /// Appends the member, as `blobstore; hit; ttl=42` or
+    /// `blobstore; fwd=uri-miss; fwd-status=200; stored`, to `bytes`: a response head and an
+    /// access log line take it without a string made first.
     func append(name: String, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: name.utf8)
         if hit { bytes.append(contentsOf: "; hit".utf8) }
