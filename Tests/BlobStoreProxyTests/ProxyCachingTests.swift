@@ -277,19 +277,7 @@ struct ProxyCachingTests {
             _ = try proxy.get(failing)
             let head = "/dc-head?cc=max-age%3D0&etag=%22h%22&size=2097152"
             _ = try proxy.get(head)
-            // Every needle of every pack changed in place (the proxy has the packs mapped).
-            let packs = proxy.directory.child("store") + "/packs/"
-            for pack in try FileManager.default.contentsOfDirectory(atPath: packs) {
-                let handle = try #require(FileHandle(forUpdatingAtPath: packs + pack))
-                let length = try handle.seekToEnd()
-                for offset in stride(from: UInt64(100), to: length, by: 4096) {
-                    try handle.seek(toOffset: offset)
-                    let byte = try #require(try handle.read(upToCount: 1))
-                    try handle.seek(toOffset: offset)
-                    try handle.write(contentsOf: Data([byte[byte.startIndex] ^ 1]))
-                }
-                try handle.close()
-            }
+            try damageEveryPack(ofStoreAt: proxy.directory.child("store"))
             // The origin's 304 would answer with the damaged body: fetched whole instead.
             let fetched = try proxy.get(revalidated)
             #expect(fetched.status == 200 && fetched.body == body)

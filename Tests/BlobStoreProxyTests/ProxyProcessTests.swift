@@ -151,18 +151,7 @@ struct ProxyProcessTests {
         // sending anything, and is answered from the origin.
         let damaged = "/d?cc=max-age%3D600&stream=\(size)"
         #expect(try get(damaged)["Cache-Status"]?.contains("stored") == true)
-        for pack in try FileManager.default.contentsOfDirectory(atPath: store + "/packs") {
-            // In place (the server has the pack mapped): a byte in every 4 KiB changed.
-            let handle = try #require(FileHandle(forUpdatingAtPath: store + "/packs/" + pack))
-            let length = try handle.seekToEnd()
-            for offset in stride(from: UInt64(100), to: length, by: 4096) {
-                try handle.seek(toOffset: offset)
-                let byte = try #require(try handle.read(upToCount: 1))
-                try handle.seek(toOffset: offset)
-                try handle.write(contentsOf: Data([byte[byte.startIndex] ^ 1]))
-            }
-            try handle.close()
-        }
+        try damageEveryPack(ofStoreAt: store)
         let miss = try get(damaged)
         #expect(miss.status == 200 && Data(miss.body) == expected)
         #expect(miss["Cache-Status"]?.contains("hit") == false, "\(miss["Cache-Status"] ?? "")")
