@@ -90,11 +90,7 @@ extension BlobStore {
     /// verifies it, or, for a chunked value, its chunks opened to be read and verified a range
     /// at a time (``EntryRead/chunked(_:_:)``); `nil` as for ``entry(for:)``.
     public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
-        switch try entryOpening(for: key, readingUpTo: maxBytes) {
-        case nil: return nil
-        case .read(let read): return read
-        case .unverified(let info, let blob): return try blob.verified().map { .opened(info, $0) }
-        }
+        try entryVerifyingNow(for: key, readingUpTo: maxBytes)
     }
 
     /// ``entry(for:readingUpTo:)`` for a reader that verifies a large value where it chooses: a

@@ -2,7 +2,7 @@ import Foundation
 
 // MARK: - The disk store as a BlobStorage
 
-extension BlobStore: BlobStorage {
+extension BlobStore: BlobStorage, EntryOpener {
     /// Stores `data` under `key` (``put(_:for:metadata:expires:expecting:)-4lzjp``), or, for
     /// ``StoragePlacement/memoryOnly``, keeps nothing: a disk store has no memory tier, and the
     /// entry under `key` is removed so that no older value outlives the new one.

@@ -24,7 +24,7 @@ import Synchronization
 /// try cache.put(Data("hello".utf8), for: "greeting")
 /// let hit = try cache.entry(for: "greeting")  // hit?.tier == .memory
 /// ```
-public final class CachedStore: BlobStorage {
+public final class CachedStore: BlobStorage, EntryOpener {
     /// The disk store.
     public let disk: BlobStore
     /// The memory tier, or `nil` to read and write the disk store only.
@@ -177,11 +177,7 @@ public final class CachedStore: BlobStorage {
     /// memory hit), else from disk (`BlobStore.entry(for:readingUpTo:)`): a value up to
     /// `maxBytes` read and kept in memory when it fits, a larger one opened and not kept.
     public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
-        switch try entryOpening(for: key, readingUpTo: maxBytes) {
-        case nil: return nil
-        case .read(let read): return read
-        case .unverified(let info, let blob): return try blob.verified().map { .opened(info, $0) }
-        }
+        try entryVerifyingNow(for: key, readingUpTo: maxBytes)
     }
 
     /// ``entry(for:readingUpTo:)`` for a reader that verifies a large value where it chooses

@@ -1,5 +1,4 @@
 import BlobStore
-import BlobStoreCache
 import Foundation
 import Synchronization
 
@@ -27,6 +26,8 @@ import Synchronization
 public final class HTTPCache: Sendable {
     /// Where the responses are kept.
     public let store: any BlobStorage
+    /// ``store``, when it can hand a large body back opened and not yet verified.
+    let opener: (any EntryOpener)?
     /// The cache's choices: shared or private, minimum disk lifetime, heuristics.
     public let policy: HTTPCachePolicy
     /// The session that sends ``data(for:)``'s requests to servers: ephemeral, with no
@@ -59,6 +60,7 @@ public final class HTTPCache: Sendable {
         sessionConfiguration: URLSessionConfiguration = .ephemeral
     ) {
         self.store = store
+        self.opener = store as? any EntryOpener
         self.policy = policy
         guard let configuration = sessionConfiguration.copy() as? URLSessionConfiguration else {
             preconditionFailure("URLSessionConfiguration.copy() returns a URLSessionConfiguration")
@@ -158,19 +160,19 @@ public final class HTTPCache: Sendable {
     /// ``storedResponse(for:key:requestHeaders:records:readingUpTo:)`` for a reader that verifies
     /// a large body where it chooses (an event loop has another thread hash it): a body stored
     /// whole in a file of its own comes back opened, its verification still to do
-    /// (`BlobStore.entryOpening(for:readingUpTo:)`), when the store is a `BlobStore` or a
-    /// `CachedStore`; any other store reads as ``storedResponse(for:key:requestHeaders:records:readingUpTo:)``.
+    /// (`EntryOpener`: a `BlobStore` or a `CachedStore`); any other store reads as
+    /// ``storedResponse(for:key:requestHeaders:records:readingUpTo:)``.
     package func storedResponse(
         for url: URL, key: StoreKey? = nil, requestHeaders: HTTPHeaders, records: DecodedRecords? = nil,
         openingUpTo maxBytes: Int
     ) throws -> (response: StoredResponse, body: EntryOpening)? {
-        let store = store
+        let (store, opener) = (store, opener)
         return try storedResponse(for: url, key: key, requestHeaders: requestHeaders, records: records) { key in
             let opening: EntryOpening? =
-                switch store {
-                case let cached as CachedStore: try cached.entryOpening(for: key, readingUpTo: maxBytes)
-                case let disk as BlobStore: try disk.entryOpening(for: key, readingUpTo: maxBytes)
-                default: try store.entry(for: key, readingUpTo: maxBytes).map(EntryOpening.read)
+                if let opener {
+                    try opener.entryOpening(for: key, readingUpTo: maxBytes)
+                } else {
+                    try store.entry(for: key, readingUpTo: maxBytes).map(EntryOpening.read)
                 }
             return opening.map { ($0.info, $0) }
         }

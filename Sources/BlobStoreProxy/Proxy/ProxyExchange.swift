@@ -256,10 +256,9 @@ final class ProxyExchange {
     /// the lookup had found it so, whether the response is then served, revalidated or kept for
     /// `stale-if-error`.
     func verified(_ found: (StoredResponse, StoredBody)?) async -> (StoredResponse, StoredBody)? {
-        guard let (stored, body) = found, case .unverified(let blob, let count) = body else { return found }
+        guard let (stored, body) = found else { return nil }
         do {
-            guard let handle = try await offload(.runToEnd, { try blob.verified() }) else { return nil }
-            return (stored, .file(handle, count: count))
+            return try await body.verified().map { (stored, $0) }
         } catch {
             cacheStatus.detail = "the store failed: \(error)"
             return nil

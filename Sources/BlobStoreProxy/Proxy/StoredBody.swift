@@ -73,10 +73,9 @@ enum StoredBody {
             try client.write(head)
             guard !range.isEmpty else { return }
             try await client.sendFile(handle.fileDescriptor, range)
-        case .unverified(let blob, let count):
-            // The task waits for the hash, its loop does not; damage found is a body gone.
-            guard let handle = try await offload(.runToEnd, { try blob.verified() }) else { throw Gone() }
-            try await StoredBody.file(handle, count: count).send(range, after: head, to: client)
+        case .unverified:
+            guard let verified = try await verified() else { throw Gone() }
+            try await verified.send(range, after: head, to: client)
         case .chunks(let value):
             // Located, and the first piece read, before the head goes out: a body gone or
             // damaged there is answered as a miss.
@@ -94,6 +93,15 @@ enum StoredBody {
             }
             if !sent { try client.write(head) }
         }
+    }
+
+    /// The body, one opened unverified verified first on a thread of the system's pool, while the
+    /// task waits and its loop does not; `nil` when it is damaged (it is repaired).
+    ///
+    /// - Throws: `BlobStoreError` when the store cannot read it.
+    func verified() async throws -> StoredBody? {
+        guard case .unverified(let blob, let count) = self else { return self }
+        return try await offload(.runToEnd) { try blob.verified() }.map { .file($0, count: count) }
     }
 
     /// A stored body that could not be sent, with nothing sent: the request is answered as if

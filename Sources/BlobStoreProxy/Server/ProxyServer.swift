@@ -285,7 +285,7 @@ public final class ProxyServer: Sendable {
         var answered = 0
         while true {
             // A client may send requests faster than they are answered, each answer leaving at
-            // once (HEADs of a response kept on disk): then no wait ever suspends the task, and
+            // once (HEADs of a body kept as chunks): then no wait ever suspends the task, and
             // it would keep its loop from the loop's other connections. It lets them have a
             // turn every few requests.
             if answered > 0 && answered % Self.requestsPerTurn == 0 {
