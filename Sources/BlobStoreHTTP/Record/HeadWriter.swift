@@ -3,8 +3,10 @@
 package struct HeadWriter {
     package private(set) var bytes: [UInt8] = []
 
-    /// No line yet (for field lines written on their own).
-    package init() {}
+    /// No line yet (for field lines written on their own), with room for `capacity` bytes.
+    package init(reservingCapacity capacity: Int = 0) {
+        bytes.reserveCapacity(capacity)
+    }
 
     /// A head starting with `HTTP/1.1 <status> <reason>`.
     package init(status: Int, reason: String) {

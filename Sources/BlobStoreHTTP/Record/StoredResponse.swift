@@ -146,11 +146,8 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// proxy authentication fields, which belong to one hop too: what is stored, and what the
     /// caching proxy passes on in either direction.
     package static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
-        // `Connection: keep-alive`, the usual one, names only a field that goes anyway.
-        let named = namesOnlyKeepAlive(headers) ? [] : headers.list("Connection")
-        func isHopByHop(_ field: HTTPHeaders.Field) -> Bool {
-            HTTPHeaders.isOne(of: hopByHopFields, field.name) || HTTPHeaders.isOne(of: named, field.name)
-        }
+        let options = connectionOptions(headers)
+        func isHopByHop(_ field: HTTPHeaders.Field) -> Bool { Self.isHopByHop(field, options: options) }
         // Most responses have none: they are returned as they are, their storage shared.
         guard let first = headers.fields.firstIndex(where: isHopByHop) else { return headers }
         var kept: [HTTPHeaders.Field] = []
@@ -158,6 +155,18 @@ public struct StoredResponse: Sendable, Equatable, Codable {
         kept.append(contentsOf: headers.fields[..<first])
         for field in headers.fields[(first + 1)...] where !isHopByHop(field) { kept.append(field) }
         return HTTPHeaders(kept)
+    }
+
+    /// The names the `Connection` fields of `headers` give, which belong to one hop.
+    private static func connectionOptions(_ headers: HTTPHeaders) -> [String] {
+        // `Connection: keep-alive`, the usual one, names only a field that goes anyway.
+        namesOnlyKeepAlive(headers) ? [] : headers.list("Connection")
+    }
+
+    /// Whether `field` belongs to one hop: it is one of ``hopByHopFields`` or one of `options`
+    /// (``connectionOptions(_:)``).
+    private static func isHopByHop(_ field: HTTPHeaders.Field, options: [String]) -> Bool {
+        HTTPHeaders.isOne(of: hopByHopFields, field.name) || HTTPHeaders.isOne(of: options, field.name)
     }
 
     /// Whether every `Connection` field of `headers` (if any) is `keep-alive` alone, in any case:
@@ -274,26 +283,22 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// A field whose value the 304 repeats is left where it is.
     public func updatingHeaders(with notModified: HTTPHeaders, receivedAt responseTime: Date) -> HTTPHeaders {
         var updated = headers
-        for (name, value) in Self.replacements(in: notModified) where updated[name] != value {
-            updated.set(name, value)
+        let options = Self.connectionOptions(notModified)
+        let fields = notModified.fields
+        for index in fields.indices {
+            let name = fields[index].name
+            func named(_ field: HTTPHeaders.Field) -> Bool { HTTPHeaders.sameName(field.name, name) }
+            // Each end-to-end name once, with its values joined, but those that describe the
+            // stored body.
+            guard !Self.isHopByHop(fields[index], options: options), !HTTPHeaders.isOne(of: Self.bodyFields, name),
+                !fields[..<index].contains(where: named)
+            else { continue }
+            let value = fields[(index + 1)...].contains(where: named) ? notModified[name]! : fields[index].value
+            if updated[name] != value { updated.set(name, value) }
         }
         if !notModified.contains("Age") { updated.set("Age", nil) }
         if !notModified.contains("Date") { updated.set("Date", HTTPDate.format(responseTime)) }
         return updated
-    }
-
-    /// The fields a `304` with `notModified` sets in a stored response
-    /// (``updatingHeaders(with:receivedAt:)``): each end-to-end name once, with its values
-    /// joined, but those that describe the stored body.
-    private static func replacements(in notModified: HTTPHeaders) -> [(name: String, value: String)] {
-        var replacements: [(name: String, value: String)] = []
-        for field in endToEnd(notModified).fields
-        where !HTTPHeaders.isOne(of: bodyFields, field.name)
-            && !replacements.contains(where: { HTTPHeaders.sameName($0.name, field.name) })
-        {
-            replacements.append((field.name, notModified[field.name] ?? field.value))
-        }
-        return replacements
     }
 
     /// The fields that describe a stored body, which a `304` does not replace.

@@ -11,7 +11,14 @@ public enum HTTPDate {
     /// year with those digits (RFC 9110 §5.6.7). A field out of range (`32 Jan`, `25:00:00`, a
     /// 29 February outside a leap year) makes the text invalid.
     public static func parse(_ text: String) -> Date? {
-        var scanner = Scanner(Array(text.utf8))
+        // Over the string's own UTF-8 bytes: a stored response's dates are read at each refresh.
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    /// ``parse(_:)`` over the bytes of the text.
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var scanner = Scanner(bytes)
         scanner.skipSpaces()
         guard scanner.letters() >= 3 else { return nil }
         if scanner.take(UInt8(ascii: ",")) {
@@ -71,10 +78,10 @@ public enum HTTPDate {
 
     /// A cursor over the bytes of a date.
     private struct Scanner {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
         var atEnd: Bool {
             var rest = index
@@ -130,16 +137,17 @@ public enum HTTPDate {
         /// A three-letter month name, 1 to 12.
         mutating func month() -> Int? {
             guard index + 3 <= bytes.count else { return nil }
-            let name = String(decoding: bytes[index..<(index + 3)], as: UTF8.self)
-            guard let month = CivilTime.monthNames.firstIndex(where: { HTTPHeaders.sameName($0, name) }) else {
-                return nil
-            }
+            let name = bytes[index..<(index + 3)]
+            guard
+                let month = CivilTime.monthNames.firstIndex(where: {
+                    $0.utf8.elementsEqual(name) { HTTPHeaders.lowercase($0) == HTTPHeaders.lowercase($1) }
+                })
+            else { return nil }
             index += 3
             if index < bytes.count, Self.isLetter(bytes[index]) { return nil }
             return month + 1
         }
 
-        /// `HH:MM:SS`.
         mutating func time() -> (Int, Int, Int)? {
             guard let hour = number(digits: 2...2), take(UInt8(ascii: ":")), let minute = number(digits: 2...2),
                 take(UInt8(ascii: ":")), let second = number(digits: 2...2)
@@ -148,12 +156,16 @@ public enum HTTPDate {
         }
 
         /// `word`, in any case, not followed by a letter.
-        mutating func word(_ word: String) -> Bool {
-            let expected = Array(word.lowercased().utf8)
-            guard index + expected.count <= bytes.count,
-                bytes[index..<(index + expected.count)].map({ $0 | 0x20 }) == expected
+        mutating func word(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count,
+                word.withUTF8Buffer({ expected in
+                    bytes[index..<(index + count)].elementsEqual(expected) {
+                        HTTPHeaders.lowercase($0) == HTTPHeaders.lowercase($1)
+                    }
+                })
             else { return false }
-            index += expected.count
+            index += count
             return index == bytes.count || !Self.isLetter(bytes[index])
         }
 

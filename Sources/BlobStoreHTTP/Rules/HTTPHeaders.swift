@@ -69,8 +69,15 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     /// Replaces every field named `name` (any case) by one with `value`, or removes them when
     /// `value` is `nil`.
     public mutating func set(_ name: String, _ value: String?) {
+        guard let value else {
+            // Removing a name the fields do not have leaves shared storage shared (not copied).
+            if contains(name) { fields.removeAll { Self.sameName($0.name, name) } }
+            return
+        }
+        // Room for the new field first: shared storage is copied once, not copied then grown.
+        fields.reserveCapacity(fields.count + 1)
         fields.removeAll { Self.sameName($0.name, name) }
-        if let value { fields.append(Field(name: name, value: value)) }
+        fields.append(Field(name: name, value: value))
     }
 
     /// Appends a field, keeping those of the same name (for a name the fields do not have,
