@@ -51,4 +51,49 @@ struct HeaderListTests {
         #expect(kept(["keep-alive", "x-a"]) == ["ETag"])
         #expect(kept([" keep-alive , etag"]) == ["X-A"])
     }
+
+    @Test("Each of the nine hop-by-hop names is dropped in any case; other names of their lengths are kept")
+    func everyHopByHopNameAndNoOther() {
+        let hopByHop = [
+            "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Transfer-Encoding", "Upgrade",
+            "Proxy-Authorization", "Proxy-Authenticate",
+        ]
+        // The same lengths, one letter changed at the end: the check by length must still compare.
+        let others = hopByHop.map { String($0.dropLast()) + ($0.last == "x" ? "y" : "x") }
+        for name in hopByHop {
+            for spelled in [name, name.lowercased(), name.uppercased()] {
+                let headers = HTTPHeaders([.init(name: spelled, value: "v"), .init(name: "X-Kept", value: "1")])
+                #expect(StoredResponse.endToEnd(headers).fields.map(\.name) == ["X-Kept"], "\(spelled)")
+            }
+        }
+        let kept = HTTPHeaders(others.map { .init(name: $0, value: "v") })
+        #expect(StoredResponse.endToEnd(kept).fields.map(\.name) == others)
+    }
+
+    @Test("A list member is found in any field of the name, in any case, trimmed; a longer or shorter one is not")
+    func listContainsMember() {
+        let headers = HTTPHeaders([
+            .init(name: "Connection", value: "keep-alive ,\tUpgrade"), .init(name: "Other", value: "close"),
+            .init(name: "connection", value: ",, CLOSE ,"),
+        ])
+        #expect(headers.listContains("Connection", "close"))
+        #expect(headers.listContains("CONNECTION", "upgrade"))
+        #expect(headers.listContains("Connection", "Keep-Alive"))
+        #expect(!headers.listContains("Connection", "clos"))
+        #expect(!headers.listContains("Connection", "closed"))
+        #expect(!headers.listContains("Connection", ""))
+        #expect(!headers.listContains("Missing", "close"))
+        #expect(!HTTPHeaders([.init(name: "Connection", value: "closer, xclose")]).listContains("Connection", "close"))
+    }
+
+    @Test("Names of the same length are the same name only when they differ at most in ASCII case")
+    func sameNameFoldsASCIICaseOnly() {
+        #expect(HTTPHeaders.sameName("Content-Length", "content-length"))
+        #expect(HTTPHeaders.sameName("ETag", "ETag"))
+        #expect(!HTTPHeaders.sameName("ETag", "Date"))
+        #expect(!HTTPHeaders.sameName("Age", "Ag"))
+        #expect(!HTTPHeaders.sameName("A-B", "A_B"))
+        // `[` is `{` with the case bit: only letters fold.
+        #expect(!HTTPHeaders.sameName("X[", "x{"))
+    }
 }

@@ -11,17 +11,27 @@ package struct HeadWriter {
     /// A head starting with `HTTP/1.1 <status> <reason>`.
     package init(status: Int, reason: String) {
         bytes.reserveCapacity(Self.capacity)
-        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
-        bytes.append(contentsOf: String(status).utf8)
+        Self.append(literal: "HTTP/1.1 ", to: &bytes)
+        append(String(status))
         bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: reason.utf8)
+        append(reason)
         endLine()
     }
 
     /// A head starting with `startLine` (a request line, `GET / HTTP/1.1`, or a status line).
     package init(startLine: String) {
         bytes.reserveCapacity(Self.capacity)
-        bytes.append(contentsOf: startLine.utf8)
+        append(startLine)
+        endLine()
+    }
+
+    /// A head starting with the request line `<method> <target> HTTP/1.1`.
+    package init(method: String, target: String) {
+        bytes.reserveCapacity(Self.capacity)
+        append(method)
+        bytes.append(UInt8(ascii: " "))
+        append(target)
+        Self.append(literal: " HTTP/1.1", to: &bytes)
         endLine()
     }
 
@@ -32,10 +42,10 @@ package struct HeadWriter {
 
     /// Appends the field line `name: value`.
     package mutating func field(_ name: String, _ value: String) {
-        bytes.append(contentsOf: name.utf8)
+        append(name)
         bytes.append(UInt8(ascii: ":"))
         bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: value.utf8)
+        append(value)
         endLine()
     }
 
@@ -43,14 +53,14 @@ package struct HeadWriter {
     /// Swift keeps inline: nothing is allocated or reference-counted.
     package mutating func field(_ name: StaticString, _ number: Int) {
         append(name)
-        bytes.append(contentsOf: String(number).utf8)
+        append(String(number))
         endLine()
     }
 
     /// Appends the field line `name: <first>, <last>`, or `name: <last>` without `first`: a list
     /// field with a member added, without making a string of it.
     package mutating func field(_ name: StaticString, joining first: String?, _ last: String) {
-        field(name, joining: first) { $0.append(contentsOf: last.utf8) }
+        field(name, joining: first) { HeadWriter.append(last, to: &$0) }
     }
 
     /// Appends the field line `name: <first>, <last>`, or `name: <last>` without `first`, the
@@ -58,7 +68,7 @@ package struct HeadWriter {
     package mutating func field(_ name: StaticString, joining first: String?, _ last: (inout [UInt8]) -> Void) {
         append(name)
         if let first {
-            bytes.append(contentsOf: first.utf8)
+            append(first)
             bytes.append(UInt8(ascii: ","))
             bytes.append(UInt8(ascii: " "))
         }
@@ -71,6 +81,24 @@ package struct HeadWriter {
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.append(UInt8(ascii: ":"))
         bytes.append(UInt8(ascii: " "))
+    }
+
+    /// Appends the bytes of `text`.
+    private mutating func append(_ text: String) {
+        Self.append(text, to: &bytes)
+    }
+
+    /// Appends the bytes of `text` to `bytes`, copied from the string's own storage at once:
+    /// appended as a sequence of bytes, a string is read a byte at a time through its view,
+    /// which was a tenth of the work of forwarding a response head.
+    package static func append(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends the bytes of `literal` to `bytes`, at once.
+    package static func append(literal: StaticString, to bytes: inout [UInt8]) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// The head, ended by its empty line.

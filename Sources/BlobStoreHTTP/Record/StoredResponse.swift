@@ -158,30 +158,41 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     }
 
     /// The names the `Connection` fields of `headers` give, which belong to one hop.
-    private static func connectionOptions(_ headers: HTTPHeaders) -> [String] {
+    package static func connectionOptions(_ headers: HTTPHeaders) -> [String] {
         // `Connection: keep-alive`, the usual one, names only a field that goes anyway.
         namesOnlyKeepAlive(headers) ? [] : headers.list("Connection")
     }
 
-    /// Whether `field` belongs to one hop: it is one of ``hopByHopFields`` or one of `options`
+    /// Whether `field` belongs to one hop: it is one of ``isHopByHopName(_:)`` or one of `options`
     /// (``connectionOptions(_:)``).
-    private static func isHopByHop(_ field: HTTPHeaders.Field, options: [String]) -> Bool {
-        HTTPHeaders.isOne(of: hopByHopFields, field.name) || HTTPHeaders.isOne(of: options, field.name)
+    package static func isHopByHop(_ field: HTTPHeaders.Field, options: [String]) -> Bool {
+        isHopByHopName(field.name) || (!options.isEmpty && HTTPHeaders.isOne(of: options, field.name))
     }
 
     /// Whether every `Connection` field of `headers` (if any) is `keep-alive` alone, in any case:
-    /// such a field names no field beyond ``hopByHopFields``, and its value need not be split.
+    /// such a field names no field beyond ``isHopByHopName(_:)``, and its value need not be split.
     private static func namesOnlyKeepAlive(_ headers: HTTPHeaders) -> Bool {
         headers.fields.allSatisfy { field in
             !HTTPHeaders.sameName(field.name, "Connection") || HTTPHeaders.sameName(field.value, "keep-alive")
         }
     }
 
-    /// The fields that belong to one hop whatever `Connection` says.
-    private static let hopByHopFields = [
-        "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Transfer-Encoding", "Upgrade",
-        "Proxy-Authorization", "Proxy-Authenticate",
-    ]
+    /// Whether `name` is one of the fields that belong to one hop whatever `Connection` says:
+    /// `Connection`, `Keep-Alive`, `Proxy-Connection`, `TE`, `Trailer`, `Transfer-Encoding`,
+    /// `Upgrade`, `Proxy-Authorization` and `Proxy-Authenticate`. Chosen by length first: every
+    /// field of every forwarded message is asked, and most names have no such length.
+    static func isHopByHopName(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 2: HTTPHeaders.sameName(name, "TE")
+        case 7: HTTPHeaders.sameName(name, "Trailer") || HTTPHeaders.sameName(name, "Upgrade")
+        case 10: HTTPHeaders.sameName(name, "Connection") || HTTPHeaders.sameName(name, "Keep-Alive")
+        case 16: HTTPHeaders.sameName(name, "Proxy-Connection")
+        case 17: HTTPHeaders.sameName(name, "Transfer-Encoding")
+        case 18: HTTPHeaders.sameName(name, "Proxy-Authenticate")
+        case 19: HTTPHeaders.sameName(name, "Proxy-Authorization")
+        default: false
+        }
+    }
 
     /// The freshness lifetime under `policy`.
     public func freshness(_ policy: HTTPCachePolicy) -> Freshness {

@@ -50,16 +50,21 @@ public struct CacheControl: Sendable, Equatable {
     /// reads as no directive.
     public init(_ value: String?) {
         guard let value else { return }
-        var seen: Set<String> = []
-        for element in Self.elements(of: value) {
-            let (name, argument) = element
-            guard seen.insert(name).inserted else { continue }
+        // The directives met so far, one bit each (a set of names would be allocated and hashed
+        // for every response): a repeated one is skipped, so the first counts.
+        var seen: UInt32 = 0
+        func first(_ bit: UInt32) -> Bool {
+            defer { seen |= 1 << bit }
+            return seen & (1 << bit) == 0
+        }
+        Self.forEachElement(of: value) { name, argument in
             switch name {
-            case "max-age": maxAge = Self.seconds(argument)
-            case "s-maxage": sharedMaxAge = Self.seconds(argument)
-            case "stale-while-revalidate": staleWhileRevalidate = Self.seconds(argument)
+            case "max-age": if first(0) { maxAge = Self.seconds(argument) }
+            case "s-maxage": if first(1) { sharedMaxAge = Self.seconds(argument) }
+            case "stale-while-revalidate": if first(2) { staleWhileRevalidate = Self.seconds(argument) }
             case "no-store": noStore = true
             case "no-cache", "private":
+                guard first(name == "no-cache" ? 3 : 4) else { return }
                 if let argument, !argument.isEmpty {
                     omittedFields += argument.split(separator: ",").map {
                         $0.trimmingOptionalWhitespace().lowercased()
@@ -72,10 +77,10 @@ public struct CacheControl: Sendable, Equatable {
             case "public": isPublic = true
             case "must-revalidate": mustRevalidate = true
             case "proxy-revalidate": proxyRevalidate = true
-            case "stale-if-error": staleIfError = Self.seconds(argument)
+            case "stale-if-error": if first(5) { staleIfError = Self.seconds(argument) }
             case "must-understand": mustUnderstand = true
-            case "max-stale": maxStale = argument == nil ? Self.maximumSeconds : Self.seconds(argument)
-            case "min-fresh": minFresh = Self.seconds(argument)
+            case "max-stale": if first(6) { maxStale = argument == nil ? Self.maximumSeconds : Self.seconds(argument) }
+            case "min-fresh": if first(7) { minFresh = Self.seconds(argument) }
             case "only-if-cached": onlyIfCached = true
             default: break
             }
@@ -147,10 +152,10 @@ public struct CacheControl: Sendable, Equatable {
         return members.contains(where: \.isEmpty) ? [] : members
     }
 
-    /// `name[=argument]` elements, names lowercased, quotes removed from arguments; commas
-    /// inside quotes do not split. Read over the UTF-8 bytes: it runs on every cache lookup.
-    static func elements(of value: String) -> [(name: String, argument: String?)] {
-        var elements: [(name: String, argument: String?)] = []
+    /// Calls `body` with each `name[=argument]` element in order, the name lowercased, quotes
+    /// removed from the argument; commas inside quotes do not split. Read over the UTF-8 bytes,
+    /// with no list made: it runs on every cache lookup and every forwarded response.
+    static func forEachElement(of value: String, _ body: (_ name: String, _ argument: String?) -> Void) {
         var value = value
         value.withUTF8 { bytes in
             var index = 0
@@ -176,11 +181,11 @@ public struct CacheControl: Sendable, Equatable {
                     ?? false
                 while end > start, isSpace(bytes[end - 1]) { end -= 1 }
                 if start < end, !spacedEquals {
-                    var name = [UInt8](UnsafeBufferPointer(rebasing: bytes[start..<end]))
-                    for position in name.indices where (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(name[position])
-                    {
-                        name[position] |= 0x20
-                    }
+                    let nameBytes = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                    let name =
+                        nameBytes.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+                        ? String(decoding: nameBytes.map(HTTPHeaders.lowercase), as: UTF8.self)
+                        : String(decoding: nameBytes, as: UTF8.self)
                     var argument: String?
                     if let equals {
                         var argumentStart = equals + 1
@@ -196,12 +201,11 @@ public struct CacheControl: Sendable, Equatable {
                         argument = String(
                             decoding: UnsafeBufferPointer(rebasing: bytes[argumentStart..<argumentEnd]), as: UTF8.self)
                     }
-                    elements.append((String(decoding: name, as: UTF8.self), argument))
+                    body(name, argument)
                 }
                 index += 1  // past the comma
             }
         }
-        return elements
     }
 
     /// The largest delta-seconds value the cache uses: 2^31 (RFC 9111 §1.2.2). Any larger value,

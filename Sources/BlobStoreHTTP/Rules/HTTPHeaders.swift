@@ -104,6 +104,45 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
         return elements
     }
 
+    /// Whether one of the elements of the list fields named `name` is `member`, without regard
+    /// to ASCII case: ``list(_:)`` searched without making the list (`Connection: close` is
+    /// looked for in every message).
+    package func listContains(_ name: String, _ member: String) -> Bool {
+        var member = member
+        for field in fields where Self.sameName(field.name, name) {
+            var value = field.value
+            // Over the strings' own bytes: a view's index is slow to move.
+            let found = value.withUTF8 { value in member.withUTF8 { Self.list(value, contains: $0) } }
+            if found { return true }
+        }
+        return false
+    }
+
+    /// Whether one of the comma-separated elements of `list`, without the whitespace around it,
+    /// is `member` without regard to ASCII case (an empty element is none, as in ``list(_:)``).
+    private static func list(_ list: UnsafeBufferPointer<UInt8>, contains member: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while start < list.count {
+            var end = start
+            while end < list.count, list[end] != UInt8(ascii: ",") { end += 1 }
+            var (first, last) = (start, end)
+            while first < last, isOptionalWhitespace(list[first]) { first += 1 }
+            while first < last, isOptionalWhitespace(list[last - 1]) { last -= 1 }
+            if last > first, last - first == member.count,
+                sameBytes(UnsafeBufferPointer(rebasing: list[first..<last]), member)
+            {
+                return true
+            }
+            start = end + 1
+        }
+        return false
+    }
+
+    /// Whether `byte` is a space or a tab (OWS, RFC 9110 §5.6.3).
+    private static func isOptionalWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
     /// The fields as a dictionary for `HTTPURLResponse`, repeated names joined by `", "`.
     public var dictionary: [String: String] {
         var result: [String: String] = [:]
@@ -119,10 +158,19 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
 
     /// Whether two field names are equal without regard to ASCII case (field names are tokens:
     /// ASCII only, so no locale or Unicode folding is needed — and none is paid for).
-    @inlinable
+    ///
+    /// Most names compared differ in length: that part is inlined where it is called, and answers
+    /// without a call or a pass over the bytes.
+    @inlinable @inline(__always)
     package static func sameName(_ first: String, _ second: String) -> Bool {
-        // Most names compared differ in length: that answers without a pass over the bytes.
-        guard first.utf8.count == second.utf8.count else { return false }
+        first.utf8.count == second.utf8.count && sameNameOfSameLength(first, second)
+    }
+
+    /// ``sameName(_:_:)`` for names of the same length.
+    @usableFromInline
+    static func sameNameOfSameLength(_ first: String, _ second: String) -> Bool {
+        // Most are written alike: equal bytes answer without folding case.
+        if first == second { return true }
         let compared = first.utf8.withContiguousStorageIfAvailable { a in
             second.utf8.withContiguousStorageIfAvailable { b in sameBytes(a, b) }
         }

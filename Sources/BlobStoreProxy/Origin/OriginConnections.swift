@@ -1,7 +1,8 @@
 import BlobStore
 import Foundation
 
-/// The idle kept-alive connections to origins of one ``EventLoop``'s tasks, by `host:port`, so
+/// The idle kept-alive connections to origins of one ``EventLoop``'s tasks, by `host:port`
+/// (``ForwardTarget/origin``), so
 /// that a request reuses one instead of connecting again. Bounded: at most ``maxIdlePerOrigin``
 /// each; more are closed. Used on its loop's thread only, so it has no lock.
 final class OriginConnections: @unchecked Sendable {
@@ -19,44 +20,49 @@ final class OriginConnections: @unchecked Sendable {
         self.maxIdlePerOrigin = maxIdlePerOrigin
     }
 
-    /// An idle connection to `host:port`, or a new one made without blocking `loop`, whose tasks
-    /// use it. An idle one is known open when nothing was reported on it since its last read
-    /// (``WireConnection/isOpenWhileIdle(peeking:)``); when `peeking`, for a request that cannot
-    /// be sent again on a new connection, the kernel is asked as well.
+    /// An idle connection to `target`'s origin, or a new one made without blocking `loop`, whose
+    /// tasks use it. An idle one is known open when nothing was reported on it since its last
+    /// read (``WireConnection/isOpenWhileIdle(peeking:)``); when `peeking`, for a request that
+    /// cannot be sent again on a new connection, the kernel is asked as well.
     ///
     /// - Returns: The connection, and whether it was reused (a reused one may have been closed by
     ///   the origin meanwhile: a request that fails on it before any response byte is retried).
     /// - Throws: `network` when a new connection cannot be made in time.
-    func connection(host: String, port: UInt16, on loop: EventLoop, fresh: Bool = false, peeking: Bool = true)
+    func connection(to target: ForwardTarget, on loop: EventLoop, fresh: Bool = false, peeking: Bool = true)
         async throws
         -> (WireConnection, reused: Bool)
     {
-        let authority = "\(host):\(port)"
-        while !fresh, let (reused, since) = idle[authority]?.popLast() {
+        while !fresh, let (reused, since) = idle[target.origin]?.popLast() {
             // One the origin closed while it waited (or that waited too long) is dropped.
             if ContinuousClock.now - since < Self.maxIdleTime, reused.isOpenWhileIdle(peeking: peeking) {
                 return (reused, true)
             }
         }
-        let fd = try ProxySyscalls.startConnecting(host: host, port: port)
-        let connection = WireConnection(fd: fd, peer: authority, timeouts: (timeout, timeout))
+        let fd = try ProxySyscalls.startConnecting(host: target.host, port: target.port)
+        let connection = WireConnection(fd: fd, peer: target.origin, timeouts: (timeout, timeout))
         connection.loop = loop
-        try await connection.connected(host: host, port: port, within: timeout)
+        try await connection.connected(host: target.host, port: target.port, within: timeout)
         return (connection, false)
     }
 
-    /// Keeps `connection` for the next request to `host:port` (its response was read to the end
-    /// and the origin keeps it open).
-    func giveBack(_ connection: WireConnection, host: String, port: UInt16) {
+    /// Keeps `connection` for the next request to `target`'s origin (its response was read to
+    /// the end and the origin keeps it open).
+    func giveBack(_ connection: WireConnection, to target: ForwardTarget) {
         guard !connection.hasBufferedBytes, !connection.reachedEnd, !connection.hasUnsent else { return }
-        let authority = "\(host):\(port)"
-        guard idle[authority, default: []].count < maxIdlePerOrigin else { return }
-        idle[authority, default: []].append((connection, ContinuousClock.now))
+        Self.keep((connection, ContinuousClock.now), in: &idle[target.origin, default: []], max: maxIdlePerOrigin)
     }
 
     /// Keeps `connection` when `keepsAlive`, else lets it close.
-    func giveBack(_ connection: WireConnection, host: String, port: UInt16, if keepsAlive: Bool) {
-        if keepsAlive { giveBack(connection, host: host, port: port) }
+    func giveBack(_ connection: WireConnection, to target: ForwardTarget, if keepsAlive: Bool) {
+        if keepsAlive { giveBack(connection, to: target) }
+    }
+
+    /// Appends `idle` to `pool` unless it holds `max` already (one lookup of the pool).
+    private static func keep(
+        _ idle: (connection: WireConnection, since: ContinuousClock.Instant),
+        in pool: inout [(connection: WireConnection, since: ContinuousClock.Instant)], max: Int
+    ) {
+        if pool.count < max { pool.append(idle) }
     }
 
     /// Closes every idle connection.

@@ -13,15 +13,13 @@ struct BackgroundRevalidation {
 
     func run(_ stored: StoredResponse, body: StoredBody, url: URL, target: ForwardTarget) async {
         let cache = context.cache
-        var headers = request.headers
-        headers.set("If-None-Match", stored.headers["ETag"])
-        headers.set("If-Modified-Since", stored.headers["Last-Modified"])
         let head = MessageHeaders.originRequest(
-            method: "GET", target: target, clientHeaders: headers, framing: .none, via: context.configuration.name)
+            method: "GET", target: target, clientHeaders: request.headers, validating: stored, framing: .none,
+            via: context.viaMember)
         let requestTime = Date()
         context.metrics.revalidations.add(1, ordering: .relaxed)
         do {
-            let (fd, _) = try await loop.origins.connection(host: target.host, port: target.port, on: loop, fresh: true)
+            let (fd, _) = try await loop.origins.connection(to: target, on: loop, fresh: true)
             try fd.write(head)
             try await fd.flush()
             var response: ResponseHead

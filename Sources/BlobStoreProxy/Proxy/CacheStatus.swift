@@ -1,3 +1,5 @@
+import BlobStoreHTTP
+
 /// The proxy's member of the `Cache-Status` response field (RFC 9211): whether it answered from
 /// the cache, and if not why it forwarded, with what the origin said and whether it stored.
 struct CacheStatus: Sendable, Equatable {
@@ -21,28 +23,34 @@ struct CacheStatus: Sendable, Equatable {
     /// `blobstore; fwd=uri-miss; fwd-status=200; stored`, to `bytes`: a response head and an
     /// access log line take it without a string made first.
     func append(name: String, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: name.utf8)
-        if hit { bytes.append(contentsOf: "; hit".utf8) }
+        HeadWriter.append(name, to: &bytes)
+        if hit { HeadWriter.append(literal: "; hit", to: &bytes) }
         if let forward {
-            bytes.append(contentsOf: "; fwd=".utf8)
-            bytes.append(contentsOf: forward.utf8)
+            HeadWriter.append(literal: "; fwd=", to: &bytes)
+            HeadWriter.append(forward, to: &bytes)
         }
         if let forwardStatus {
-            bytes.append(contentsOf: "; fwd-status=".utf8)
-            bytes.append(contentsOf: String(forwardStatus).utf8)
+            HeadWriter.append(literal: "; fwd-status=", to: &bytes)
+            HeadWriter.append(String(forwardStatus), to: &bytes)
         }
         if let ttl {
-            bytes.append(contentsOf: "; ttl=".utf8)
-            bytes.append(contentsOf: String(ttl).utf8)
+            HeadWriter.append(literal: "; ttl=", to: &bytes)
+            HeadWriter.append(String(ttl), to: &bytes)
         }
-        if stored { bytes.append(contentsOf: "; stored".utf8) }
-        if collapsed { bytes.append(contentsOf: "; collapsed".utf8) }
+        if stored { HeadWriter.append(literal: "; stored", to: &bytes) }
+        if collapsed { HeadWriter.append(literal: "; collapsed", to: &bytes) }
         if let detail {
             // A quoted-string (RFC 9110 §5.6.4): a quote or backslash goes after a backslash.
-            bytes.append(contentsOf: "; detail=\"".utf8)
-            for byte in detail.utf8 {
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
-                bytes.append(byte)
+            HeadWriter.append(literal: "; detail=\"", to: &bytes)
+            var detail = detail
+            detail.withUTF8 { detail in
+                func isEscaped(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
+                // Most details have neither: their bytes go at once.
+                guard detail.contains(where: isEscaped) else { return bytes.append(contentsOf: detail) }
+                for byte in detail {
+                    if isEscaped(byte) { bytes.append(UInt8(ascii: "\\")) }
+                    bytes.append(byte)
+                }
             }
             bytes.append(UInt8(ascii: "\""))
         }

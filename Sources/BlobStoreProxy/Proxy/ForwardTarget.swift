@@ -11,6 +11,8 @@ final class ForwardTarget: Sendable, Equatable {
     /// The origin's host and port.
     let host: String
     let port: UInt16
+    /// `host:port`, the origin's idle connections' key (``OriginConnections``), made once.
+    let origin: String
     /// The `Host` field sent to the origin.
     let authority: String
     /// The request target sent to the origin, in origin form (`/path?query`) or `*`.
@@ -24,6 +26,7 @@ final class ForwardTarget: Sendable, Equatable {
     init(host: String, port: UInt16, authority: String, requestTarget: String, url: URL?) {
         self.host = host
         self.port = port
+        origin = "\(host):\(port)"
         self.authority = authority
         self.requestTarget = requestTarget
         self.url = url

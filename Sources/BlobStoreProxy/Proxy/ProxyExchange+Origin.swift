@@ -14,14 +14,9 @@ extension ProxyExchange {
         conditional: Bool = true
     ) async throws {
         let requestTime = Date()
-        var headers = request.headers
-        if let (response, _) = stored, conditional {
-            headers.set("If-None-Match", response.headers["ETag"])
-            headers.set("If-Modified-Since", response.headers["Last-Modified"])
-        }
         let head = MessageHeaders.originRequest(
-            method: request.method, target: target, clientHeaders: headers, framing: body.framing,
-            via: context.configuration.name)
+            method: request.method, target: target, clientHeaders: request.headers,
+            validating: conditional ? stored?.0 : nil, framing: body.framing, via: context.viaMember)
         let response: ResponseHead
         let connection: WireConnection
         do {
@@ -47,7 +42,7 @@ extension ProxyExchange {
         cacheStatus.forwardStatus = response.status
         if let (storedResponse, storedBody) = stored, let url = target.url {
             if response.status == 304, conditional {
-                origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
+                origins.giveBack(connection, to: target, if: response.keepsAlive)
                 guard storedResponse.isValidated(by: response.headers) else {
                     // The 304 is about another representation (RFC 9111 §4.3.4): fetch it anew.
                     _ = try? cache.removeStored(storedResponse, url: url)
@@ -91,7 +86,7 @@ extension ProxyExchange {
             let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
             _ = try? storedBody.refresh(refreshed, in: cache, requestHeaders: request.headers)
             if try await serveUnlessGone(refreshed, body: storedBody) {
-                origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
+                origins.giveBack(connection, to: target, if: response.keepsAlive)
                 return
             }
         }
@@ -130,13 +125,17 @@ extension ProxyExchange {
     func send(_ head: [UInt8], body: inout BodyReader, to target: ForwardTarget, relayingInterim: Bool)
         async throws -> (ResponseHead, WireConnection)
     {
-        let idempotent = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(request.method)
+        let idempotent =
+            switch request.method {
+            case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE": true
+            default: false
+            }
         // Sent again on a new connection when a reused one turns out closed.
         let retried = idempotent && body.framing == .none
         var fresh = false
         while true {
             let (connection, reused) = try await origins.connection(
-                host: target.host, port: target.port, on: client.loop!, fresh: fresh, peeking: !retried)
+                to: target, on: client.loop!, fresh: fresh, peeking: !retried)
             do {
                 try connection.write(head)
                 if body.framing != .none {
@@ -290,7 +289,7 @@ extension ProxyExchange {
         }
         send(held[...])
         if complete, incoming != .untilClose {
-            origins.giveBack(connection, host: target.host, port: target.port, if: response.keepsAlive)
+            origins.giveBack(connection, to: target, if: response.keepsAlive)
         }
         guard clientAlive, complete else {
             throw BlobStoreError(.network, clientAlive ? "The origin's body ended early." : "The client went away.")

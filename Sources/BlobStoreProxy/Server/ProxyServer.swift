@@ -359,7 +359,8 @@ public final class ProxyServer: Sendable {
     /// gives it back to the loop once a hit was answered on it, or when more bytes may wait than
     /// one read took: the caller does that, once the task has nothing more to do with it.
     private func nextRequestOnTask(_ client: WireConnection, on loop: EventLoop) async -> NextOnTask {
-        let configuration = context.configuration
+        // (The configuration is read where it is, not copied into the task's frame: a copy is a
+        // retain and a release of each of its strings at every request.)
         client.waitingSince = .now
         while true {
             switch nextRequest(client) {
@@ -373,8 +374,8 @@ public final class ProxyServer: Sendable {
             }
             if context.stopping.load(ordering: .sequentiallyConsistent) { return .done }
             let deadline =
-                client.headBegan.map { $0 + configuration.headerTimeout }
-                ?? client.waitingSince + configuration.idleTimeout
+                client.headBegan.map { $0 + context.configuration.headerTimeout }
+                ?? client.waitingSince + context.configuration.idleTimeout
             do {
                 try await loop.ready(client, writable: false, until: deadline, awaitingRequest: true)
             } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
