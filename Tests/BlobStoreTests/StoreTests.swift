@@ -241,6 +241,29 @@ import Testing
         }
     }
 
+    @Test("A touch if unchanged records the read only while digest, expiry and every metadata byte match")
+    func touchIfUnchangedComparesEveryMetadataByte() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                let metadata = Data((0..<700).map { UInt8(truncatingIfNeeded: $0) })
+                try store.put(Data("v"), for: "k", metadata: metadata, expires: nil)
+                try store.put(Data("v"), for: "bare", metadata: Data(), expires: nil)
+                let digest = SHA256Hasher.hash(Data("v"))
+                var lastByte = metadata
+                lastByte[699] ^= 1
+                #expect(try store.touch("k", ifUnchanged: digest, metadata: metadata, expires: nil))
+                #expect(try !store.touch("k", ifUnchanged: digest, metadata: lastByte, expires: nil))
+                #expect(try !store.touch("k", ifUnchanged: digest, metadata: metadata.dropLast(), expires: nil))
+                #expect(try !store.touch("k", ifUnchanged: digest, metadata: Data(), expires: nil))
+                #expect(try !store.touch("k", ifUnchanged: digest, metadata: metadata, expires: Date.distantFuture))
+                #expect(
+                    try !store.touch("k", ifUnchanged: SHA256Hasher.hash(Data("w")), metadata: metadata, expires: nil))
+                #expect(try store.touch("bare", ifUnchanged: digest, metadata: Data(), expires: nil))
+                #expect(try !store.touch("bare", ifUnchanged: digest, metadata: Data("x"), expires: nil))
+            }
+        }
+    }
+
     @Test func accessTimesArePersistedAsHints() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")

@@ -50,41 +50,50 @@ public struct CacheControl: Sendable, Equatable {
     /// reads as no directive.
     public init(_ value: String?) {
         guard let value else { return }
-        // The directives met so far, one bit each (a set of names would be allocated and hashed
-        // for every response): a repeated one is skipped, so the first counts.
+        // The directives with a value met so far, one bit each (a set of names would be
+        // allocated and hashed for every response): a repeated one is skipped, so the first counts.
         var seen: UInt32 = 0
-        func first(_ bit: UInt32) -> Bool {
-            defer { seen |= 1 << bit }
-            return seen & (1 << bit) == 0
+        func first(_ directive: Valued) -> Bool {
+            defer { seen |= 1 << directive.rawValue }
+            return seen & (1 << directive.rawValue) == 0
         }
         Self.forEachElement(of: value) { name, argument in
             switch name {
-            case "max-age": if first(0) { maxAge = Self.seconds(argument) }
-            case "s-maxage": if first(1) { sharedMaxAge = Self.seconds(argument) }
-            case "stale-while-revalidate": if first(2) { staleWhileRevalidate = Self.seconds(argument) }
+            case "max-age": if first(.maxAge) { maxAge = Self.seconds(argument) }
+            case "s-maxage": if first(.sharedMaxAge) { sharedMaxAge = Self.seconds(argument) }
+            case "stale-while-revalidate":
+                if first(.staleWhileRevalidate) { staleWhileRevalidate = Self.seconds(argument) }
             case "no-store": noStore = true
             case "no-cache", "private":
-                guard first(name == "no-cache" ? 3 : 4) else { return }
-                if let argument, !argument.isEmpty {
-                    omittedFields += argument.split(separator: ",").map {
-                        $0.trimmingOptionalWhitespace().lowercased()
-                    }.filter { !$0.isEmpty }
-                } else if name == "no-cache" {
-                    noCache = true
-                } else {
-                    isPrivate = true
+                if first(name == "no-cache" ? .noCache : .isPrivate) {
+                    if let argument, !argument.isEmpty {
+                        omittedFields += argument.split(separator: ",").map {
+                            $0.trimmingOptionalWhitespace().lowercased()
+                        }.filter { !$0.isEmpty }
+                    } else if name == "no-cache" {
+                        noCache = true
+                    } else {
+                        isPrivate = true
+                    }
                 }
             case "public": isPublic = true
             case "must-revalidate": mustRevalidate = true
             case "proxy-revalidate": proxyRevalidate = true
-            case "stale-if-error": if first(5) { staleIfError = Self.seconds(argument) }
+            case "stale-if-error": if first(.staleIfError) { staleIfError = Self.seconds(argument) }
             case "must-understand": mustUnderstand = true
-            case "max-stale": if first(6) { maxStale = argument == nil ? Self.maximumSeconds : Self.seconds(argument) }
-            case "min-fresh": if first(7) { minFresh = Self.seconds(argument) }
+            case "max-stale":
+                if first(.maxStale) { maxStale = argument == nil ? Self.maximumSeconds : Self.seconds(argument) }
+            case "min-fresh": if first(.minFresh) { minFresh = Self.seconds(argument) }
             case "only-if-cached": onlyIfCached = true
             default: break
             }
         }
+    }
+
+    /// The directives whose first occurrence counts (they carry a value, or `no-cache` and
+    /// `private` name fields), by their bit in the initializer's record of those seen.
+    private enum Valued: UInt32 {
+        case maxAge, sharedMaxAge, staleWhileRevalidate, noCache, isPrivate, staleIfError, maxStale, minFresh
     }
 
     /// The directives of a targeted cache-control field such as `CDN-Cache-Control` (RFC 9213),

@@ -137,17 +137,24 @@ public enum HTTPDate {
         /// A three-letter month name, 1 to 12.
         mutating func month() -> Int? {
             guard index + 3 <= bytes.count else { return nil }
-            let name = bytes[index..<(index + 3)]
-            guard
-                let month = CivilTime.monthNames.firstIndex(where: {
-                    $0.utf8.elementsEqual(name) { HTTPHeaders.lowercase($0) == HTTPHeaders.lowercase($1) }
-                })
-            else { return nil }
+            let name = (
+                HTTPHeaders.lowercase(bytes[index]), HTTPHeaders.lowercase(bytes[index + 1]),
+                HTTPHeaders.lowercase(bytes[index + 2])
+            )
+            guard let month = Self.months.firstIndex(where: { $0 == name }) else { return nil }
             index += 3
             if index < bytes.count, Self.isLetter(bytes[index]) { return nil }
             return month + 1
         }
 
+        /// The three bytes of each month's name, lowercased: compared as three bytes, not as
+        /// strings, at every date read.
+        private static let months = CivilTime.monthNames.map { name in
+            let bytes = Array(name.lowercased().utf8)
+            return (bytes[0], bytes[1], bytes[2])
+        }
+
+        /// `HH:MM:SS`.
         mutating func time() -> (Int, Int, Int)? {
             guard let hour = number(digits: 2...2), take(UInt8(ascii: ":")), let minute = number(digits: 2...2),
                 take(UInt8(ascii: ":")), let second = number(digits: 2...2)

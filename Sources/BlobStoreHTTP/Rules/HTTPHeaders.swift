@@ -169,8 +169,6 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     /// ``sameName(_:_:)`` for names of the same length.
     @usableFromInline
     static func sameNameOfSameLength(_ first: String, _ second: String) -> Bool {
-        // Most are written alike: equal bytes answer without folding case.
-        if first == second { return true }
         let compared = first.utf8.withContiguousStorageIfAvailable { a in
             second.utf8.withContiguousStorageIfAvailable { b in sameBytes(a, b) }
         }

@@ -2,9 +2,9 @@ import BlobStore
 import Foundation
 
 /// The idle kept-alive connections to origins of one ``EventLoop``'s tasks, by `host:port`
-/// (``ForwardTarget/origin``), so
-/// that a request reuses one instead of connecting again. Bounded: at most ``maxIdlePerOrigin``
-/// each; more are closed. Used on its loop's thread only, so it has no lock.
+/// (``ForwardTarget/origin``), so that a request reuses one instead of connecting again.
+/// Bounded: at most ``maxIdlePerOrigin`` each; more are closed. Used on its loop's thread only,
+/// so it has no lock.
 final class OriginConnections: @unchecked Sendable {
     /// The most idle connections kept for one origin.
     let maxIdlePerOrigin: Int

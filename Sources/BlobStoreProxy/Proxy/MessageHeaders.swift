@@ -13,11 +13,12 @@ enum MessageHeaders {
     }
 
     /// The head to send the origin for a client's request: its end-to-end fields with the
-    /// origin's `Host`, the proxy's `Via` member `via` (`1.1 <name>`), the framing of the body it sends and, when `validating`
-    /// a stored response, the conditions on its validators (`If-None-Match` on its `ETag`,
-    /// `If-Modified-Since` on its `Last-Modified`) in place of the client's. Written field by
-    /// field from the client's, without a copy of them edited first: this is every forwarded
-    /// request's work.
+    /// origin's `Host`, the proxy's `Via` member `via` (`1.1 <name>`), the framing of the body it
+    /// sends and, when `validating` a stored response, the conditions on its validators
+    /// (`If-None-Match` on its `ETag`, `If-Modified-Since` on its `Last-Modified`) in place of the
+    /// client's. The validators are the proxy's own fields: a client's `Connection` option naming
+    /// one removes the client's field, not them. Written field by field from the client's,
+    /// without a copy of them edited first: this is every forwarded request's work.
     static func originRequest(
         method: String, target: ForwardTarget, clientHeaders: HTTPHeaders, validating stored: StoredResponse? = nil,
         framing: BodyFraming, via: String

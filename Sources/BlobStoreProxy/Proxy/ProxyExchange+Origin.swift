@@ -14,9 +14,11 @@ extension ProxyExchange {
         conditional: Bool = true
     ) async throws {
         let requestTime = Date()
+        var validated: StoredResponse?
+        if conditional, let (response, _) = stored { validated = response }
         let head = MessageHeaders.originRequest(
-            method: request.method, target: target, clientHeaders: request.headers,
-            validating: conditional ? stored?.0 : nil, framing: body.framing, via: context.viaMember)
+            method: request.method, target: target, clientHeaders: request.headers, validating: validated,
+            framing: body.framing, via: context.viaMember)
         let response: ResponseHead
         let connection: WireConnection
         do {
