@@ -47,7 +47,10 @@ public enum Storability: Sendable, Equatable {
     ) -> Storability {
         let request = CacheControl(requestHeaders["Cache-Control"])
         let response = policy.responseDirectives(responseHeaders)
-        guard cacheableMethods.contains(method.uppercased()) else { return .notStored("the method is \(method)") }
+        // `GET` as sent answers without a copy uppercased and a set's hash.
+        guard method == "GET" || cacheableMethods.contains(method.uppercased()) else {
+            return .notStored("the method is \(method)")
+        }
         guard status >= 200, status != 206, status != 304 else {
             return .notStored("the status \(status) is not cacheable")
         }

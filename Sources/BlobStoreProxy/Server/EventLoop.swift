@@ -58,17 +58,21 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         var connections: [WireConnection] = []
         var jobs: [UnownedJob] = []
     }
+    // The loop's queues and tables below are its thread's alone: their exclusive access is
+    // checked when compiled, not again at run time (docs/design.md, "Exclusivity checked when
+    // compiled").
+
     /// Task jobs enqueued on the loop's own thread, run before it waits again.
-    private var jobs: [UnownedJob] = []
+    @exclusivity(unchecked) private var jobs: [UnownedJob] = []
     /// The batch of jobs being run: swapped with ``jobs`` at each turn, both arrays keeping their
     /// capacity, so that enqueueing a job allocates nothing.
-    private var running: [UnownedJob] = []
+    @exclusivity(unchecked) private var running: [UnownedJob] = []
     /// The loop's thread, once it runs.
     private var thread: pthread_t?
     /// The held connections, by descriptor (the loop's thread only).
-    private var held: [CInt: WireConnection] = [:]
+    @exclusivity(unchecked) private var held: [CInt: WireConnection] = [:]
     /// The tasks suspended until a socket is ready, by descriptor (the loop's thread only).
-    private var waiting: [CInt: Waiter] = [:]
+    @exclusivity(unchecked) private var waiting: [CInt: Waiter] = [:]
     private struct Waiter {
         let connection: WireConnection
         let writable: Bool
@@ -81,13 +85,13 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// The sockets that reported bytes (or their end) while their connection was neither held
     /// nor waited for to read: taken by the connection's next read (``claimArrival(_:)``).
     /// Entries left by connections that closed cost the next socket with that number one read.
-    private var arrivals: [CInt: ProxySyscalls.Readiness] = [:]
+    @exclusivity(unchecked) private var arrivals: [CInt: ProxySyscalls.Readiness] = [:]
     /// Held connections whose last read filled the buffer, so that more bytes may wait without
     /// another report: read again after the reported ones, before the loop waits.
-    private var again: [WireConnection] = []
+    @exclusivity(unchecked) private var again: [WireConnection] = []
     /// The tasks that gave the loop's other connections a turn (``yieldTurn()``): resumed once the
     /// loop has waited again and seen to the sockets ready meanwhile.
-    private var turns: [UnsafeContinuation<Void, any Error>] = []
+    @exclusivity(unchecked) private var turns: [UnsafeContinuation<Void, any Error>] = []
     /// Work to do at a time (a collapsed request's timeout), in no order (the loop's thread only).
     private var timers: [(deadline: ContinuousClock.Instant, work: () -> Void)] = []
     /// The idle kept-alive origin connections of this loop's tasks.

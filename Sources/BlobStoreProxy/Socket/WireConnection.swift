@@ -14,22 +14,26 @@ final class WireConnection: @unchecked Sendable {
     let fd: CInt
     /// The peer's address, for the access log.
     let peer: String
+    // The buffers and their positions are read and changed several times per request by the
+    // loop's thread alone: their exclusive access is checked when compiled, not again at run
+    // time (docs/design.md, "Exclusivity checked when compiled").
+
     /// Received bytes not consumed yet: `buffer[start..<end]`; the buffer's count is its capacity.
-    private var buffer = [UInt8](repeating: 0, count: WireConnection.readSize)
-    private var start = 0
-    private var end = 0
+    @exclusivity(unchecked) private var buffer = [UInt8](repeating: 0, count: WireConnection.readSize)
+    @exclusivity(unchecked) private var start = 0
+    @exclusivity(unchecked) private var end = 0
     /// Whether the peer ended its side of the stream.
-    private(set) var reachedEnd = false
+    @exclusivity(unchecked) private(set) var reachedEnd = false
     /// Bytes after `start` already searched for the end of a head by ``bufferedHead(maxBytes:tooLarge:)``.
-    private var searchedHead = 0
+    @exclusivity(unchecked) private var searchedHead = 0
     /// When the first byte of the head being received arrived; `nil` between heads.
-    private(set) var headBegan: ContinuousClock.Instant?
+    @exclusivity(unchecked) private(set) var headBegan: ContinuousClock.Instant?
     /// Since when the connection has waited for its next request in an ``EventLoop``.
     var waitingSince = ContinuousClock.now
     /// Bytes written that the socket did not take yet, or that wait to go out with the next
     /// ones: `unsent[unsentStart...]`, sent by ``flush()`` or ``sendNow()``.
-    private var unsent: [UInt8] = []
-    private var unsentStart = 0
+    @exclusivity(unchecked) private var unsent: [UInt8] = []
+    @exclusivity(unchecked) private var unsentStart = 0
     /// The loop whose tasks use the connection.
     var loop: EventLoop?
     /// Whether the connection's socket is in its loop's `epoll` set (edge-triggered, until it
@@ -39,7 +43,7 @@ final class WireConnection: @unchecked Sendable {
     /// (took less than it asked for), until the loop reports an arrival (``reported(_:)``). With
     /// the socket edge-triggered, each arrival after that read is reported, so a read that would
     /// only find nothing is not tried.
-    private(set) var mayHaveBytes = true
+    @exclusivity(unchecked) private(set) var mayHaveBytes = true
     /// Whether a `recv` that took less than it asked for emptied the socket: no longer once the
     /// loop reported an end of stream, an error or urgent data, after which a read returns the
     /// bytes before them and only the next one the rest (or stops at the urgent mark). Reads
