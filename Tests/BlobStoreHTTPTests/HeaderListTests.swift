@@ -96,4 +96,16 @@ struct HeaderListTests {
         // `[` is `{` with the case bit: only letters fold.
         #expect(!HTTPHeaders.sameName("X[", "x{"))
     }
+
+    @Test("has(name, value) is the subscript compared: one field as it is, several joined, none never")
+    func hasComparesTheJoinedValue() {
+        let headers = HTTPHeaders([
+            .init(name: "ETag", value: "\"a\""), .init(name: "X-A", value: "1"), .init(name: "x-a", value: "2"),
+        ])
+        #expect(headers.has("etag", "\"a\""))
+        #expect(!headers.has("ETag", "\"b\""))
+        #expect(headers.has("X-A", "1, 2"))
+        #expect(!headers.has("X-A", "1"))
+        #expect(!headers.has("Missing", ""))
+    }
 }

@@ -127,8 +127,8 @@ extension HTTPCache {
         bodies: Bodies
     ) async throws -> Answer<Bodies.Body> {
         var conditional = request
-        if let etag = stored.headers["ETag"] { conditional.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        if let lastModified = stored.headers["Last-Modified"] {
+        if let etag = stored.etag { conditional.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        if let lastModified = stored.lastModifiedValue {
             conditional.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
         }
         let fetched = try await fetch(conditional, bodies: bodies)

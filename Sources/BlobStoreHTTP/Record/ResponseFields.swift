@@ -20,6 +20,10 @@ final class ResponseFields: Sendable, Equatable {
     let expires: Date?
     /// `Last-Modified`, when it is a valid HTTP date.
     let lastModified: Date?
+    /// The validators as they are written (``HTTPHeaders/subscript(_:)``): `ETag` and
+    /// `Last-Modified`, sent in every revalidation and compared with every 304.
+    let etagValue: String?
+    let lastModifiedValue: String?
     /// The field lines (`Name: value\r\n`) of the fields served from the cache as they are
     /// stored: all but those `no-cache="…"` and `private="…"` name, `Age`, the framing fields
     /// (`Content-Length`, `Transfer-Encoding`) and the list fields each cache on the way adds
@@ -37,7 +41,9 @@ final class ResponseFields: Sendable, Equatable {
         let expiresField = headers["Expires"]
         hasExpires = expiresField != nil
         expires = expiresField.flatMap(HTTPDate.parse)
-        lastModified = headers["Last-Modified"].flatMap(HTTPDate.parse)
+        etagValue = headers["ETag"]
+        lastModifiedValue = headers["Last-Modified"]
+        lastModified = lastModifiedValue.flatMap(HTTPDate.parse)
         let omitted = Set(cacheControl.omittedFields)
         via = omitted.contains("via") ? nil : headers["Via"]
         cacheStatus = omitted.contains("cache-status") ? nil : headers["Cache-Status"]
@@ -54,6 +60,8 @@ final class ResponseFields: Sendable, Equatable {
         hasExpires = earlier.hasExpires
         expires = earlier.expires
         lastModified = earlier.lastModified
+        etagValue = earlier.etagValue
+        lastModifiedValue = earlier.lastModifiedValue
         via = earlier.via
         cacheStatus = earlier.cacheStatus
         let omitted = cacheControl.omittedFields
@@ -66,7 +74,7 @@ final class ResponseFields: Sendable, Equatable {
         var lines = HeadWriter(
             reservingCapacity: headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
         for field in headers
-        where !HTTPHeaders.isOne(of: writtenBySender, field.name)
+        where !isWrittenBySender(field.name)
             && (omitted.isEmpty || !omitted.contains(field.name.lowercased()))
         {
             lines.field(field.name, field.value)
@@ -74,15 +82,25 @@ final class ResponseFields: Sendable, Equatable {
         return lines.bytes
     }
 
-    /// The fields a server serving a stored response writes itself (a constant: a list written
-    /// in the function was made anew at each call).
-    private static let writtenBySender = ["Age", "Content-Length", "Transfer-Encoding", "Via", "Cache-Status"]
+    /// Whether `name` is one of the fields a server serving a stored response writes itself:
+    /// `Age`, `Via`, `Cache-Status`, `Content-Length`, `Transfer-Encoding`. Chosen by length
+    /// first, as ``StoredResponse/isHopByHopName(_:)`` is.
+    private static func isWrittenBySender(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 3: HTTPHeaders.sameName(name, "Age") || HTTPHeaders.sameName(name, "Via")
+        case 12: HTTPHeaders.sameName(name, "Cache-Status")
+        case 14: HTTPHeaders.sameName(name, "Content-Length")
+        case 17: HTTPHeaders.sameName(name, "Transfer-Encoding")
+        default: false
+        }
+    }
 
     static func == (left: ResponseFields, right: ResponseFields) -> Bool {
         left === right
             || (left.cacheControl == right.cacheControl && left.date == right.date && left.age == right.age
                 && left.hasExpires == right.hasExpires && left.expires == right.expires
-                && left.lastModified == right.lastModified && left.passedLines == right.passedLines
+                && left.lastModified == right.lastModified && left.etagValue == right.etagValue
+                && left.lastModifiedValue == right.lastModifiedValue && left.passedLines == right.passedLines
                 && left.via == right.via && left.cacheStatus == right.cacheStatus)
     }
 }

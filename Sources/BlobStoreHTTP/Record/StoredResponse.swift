@@ -282,7 +282,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// (RFC 9111 §4.3.4): it carries no `ETag`, or the stored one.
     public func isValidated(by notModified: HTTPHeaders) -> Bool {
         guard let etag = notModified["ETag"] else { return true }
-        return etag == headers["ETag"]
+        return etag == self.etag
     }
 
     /// The headers to keep after a `304 Not Modified` carrying `notModified` (RFC 9111 §3.2,
@@ -301,19 +301,29 @@ public struct StoredResponse: Sendable, Equatable, Codable {
             func named(_ field: HTTPHeaders.Field) -> Bool { HTTPHeaders.sameName(field.name, name) }
             // Each end-to-end name once, with its values joined, but those that describe the
             // stored body.
-            guard !Self.isHopByHop(fields[index], options: options), !HTTPHeaders.isOne(of: Self.bodyFields, name),
+            guard !Self.isHopByHop(fields[index], options: options), !Self.isBodyField(name),
                 !fields[..<index].contains(where: named)
             else { continue }
             let value = fields[(index + 1)...].contains(where: named) ? notModified[name]! : fields[index].value
-            if updated[name] != value { updated.set(name, value) }
+            if !updated.has(name, value) { updated.set(name, value) }
         }
         if !notModified.contains("Age") { updated.set("Age", nil) }
         if !notModified.contains("Date") { updated.set("Date", HTTPDate.format(responseTime)) }
         return updated
     }
 
-    /// The fields that describe a stored body, which a `304` does not replace.
-    private static let bodyFields = ["Content-Length", "Content-Encoding", "Content-Range", "Transfer-Encoding"]
+    /// Whether `name` is one of the fields that describe a stored body, which a `304` does not
+    /// replace: `Content-Length`, `Content-Encoding`, `Content-Range`, `Transfer-Encoding`. Chosen
+    /// by length first, as ``isHopByHopName(_:)`` is.
+    private static func isBodyField(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 13: HTTPHeaders.sameName(name, "Content-Range")
+        case 14: HTTPHeaders.sameName(name, "Content-Length")
+        case 16: HTTPHeaders.sameName(name, "Content-Encoding")
+        case 17: HTTPHeaders.sameName(name, "Transfer-Encoding")
+        default: false
+        }
+    }
 
     /// This response refreshed by a `304 Not Modified` with `notModified` fields (RFC 9111
     /// §4.3.4): its ``updatingHeaders(with:receivedAt:)``, sent at `requestTime` and received at
@@ -396,6 +406,13 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// `Content-Length`, `Transfer-Encoding`, `Via` and `Cache-Status`, which a server serving
     /// the response sets (``storedVia`` and ``storedCacheStatus`` are what it adds to).
     package var passedFieldLines: [UInt8] { fields.passedLines }
+
+    /// The stored `ETag` (``HTTPHeaders/subscript(_:)``), read when the response was decoded.
+    package var etag: String? { fields.etagValue }
+
+    /// The stored `Last-Modified` as written (``HTTPHeaders/subscript(_:)``), read when the
+    /// response was decoded.
+    package var lastModifiedValue: String? { fields.lastModifiedValue }
 
     /// The served `Via`, joined by `", "`.
     package var storedVia: String? { fields.via }

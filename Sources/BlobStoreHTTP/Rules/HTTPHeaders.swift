@@ -53,6 +53,17 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
         return found
     }
 
+    /// Whether the value of `name` (``subscript(_:)``, its fields' values joined) is `value`: a
+    /// name with one field is compared without the join.
+    package func has(_ name: String, _ value: String) -> Bool {
+        var found: Field?
+        for field in fields where Self.sameName(field.name, name) {
+            guard found == nil else { return self[name] == value }  // several: joined
+            found = field
+        }
+        return found?.value == value
+    }
+
     /// Whether `name` is one of `names`, without regard to ASCII case.
     package static func isOne(of names: [String], _ name: String) -> Bool {
         names.contains { sameName($0, name) }

@@ -44,8 +44,8 @@ enum MessageHeaders {
             }
         }
         if let stored {
-            if let etag = stored.headers["ETag"] { writer.field("If-None-Match", etag) }
-            if let lastModified = stored.headers["Last-Modified"] { writer.field("If-Modified-Since", lastModified) }
+            if let etag = stored.etag { writer.field("If-None-Match", etag) }
+            if let lastModified = stored.lastModifiedValue { writer.field("If-Modified-Since", lastModified) }
         }
         writer.field("Via", joining: vias, via)
         switch framing {

@@ -87,8 +87,8 @@ extension ProxyExchange {
     static func rangeApplies(_ stored: StoredResponse, request: HTTPHeaders) -> Bool {
         guard request.contains("Range") else { return false }
         guard let condition = request["If-Range"]?.trimmingOptionalWhitespace() else { return true }
-        if condition.hasPrefix("\"") { return stored.headers["ETag"] == condition }
-        return stored.headers["Last-Modified"] == condition
+        if condition.hasPrefix("\"") { return stored.etag == condition }
+        return stored.lastModifiedValue == condition
     }
 
     /// Whether the client's conditional request names the stored response: an `If-None-Match`
@@ -96,7 +96,7 @@ extension ProxyExchange {
     /// an `If-Modified-Since` not before its `Last-Modified`.
     static func clientCopyMatches(_ stored: StoredResponse, request: HTTPHeaders) -> Bool {
         if let tags = request["If-None-Match"] {
-            guard let etag = stored.headers["ETag"] else { return tags.trimmingOptionalWhitespace() == "*" }
+            guard let etag = stored.etag else { return tags.trimmingOptionalWhitespace() == "*" }
             let weak = { (tag: String) in tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag }
             return tags.split(separator: ",").contains { tag in
                 let tag = tag.trimmingOptionalWhitespace()
@@ -104,7 +104,7 @@ extension ProxyExchange {
             }
         }
         guard let since = request["If-Modified-Since"].flatMap(HTTPDate.parse),
-            let modified = (stored.headers["Last-Modified"] ?? stored.headers["Date"]).flatMap(HTTPDate.parse)
+            let modified = (stored.lastModifiedValue ?? stored.headers["Date"]).flatMap(HTTPDate.parse)
         else { return false }
         return modified <= since
     }
