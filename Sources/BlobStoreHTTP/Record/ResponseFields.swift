@@ -52,7 +52,12 @@ final class ResponseFields: Sendable, Equatable {
 
     /// The fields of `headers`, which differ from those `earlier` was parsed from in `Date` and
     /// `Age` only (what a `304` usually changes): what the other fields give is taken from
-    /// `earlier` rather than parsed again.
+    /// `earlier` rather than parsed again. The strings taken (`ETag`, `Last-Modified`, `Via`,
+    /// `Cache-Status`) are `earlier`'s: "only" is decided with `String`'s `==`
+    /// (`StoredResponse.differInTimesOnly`, `HTTPHeaders.has`), which equates canonically
+    /// equivalent Unicode, so a 304 that rewrote one of them into other bytes of the same text
+    /// would leave the stored bytes here (and in the headers). Only non-ASCII values can differ
+    /// so; were either comparison made byte-exact, these would have to be taken from `headers`.
     init(_ headers: HTTPHeaders, timesChangedFrom earlier: ResponseFields) {
         cacheControl = earlier.cacheControl
         date = headers["Date"].flatMap(HTTPDate.parse)

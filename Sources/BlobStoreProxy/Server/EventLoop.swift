@@ -2,6 +2,7 @@
 import BlobStoreHTTP
 import Foundation
 import Glibc
+import Synchronization
 
 /// A thread that runs all of the proxy's socket work for the connections it owns (`epoll`), so
 /// that a busy proxy is neither woken once per request per connection nor pays a thread per
@@ -67,8 +68,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// The batch of jobs being run: swapped with ``jobs`` at each turn, both arrays keeping their
     /// capacity, so that enqueueing a job allocates nothing.
     @exclusivity(unchecked) private var running: [UnownedJob] = []
-    /// The loop's thread, once it runs.
-    private var thread: pthread_t?
+    /// The loop's thread once it runs (`pthread_t`, an integer on Linux), 0 before: atomic, as
+    /// other threads ask whether they are it (``isLoopThread``) while the loop may be starting.
+    private let thread = Atomic<UInt>(0)
     /// The held connections, by descriptor (the loop's thread only).
     @exclusivity(unchecked) private var held: [CInt: WireConnection] = [:]
     /// The tasks suspended until a socket is ready, by descriptor (the loop's thread only).
@@ -121,7 +123,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Runs the loop on the calling thread, asking `handler`, until ``finish()``.
     func run(_ handler: Handler) {
         self.handler = handler
-        thread = pthread_self()
+        thread.store(UInt(pthread_self()), ordering: .releasing)
         var ready = [CInt](repeating: -1, count: 256)
         var events = [UInt32](repeating: 0, count: 256)
         var lastSweep = ContinuousClock.now
@@ -294,8 +296,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     private var isLoopThread: Bool {
-        guard let thread else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
+        let thread = thread.load(ordering: .acquiring)
+        return thread != 0 && pthread_equal(pthread_t(thread), pthread_self()) != 0
     }
 
     private func runJobs() {
