@@ -2,7 +2,7 @@ import BlobStoreHTTP
 
 /// The header fields the proxy sends on: end-to-end fields pass unchanged in both directions,
 /// in order, including ones it does not know; hop-by-hop ones (RFC 9110 §7.6.1) are its own
-/// (`StoredResponse.endToEnd`, the one list the HTTP cache stores by).
+/// (`StoredResponse.isHopByHop`, the one definition the HTTP cache stores by too).
 enum MessageHeaders {
     /// Whether the connection that carried a message with `headers` in HTTP/1.`minorVersion`
     /// stays open after it (RFC 9112 §9.3): in HTTP/1.1 unless `Connection` says `close`, in
