@@ -25,6 +25,22 @@ enum PackedRead: Sendable {
         let offset: UInt64
         let size: UInt64
         let digest: SHA256Digest
+
+        /// `body` given the readable part of the pack's mapping, the mapping kept for the call.
+        func withPack<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            withExtendedLifetime(mapping) { body(UnsafeRawBufferPointer(rebasing: mapping.bytes[..<readable])) }
+        }
+
+        /// `body` given the needle's value where it is mapped, checked against the needle's header
+        /// (``PackFormat/needleValue(in:at:size:digest:)``), or why it is not there.
+        func withValue<R>(_ body: (Result<UnsafeRawBufferPointer, PackFormat.NeedleFailure>) -> R) -> R {
+            withPack { pack in
+                body(
+                    PackFormat.needleValue(in: pack, at: offset, size: size, digest: digest).map {
+                        UnsafeRawBufferPointer(rebasing: pack[$0])
+                    })
+            }
+        }
     }
 
     /// The value, checked against the needle's header (size and digest) but not rehashed:
@@ -32,10 +48,8 @@ enum PackedRead: Sendable {
     func read() -> ContentStore.ReadResult {
         switch self {
         case .needle(let needle):
-            return withExtendedLifetime(needle.mapping) {
-                PackFormat.needle(
-                    in: UnsafeRawBufferPointer(rebasing: needle.mapping.bytes[..<needle.readable]), at: needle.offset,
-                    size: needle.size, digest: needle.digest)
+            return needle.withPack {
+                PackFormat.needle(in: $0, at: needle.offset, size: needle.size, digest: needle.digest)
             }
         case .missing:
             return .missing
@@ -50,13 +64,9 @@ enum PackedRead: Sendable {
     /// none of it when this process verified it before).
     func isSound(rehashing: Bool) -> Bool {
         guard case .needle(let needle) = self else { return false }
-        return withExtendedLifetime(needle.mapping) {
-            let pack = UnsafeRawBufferPointer(rebasing: needle.mapping.bytes[..<needle.readable])
-            guard
-                case .success(let range) = PackFormat.needleValue(
-                    in: pack, at: needle.offset, size: needle.size, digest: needle.digest)
-            else { return false }
-            return !rehashing || SHA256Hasher.hash(UnsafeRawBufferPointer(rebasing: pack[range])) == needle.digest
+        return needle.withValue { value in
+            guard case .success(let bytes) = value else { return false }
+            return !rehashing || SHA256Hasher.hash(bytes) == needle.digest
         }
     }
 
@@ -65,12 +75,11 @@ enum PackedRead: Sendable {
     func copy(into destination: UnsafeMutableRawBufferPointer) -> ContentStore.ReadResult? {
         switch self {
         case .needle(let needle):
-            return withExtendedLifetime(needle.mapping) {
-                let pack = UnsafeRawBufferPointer(rebasing: needle.mapping.bytes[..<needle.readable])
-                switch PackFormat.needleValue(in: pack, at: needle.offset, size: needle.size, digest: needle.digest) {
-                case .success(let range):
-                    guard range.count == destination.count else { return .corrupt(reason: "a needle of another size") }
-                    destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: pack[range]))
+            return needle.withValue { value in
+                switch value {
+                case .success(let bytes):
+                    guard bytes.count == destination.count else { return .corrupt(reason: "a needle of another size") }
+                    destination.copyMemory(from: bytes)
                     return nil
                 case .failure(let failure):
                     return failure.result

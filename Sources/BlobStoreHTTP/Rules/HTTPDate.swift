@@ -166,10 +166,8 @@ public enum HTTPDate {
         mutating func word(_ word: StaticString) -> Bool {
             let count = word.utf8CodeUnitCount
             guard index + count <= bytes.count,
-                word.withUTF8Buffer({ expected in
-                    bytes[index..<(index + count)].elementsEqual(expected) {
-                        HTTPHeaders.lowercase($0) == HTTPHeaders.lowercase($1)
-                    }
+                word.withUTF8Buffer({
+                    HTTPHeaders.sameBytes(UnsafeBufferPointer(rebasing: bytes[index..<(index + count)]), $0)
                 })
             else { return false }
             index += count

@@ -101,15 +101,9 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     public func list(_ name: String) -> [String] {
         var elements: [String] = []
         for field in fields where Self.sameName(field.name, name) {
-            // Split in place: a comma is ASCII, so each end is a character boundary.
-            let value = field.value
-            var start = value.utf8.startIndex
-            while true {
-                let end = value.utf8[start...].firstIndex(of: UInt8(ascii: ",")) ?? value.utf8.endIndex
-                let trimmed = value[start..<end].trimmingOptionalWhitespace()
-                if !trimmed.isEmpty { elements.append(trimmed) }
-                guard end < value.utf8.endIndex else { break }
-                start = value.utf8.index(after: end)
+            _ = Self.firstElement(of: field.value) { element in
+                elements.append(String(decoding: element, as: UTF8.self))
+                return false
             }
         }
         return elements
@@ -120,33 +114,33 @@ public struct HTTPHeaders: Sendable, Equatable, Codable, Sequence, ExpressibleBy
     /// looked for in every message).
     package func listContains(_ name: String, _ member: String) -> Bool {
         var member = member
-        for field in fields where Self.sameName(field.name, name) {
-            var value = field.value
-            // Over the strings' own bytes: a view's index is slow to move.
-            let found = value.withUTF8 { value in member.withUTF8 { Self.list(value, contains: $0) } }
-            if found { return true }
+        return member.withUTF8 { member in
+            fields.contains { field in
+                Self.sameName(field.name, name)
+                    && Self.firstElement(of: field.value) { $0.count == member.count && Self.sameBytes($0, member) }
+            }
         }
-        return false
     }
 
-    /// Whether one of the comma-separated elements of `list`, without the whitespace around it,
-    /// is `member` without regard to ASCII case (an empty element is none, as in ``list(_:)``).
-    private static func list(_ list: UnsafeBufferPointer<UInt8>, contains member: UnsafeBufferPointer<UInt8>) -> Bool {
-        var start = 0
-        while start < list.count {
-            var end = start
-            while end < list.count, list[end] != UInt8(ascii: ",") { end += 1 }
-            var (first, last) = (start, end)
-            while first < last, isOptionalWhitespace(list[first]) { first += 1 }
-            while first < last, isOptionalWhitespace(list[last - 1]) { last -= 1 }
-            if last > first, last - first == member.count,
-                sameBytes(UnsafeBufferPointer(rebasing: list[first..<last]), member)
-            {
-                return true
+    /// Calls `found` with each comma-separated element of the list `value`, without the spaces
+    /// and tabs around it, empty ones skipped, until it returns `true`; returns whether it did.
+    /// Split over the string's own bytes (a comma is ASCII, so each end is a character boundary):
+    /// a view's index is slow to move.
+    private static func firstElement(of value: String, where found: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        var value = value
+        return value.withUTF8 { list in
+            var start = 0
+            while start < list.count {
+                var end = start
+                while end < list.count, list[end] != UInt8(ascii: ",") { end += 1 }
+                var (first, last) = (start, end)
+                while first < last, isOptionalWhitespace(list[first]) { first += 1 }
+                while first < last, isOptionalWhitespace(list[last - 1]) { last -= 1 }
+                if last > first, found(UnsafeBufferPointer(rebasing: list[first..<last])) { return true }
+                start = end + 1
             }
-            start = end + 1
+            return false
         }
-        return false
     }
 
     /// Whether `byte` is a space or a tab (OWS, RFC 9110 §5.6.3).

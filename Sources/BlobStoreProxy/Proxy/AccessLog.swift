@@ -54,12 +54,7 @@ final class AccessLog: Sendable {
         let tenths = duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000
         // Written straight into the batch: no line is made on its own.
         func write(to line: inout [UInt8]) {
-            func add(_ part: String) {
-                // From the string's storage: through its UTF-8 view, each part costs reference
-                // counting.
-                let added: Void? = part.utf8.withContiguousStorageIfAvailable { line.append(contentsOf: $0) }
-                if added == nil { line.append(contentsOf: part.utf8) }
-            }
+            func add(_ part: String) { HeadWriter.append(part, to: &line) }
             add(peer)
             add(" - - [")
             add(date)

@@ -410,7 +410,7 @@ public final class ProxyServer: Sendable {
         context.log.record(
             peer: client.peer, request: nil, status: rejection.status, bytes: body.utf8.count,
             cacheStatus: { [name = context.configuration.name] in
-                $0.append(contentsOf: "\(name); detail=\"rejected\"".utf8)
+                CacheStatus(detail: "rejected").append(name: name, to: &$0)
             },
             duration: .zero)
     }
