@@ -420,8 +420,10 @@ struct VaryKeyTests {
 }
 
 extension StoredResponse {
-    /// ``refreshLeavesUseUnchanged(becoming:policy:)`` of the refresh by a 304 with `notModified`.
+    /// ``refreshLeavesUseUnchanged(changedTimesOnly:policy:)`` of the refresh by a 304 with
+    /// `notModified`.
     fileprivate func leavesUseUnchanged(refreshedBy notModified: HTTPHeaders, policy: HTTPCachePolicy) -> Bool {
-        refreshLeavesUseUnchanged(becoming: updatingHeaders(with: notModified, receivedAt: Date()), policy: policy)
+        let refresh = refreshed(byNotModified: notModified, requestTime: Date(), responseTime: Date())
+        return refreshLeavesUseUnchanged(changedTimesOnly: refresh.changedTimesOnly, policy: policy)
     }
 }

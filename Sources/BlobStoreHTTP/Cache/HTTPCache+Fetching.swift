@@ -141,11 +141,11 @@ extension HTTPCache {
             try await offload { try self.removeStored(stored, url: url) }
             return try await fetchAndStore(request, url: url, requestHeaders: requestHeaders, bodies: bodies)
         }
-        let refreshed = stored.refreshed(
+        let (refreshed, changedTimesOnly) = stored.refreshed(
             byNotModified: fetched.response.headers, requestTime: fetched.response.requestTime,
             responseTime: fetched.response.responseTime)
         let record = refreshed
-        if !stored.refreshLeavesUseUnchanged(becoming: refreshed.headers, policy: policy) {
+        if !stored.refreshLeavesUseUnchanged(changedTimesOnly: changedTimesOnly, policy: policy) {
             let putBody = bodies.put(body, into: store)
             try await offload {
                 if case .notStored = try self.refresh(record, requestHeaders: requestHeaders, putBody: putBody) {

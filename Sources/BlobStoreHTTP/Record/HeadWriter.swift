@@ -40,6 +40,11 @@ package struct HeadWriter {
         bytes.append(contentsOf: lines)
     }
 
+    /// Appends a run of field lines written before.
+    package mutating func lines(_ lines: ArraySlice<UInt8>) {
+        bytes.append(contentsOf: lines)
+    }
+
     /// Appends the field line `name: value`.
     package mutating func field(_ name: String, _ value: String) {
         append(name)

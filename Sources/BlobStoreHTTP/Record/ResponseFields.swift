@@ -29,6 +29,9 @@ final class ResponseFields: Sendable, Equatable {
     /// (`Content-Length`, `Transfer-Encoding`) and the list fields each cache on the way adds
     /// to (`Via`, `Cache-Status`), which a server writes itself.
     let passedLines: [UInt8]
+    /// Where in ``passedLines`` the `Date` line is, when there is exactly one (so that a `304`
+    /// that changed the date only replaces that line).
+    let dateLine: Range<Int>?
     /// The stored `Via` and `Cache-Status` unless omitted, each joined by `", "`.
     let via: String?
     let cacheStatus: String?
@@ -47,20 +50,24 @@ final class ResponseFields: Sendable, Equatable {
         let omitted = Set(cacheControl.omittedFields)
         via = omitted.contains("via") ? nil : headers["Via"]
         cacheStatus = omitted.contains("cache-status") ? nil : headers["Cache-Status"]
-        passedLines = Self.passedLines(of: headers, omitting: omitted)
+        (passedLines, dateLine) = Self.passedLines(of: headers, omitting: omitted)
     }
 
     /// The fields of `headers`, which differ from those `earlier` was parsed from in `Date` and
     /// `Age` only (what a `304` usually changes): what the other fields give is taken from
-    /// `earlier` rather than parsed again. The strings taken (`ETag`, `Last-Modified`, `Via`,
-    /// `Cache-Status`) are `earlier`'s: "only" is decided with `String`'s `==`
-    /// (`StoredResponse.differInTimesOnly`, `HTTPHeaders.has`), which equates canonically
-    /// equivalent Unicode, so a 304 that rewrote one of them into other bytes of the same text
-    /// would leave the stored bytes here (and in the headers). Only non-ASCII values can differ
-    /// so; were either comparison made byte-exact, these would have to be taken from `headers`.
-    init(_ headers: HTTPHeaders, timesChangedFrom earlier: ResponseFields) {
+    /// `earlier` rather than parsed again. `dateSet` says whether `Date` was set anew, which leaves
+    /// one `Date` field, after all others but `Age` (`HTTPHeaders.set` appends it); without it, the
+    /// `Date` fields are `earlier`'s, in their places, so the date and the lines are `earlier`'s
+    /// too. With it, the lines are `earlier`'s with the one `Date` line moved to the end, written
+    /// anew; they are written whole when `earlier` had no single `Date` line.
+    ///
+    /// The strings taken (`ETag`, `Last-Modified`, `Via`, `Cache-Status`) are `earlier`'s: "only"
+    /// is decided with `String`'s `==` (`HTTPHeaders.has`), which equates canonically equivalent
+    /// Unicode, so a 304 that rewrote one of them into other bytes of the same text would leave the
+    /// stored bytes here (and in the headers). Only non-ASCII values can differ so; were the
+    /// comparison made byte-exact, these would have to be taken from `headers`.
+    init(_ headers: HTTPHeaders, timesChangedFrom earlier: ResponseFields, dateSet: Bool) {
         cacheControl = earlier.cacheControl
-        date = headers["Date"].flatMap(HTTPDate.parse)
         age = Freshness.ageSeconds(headers)
         hasExpires = earlier.hasExpires
         expires = earlier.expires
@@ -69,22 +76,46 @@ final class ResponseFields: Sendable, Equatable {
         lastModifiedValue = earlier.lastModifiedValue
         via = earlier.via
         cacheStatus = earlier.cacheStatus
-        let omitted = cacheControl.omittedFields
-        passedLines = Self.passedLines(of: headers, omitting: omitted.isEmpty ? [] : Set(omitted))
+        guard dateSet else {
+            date = earlier.date
+            (passedLines, dateLine) = (earlier.passedLines, earlier.dateLine)
+            return
+        }
+        let dateField = headers.fields.last { HTTPHeaders.sameName($0.name, "Date") }
+        date = dateField.flatMap { HTTPDate.parse($0.value) }
+        if let dateField, let line = earlier.dateLine {
+            var lines = HeadWriter(
+                reservingCapacity: earlier.passedLines.count - line.count + dateField.name.utf8.count
+                    + dateField.value.utf8.count + 4)
+            lines.lines(earlier.passedLines[..<line.lowerBound])
+            lines.lines(earlier.passedLines[line.upperBound...])
+            let start = lines.bytes.count
+            lines.field(dateField.name, dateField.value)
+            (passedLines, dateLine) = (lines.bytes, start..<lines.bytes.count)
+        } else {
+            let omitted = cacheControl.omittedFields
+            (passedLines, dateLine) = Self.passedLines(of: headers, omitting: omitted.isEmpty ? [] : Set(omitted))
+        }
     }
 
-    /// The ``passedLines`` of `headers` when the fields named `omitted` (lowercased) are left out.
-    private static func passedLines(of headers: HTTPHeaders, omitting omitted: Set<String>) -> [UInt8] {
+    /// The ``passedLines`` of `headers` when the fields named `omitted` (lowercased) are left out,
+    /// and the ``dateLine``.
+    private static func passedLines(of headers: HTTPHeaders, omitting omitted: Set<String>) -> (
+        lines: [UInt8], dateLine: Range<Int>?
+    ) {
         // Room for every line at once: grown a line at a time, the bytes were copied five times.
         var lines = HeadWriter(
             reservingCapacity: headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
+        var (dateLine, dates) = (0..<0, 0)
         for field in headers
         where !isWrittenBySender(field.name)
             && (omitted.isEmpty || !omitted.contains(field.name.lowercased()))
         {
+            let start = lines.bytes.count
             lines.field(field.name, field.value)
+            if HTTPHeaders.sameName(field.name, "Date") { (dateLine, dates) = (start..<lines.bytes.count, dates + 1) }
         }
-        return lines.bytes
+        return (lines.bytes, dates == 1 ? dateLine : nil)
     }
 
     /// Whether `name` is one of the fields a server serving a stored response writes itself:
@@ -106,6 +137,7 @@ final class ResponseFields: Sendable, Equatable {
                 && left.hasExpires == right.hasExpires && left.expires == right.expires
                 && left.lastModified == right.lastModified && left.etagValue == right.etagValue
                 && left.lastModifiedValue == right.lastModifiedValue && left.passedLines == right.passedLines
+                && left.dateLine == right.dateLine
                 && left.via == right.via && left.cacheStatus == right.cacheStatus)
     }
 }

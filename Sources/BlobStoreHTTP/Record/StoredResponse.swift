@@ -293,7 +293,21 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     ///
     /// A field whose value the 304 repeats is left where it is.
     public func updatingHeaders(with notModified: HTTPHeaders, receivedAt responseTime: Date) -> HTTPHeaders {
+        update(by: notModified, receivedAt: responseTime).headers
+    }
+
+    /// What a `304` with `notModified` fields changes: the ``updatingHeaders(with:receivedAt:)``,
+    /// whether they differ from the stored ones in `Date` and `Age` only (`timesOnly`), and whether
+    /// `Date` was set anew (`dateSet`), which puts its one field after all others but `Age`.
+    ///
+    /// A field is set only when its value differs, and setting a name other than `Date` or `Age`
+    /// changes the fields of that name, so `timesOnly` means every other field is the stored one,
+    /// in its place.
+    private func update(by notModified: HTTPHeaders, receivedAt responseTime: Date) -> (
+        headers: HTTPHeaders, timesOnly: Bool, dateSet: Bool
+    ) {
         var updated = headers
+        var (timesOnly, dateSet) = (true, false)
         let options = Self.connectionOptions(notModified)
         let fields = notModified.fields
         for index in fields.indices {
@@ -305,11 +319,20 @@ public struct StoredResponse: Sendable, Equatable, Codable {
                 !fields[..<index].contains(where: named)
             else { continue }
             let value = fields[(index + 1)...].contains(where: named) ? notModified[name]! : fields[index].value
-            if !updated.has(name, value) { updated.set(name, value) }
+            guard !updated.has(name, value) else { continue }
+            updated.set(name, value)
+            if HTTPHeaders.sameName(name, "Date") {
+                dateSet = true
+            } else if !HTTPHeaders.sameName(name, "Age") {
+                timesOnly = false
+            }
         }
         if !notModified.contains("Age") { updated.set("Age", nil) }
-        if !notModified.contains("Date") { updated.set("Date", HTTPDate.format(responseTime)) }
-        return updated
+        if !notModified.contains("Date") {
+            updated.set("Date", HTTPDate.format(responseTime))
+            dateSet = true
+        }
+        return (updated, timesOnly, dateSet)
     }
 
     /// Whether `name` is one of the fields that describe a stored body, which a `304` does not
@@ -327,59 +350,36 @@ public struct StoredResponse: Sendable, Equatable, Codable {
 
     /// This response refreshed by a `304 Not Modified` with `notModified` fields (RFC 9111
     /// §4.3.4): its ``updatingHeaders(with:receivedAt:)``, sent at `requestTime` and received at
-    /// `responseTime`. When the 304 changed no field but `Date` and `Age`, what the other fields
-    /// give is not parsed again.
+    /// `responseTime`; and whether the 304 changed no field but `Date` and `Age`
+    /// (`changedTimesOnly`, for ``refreshLeavesUseUnchanged(changedTimesOnly:policy:)``). When it
+    /// did not, what the other fields give is not parsed again.
     package func refreshed(byNotModified notModified: HTTPHeaders, requestTime: Date, responseTime: Date)
-        -> StoredResponse
+        -> (response: StoredResponse, changedTimesOnly: Bool)
     {
-        let headers = updatingHeaders(with: notModified, receivedAt: responseTime)
+        let (headers, timesOnly, dateSet) = update(by: notModified, receivedAt: responseTime)
         var refreshed = self
         let storage = refreshed.unique()
         storage.fields =
-            Self.differInTimesOnly(self.headers, headers)
-            ? ResponseFields(headers, timesChangedFrom: fields) : ResponseFields(headers)
+            timesOnly ? ResponseFields(headers, timesChangedFrom: fields, dateSet: dateSet) : ResponseFields(headers)
         storage.headers = headers
         storage.requestTime = requestTime
         storage.responseTime = responseTime
-        return refreshed
+        return (refreshed, timesOnly)
     }
 
-    /// Whether this response, refreshed by a `304` into `refreshed` (its
-    /// ``updatingHeaders(with:receivedAt:)``), may be left unwritten, the stored record kept as it
-    /// is: this response can never be used without a revalidation (`no-cache`, or no freshness
-    /// lifetime with `must-revalidate`), and the 304 changed no field but `Date` and `Age` (a field
-    /// it changed or added is set anew, so the fields but those two compare unequal). What a later use decides is then the same
-    /// (a revalidation), except that the older times make the response look older: a
-    /// `stale-if-error` window closes sooner, never later. The answer to the request that
-    /// revalidated is the refreshed response, so the client sees the new `Date` and `Age`. What it
-    /// saves is a store write (a journal record) per revalidation of an always-revalidated
+    /// Whether this response, refreshed by a `304` (``refreshed(byNotModified:requestTime:responseTime:)``),
+    /// may be left unwritten, the stored record kept as it is: this response can never be used
+    /// without a revalidation (`no-cache`, or no freshness lifetime with `must-revalidate`), and
+    /// the 304 changed no field but `Date` and `Age` (`changedTimesOnly`). What a later use
+    /// decides is then the same (a revalidation), except that the older times make the response
+    /// look older: a `stale-if-error` window closes sooner, never later. The answer to the request
+    /// that revalidated is the refreshed response, so the client sees the new `Date` and `Age`.
+    /// What it saves is a store write (a journal record) per revalidation of an always-revalidated
     /// response.
-    package func refreshLeavesUseUnchanged(becoming refreshed: HTTPHeaders, policy: HTTPCachePolicy) -> Bool {
+    package func refreshLeavesUseUnchanged(changedTimesOnly: Bool, policy: HTTPCachePolicy) -> Bool {
+        guard changedTimesOnly else { return false }
         let response = directives(policy)
-        let alwaysRevalidated =
-            response.noCache || (mustRevalidate(policy) && freshness(policy, directives: response).lifetime <= 0)
-        return alwaysRevalidated && Self.differInTimesOnly(headers, refreshed)
-    }
-
-    /// Whether `first` and `second` have the same fields in the same order but for `Date` and
-    /// `Age`.
-    private static func differInTimesOnly(_ first: HTTPHeaders, _ second: HTTPHeaders) -> Bool {
-        // Through the arrays' buffers: a field is compared where it is, not copied out.
-        first.fields.withUnsafeBufferPointer { first in
-            second.fields.withUnsafeBufferPointer { second in
-                func isTime(_ field: borrowing HTTPHeaders.Field) -> Bool {
-                    HTTPHeaders.sameName(field.name, "Date") || HTTPHeaders.sameName(field.name, "Age")
-                }
-                var (i, j) = (0, 0)
-                while true {
-                    while i < first.count, isTime(first[i]) { i += 1 }
-                    while j < second.count, isTime(second[j]) { j += 1 }
-                    guard i < first.count, j < second.count else { return i == first.count && j == second.count }
-                    guard first[i].name == second[j].name, first[i].value == second[j].value else { return false }
-                    (i, j) = (i + 1, j + 1)
-                }
-            }
-        }
+        return response.noCache || (mustRevalidate(policy) && freshness(policy, directives: response).lifetime <= 0)
     }
 
     /// The stored headers with `Age` set to the current age at `now` (RFC 9111 §5.1), as served

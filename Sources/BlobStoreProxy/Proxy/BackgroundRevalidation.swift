@@ -35,7 +35,7 @@ struct BackgroundRevalidation {
             if response.status == 304 {
                 guard stored.isValidated(by: response.headers) else { return }
                 context.metrics.notModified.add(1, ordering: .relaxed)
-                let refreshed = ProxyExchange.refreshed(stored, by: response, requestTime: requestTime)
+                let (refreshed, _) = ProxyExchange.refreshed(stored, by: response, requestTime: requestTime)
                 _ = try body.refresh(refreshed, in: cache, requestHeaders: request.headers)
                 return
             }

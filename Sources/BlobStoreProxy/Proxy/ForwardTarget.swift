@@ -44,7 +44,7 @@ final class ForwardTarget: Sendable, Equatable {
     ///
     /// - Throws: ``Rejection`` 400 for a target of neither form or without an origin to go to,
     ///   501 for `CONNECT` or an `https` URL (tunnels are not supported).
-    static func of(_ request: RequestHead, origin: URL?, forwardProxy: Bool) throws(Rejection) -> ForwardTarget {
+    static func of(_ request: RequestHead, origin: OriginBase?, forwardProxy: Bool) throws(Rejection) -> ForwardTarget {
         if request.method == "CONNECT" { throw Rejection(501, "CONNECT tunnels are not supported") }
         let target = request.target
         if target.hasPrefix("/") || target == "*" {
@@ -74,17 +74,15 @@ final class ForwardTarget: Sendable, Equatable {
     }
 
     /// `path` on `origin`, below the origin's own path.
-    private static func through(_ origin: URL, path: String) throws(Rejection) -> ForwardTarget {
+    private static func through(_ origin: OriginBase, path: String) throws(Rejection) -> ForwardTarget {
         guard let host = origin.host else { throw Rejection(502, "the origin URL has no host") }
-        let port = UInt16(exactly: origin.port ?? 80) ?? 80
-        let authority = origin.port.map { "\(host):\($0)" } ?? host
         guard path != "*" else {
-            return ForwardTarget(host: host, port: port, authority: authority, requestTarget: "*", url: nil)
+            return ForwardTarget(
+                host: host, port: origin.port, authority: origin.authority, requestTarget: "*", url: nil)
         }
-        let prefix = origin.path.hasSuffix("/") ? String(origin.path.dropLast()) : origin.path
-        let requestTarget = prefix + path
+        let requestTarget = origin.pathPrefix + path
         return ForwardTarget(
-            host: host, port: port, authority: authority, requestTarget: requestTarget,
-            url: URL(string: "http://\(authority)\(requestTarget)"))
+            host: host, port: origin.port, authority: origin.authority, requestTarget: requestTarget,
+            url: URL(string: "http://" + origin.authority + requestTarget))
     }
 }

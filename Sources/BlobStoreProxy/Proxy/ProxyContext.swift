@@ -15,6 +15,8 @@ final class ProxyContext: Sendable {
     let log: AccessLog
     /// The proxy's member of `Via` (`1.1 <name>`), made once.
     let viaMember: String
+    /// The parts of the configured origin's URL, taken from it once.
+    let origin: OriginBase?
     /// The keys being revalidated in the background (`stale-while-revalidate`), so that a burst
     /// of stale hits sends one conditional request.
     let revalidating = Mutex<Set<String>>([])
@@ -29,6 +31,7 @@ final class ProxyContext: Sendable {
     init(configuration: ProxyConfiguration, cache: HTTPCache, log: AccessLog) {
         self.configuration = configuration
         viaMember = "1.1 \(configuration.name)"
+        origin = configuration.origin.map(OriginBase.init)
         self.cache = cache
         self.log = log
         if let disk = (cache.store as? CachedStore)?.disk ?? (cache.store as? BlobStore) {
@@ -56,7 +59,7 @@ final class ProxyContext: Sendable {
     func target(of request: RequestHead, memo: BoundedMemo<String, ForwardTarget>?) throws(Rejection)
         -> ForwardTarget
     {
-        let (origin, forwardProxy) = (configuration.origin, configuration.forwardProxy)
+        let (origin, forwardProxy) = (origin, configuration.forwardProxy)
         if request.method != "CONNECT", let memo,
             let known = memo.value(
                 for: request.target, { _ in try? ForwardTarget.of(request, origin: origin, forwardProxy: forwardProxy) }

@@ -52,10 +52,11 @@ extension ProxyExchange {
                     return try await forward(to: target, body: &none, stored: nil)
                 }
                 context.metrics.notModified.add(1, ordering: .relaxed)
-                let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
+                let (refreshed, changedTimesOnly) = Self.refreshed(
+                    storedResponse, by: response, requestTime: requestTime)
                 var removing = false
                 do {
-                    if !storedResponse.refreshLeavesUseUnchanged(becoming: refreshed.headers, policy: policy),
+                    if !storedResponse.refreshLeavesUseUnchanged(changedTimesOnly: changedTimesOnly, policy: policy),
                         case .notStored = try storedBody.refresh(refreshed, in: cache, requestHeaders: request.headers)
                     {
                         removing = true
@@ -85,7 +86,7 @@ extension ProxyExchange {
         {
             // A 200 to HEAD freshens the stored GET response it describes (RFC 9111 §4.3.5), and the
             // client is answered from it, so that fields the HEAD left out are kept.
-            let refreshed = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
+            let (refreshed, _) = Self.refreshed(storedResponse, by: response, requestTime: requestTime)
             _ = try? storedBody.refresh(refreshed, in: cache, requestHeaders: request.headers)
             if try await serveUnlessGone(refreshed, body: storedBody) {
                 origins.giveBack(connection, to: target, if: response.keepsAlive)
@@ -112,8 +113,11 @@ extension ProxyExchange {
         return stored.status == 200
     }
 
-    /// `stored` with the fields of a `304` and its times (RFC 9111 §4.3.4).
-    static func refreshed(_ stored: StoredResponse, by notModified: ResponseHead, requestTime: Date) -> StoredResponse {
+    /// `stored` with the fields of a `304` and its times (RFC 9111 §4.3.4), and whether they
+    /// changed no field but `Date` and `Age`.
+    static func refreshed(_ stored: StoredResponse, by notModified: ResponseHead, requestTime: Date) -> (
+        response: StoredResponse, changedTimesOnly: Bool
+    ) {
         stored.refreshed(byNotModified: notModified.headers, requestTime: requestTime, responseTime: Date())
     }
 
