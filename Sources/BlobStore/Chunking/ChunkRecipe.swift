@@ -111,10 +111,10 @@ package struct ChunkRecipe: Equatable, Sendable {
         writer.varint(UInt64(parameters.average))
         writer.varint(UInt64(parameters.maximum))
         writer.u64(UInt64(length))
-        writer.raw(digest.bytes)
+        writer.digest(digest)
         writer.varint(UInt64(chunks.count))
         for chunk in chunks {
-            writer.raw(chunk.digest.bytes)
+            writer.digest(chunk.digest)
             writer.varint(UInt64(chunk.length))
         }
         SealedBytes.seal(&writer)

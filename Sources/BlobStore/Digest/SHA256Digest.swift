@@ -50,14 +50,7 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// The 32 bytes of the digest, most significant first.
     public var bytes: [UInt8] {
-        var result: [UInt8] = []
-        result.reserveCapacity(32)
-        for word in [w0, w1, w2, w3] {
-            for shift in stride(from: 56, through: 0, by: -8) {
-                result.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
-            }
-        }
-        return result
+        withUnsafeBytes(of: (w0.bigEndian, w1.bigEndian, w2.bigEndian, w3.bigEndian)) { Array($0) }
     }
 
     /// The 64 lowercase hexadecimal characters of the digest.

@@ -45,6 +45,19 @@ struct ByteWriter {
 
     mutating func raw(_ data: [UInt8]) { bytes.append(contentsOf: data) }
 
+    /// The 32 bytes of `digest`, most significant first (``SHA256Digest/bytes`` without the
+    /// array).
+    mutating func digest(_ digest: SHA256Digest) {
+        let words = (digest.w0.bigEndian, digest.w1.bigEndian, digest.w2.bigEndian, digest.w3.bigEndian)
+        withUnsafeBytes(of: words) { bytes.append(contentsOf: $0) }
+    }
+
+    /// `count` zero bytes, room for a value patched in later.
+    mutating func zeros(_ count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
+
+    /// Overwrites the byte at `offset` with `value`.
+    mutating func patchU8(_ value: UInt8, at offset: Int) { bytes[offset] = value }
+
     /// Overwrites four bytes at `offset` with `value`, little-endian.
     mutating func patchU32(_ value: UInt32, at offset: Int) {
         for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> UInt32(8 * index)) }

@@ -16,30 +16,69 @@ extension JournalRecord {
         }
     }
 
-    /// Appends the framed record (header and payload) to `writer`.
+    /// Appends the framed record (header and payload) to `writer`: the payload is encoded in
+    /// place after room for the header, which is filled in once the payload's length and
+    /// checksum are known (no array of its own for either, per record).
     func frame(into writer: inout ByteWriter) {
-        var payload = ByteWriter()
-        encodePayload(into: &payload)
-        Self.frame(type: type.rawValue, payload: payload.bytes, into: &writer)
+        writer.reserve(JournalFormat.recordHeaderSize + payloadSizeHint)
+        let start = writer.bytes.count
+        writer.zeros(JournalFormat.recordHeaderSize)
+        encodePayload(into: &writer)
+        Self.fillHeader(of: &writer, at: start, type: type.rawValue)
     }
 
     /// Frames any payload bytes as a record of type `type` (tests and fuzzing frame payloads the
     /// encoder would never write).
     static func frame(type: UInt8, payload: [UInt8], into writer: inout ByteWriter) {
-        let payloadCRC = payload.withUnsafeBytes { CRC32C.checksum($0) }
-        writer.raw(header(length: UInt32(payload.count), type: type, payloadCRC: CRC32C.mask(payloadCRC)))
+        let start = writer.bytes.count
+        writer.zeros(JournalFormat.recordHeaderSize)
         writer.raw(payload)
+        fillHeader(of: &writer, at: start, type: type)
+    }
+
+    /// Fills in the header at `start` in `writer` of the record whose payload follows it to the
+    /// end of `writer`.
+    private static func fillHeader(of writer: inout ByteWriter, at start: Int, type: UInt8) {
+        let payloadStart = start + JournalFormat.recordHeaderSize
+        let payloadCRC = writer.bytes.withUnsafeBytes {
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[payloadStart...]))
+        }
+        writeHeader(
+            into: &writer, at: start, length: UInt32(writer.bytes.count - payloadStart), type: type,
+            payloadCRC: CRC32C.mask(payloadCRC))
     }
 
     /// The 13-byte record header, with its checksum computed over the 9 bytes before it.
     static func header(length: UInt32, type: UInt8, payloadCRC maskedPayloadCRC: UInt32) -> [UInt8] {
         var header = ByteWriter()
-        header.u32(length)
-        header.u8(type)
-        header.u32(maskedPayloadCRC)
-        let headerCRC = header.bytes.withUnsafeBytes { CRC32C.checksum($0) }
-        header.u32(CRC32C.mask(headerCRC))
+        header.zeros(JournalFormat.recordHeaderSize)
+        writeHeader(into: &header, at: 0, length: length, type: type, payloadCRC: maskedPayloadCRC)
         return header.bytes
+    }
+
+    /// Writes a record header over the 13 bytes at `start` in `writer`: the payload's length, the
+    /// type, the payload's masked checksum, and the masked checksum of those 9 bytes.
+    private static func writeHeader(
+        into writer: inout ByteWriter, at start: Int, length: UInt32, type: UInt8, payloadCRC maskedPayloadCRC: UInt32
+    ) {
+        writer.patchU32(length, at: start)
+        writer.patchU8(type, at: start + 4)
+        writer.patchU32(maskedPayloadCRC, at: start + 5)
+        let checked = start..<(start + JournalFormat.recordHeaderCheckedSize)
+        let headerCRC = writer.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[checked])) }
+        writer.patchU32(CRC32C.mask(headerCRC), at: start + JournalFormat.recordHeaderCheckedSize)
+    }
+
+    /// About how many bytes the payload takes, for room reserved at once: the variable parts of
+    /// a put (key, metadata, a recipe's chunks) and of an access record, and a bound on the rest.
+    private var payloadSizeHint: Int {
+        switch self {
+        case .put(let put):
+            put.key.bytes.count + put.metadata.count + 96 + (put.recipe.map { $0.locations.count * 64 } ?? 0)
+        case .access(let items): items.reduce(10) { $0 + $1.key.bytes.count + 11 }
+        case .remove(let key, _), .evict(let key, _): key.bytes.count + 48
+        case .relocate: 128
+        }
     }
 
     /// The framed record as bytes.
@@ -53,7 +92,7 @@ extension JournalRecord {
         switch self {
         case .put(let put):
             writer.lengthPrefixed(put.key.bytes)
-            writer.raw(put.digest.bytes)
+            writer.digest(put.digest)
             writer.varint(put.size)
             writer.time(put.created)
             writer.optionalTime(put.expires)
@@ -66,7 +105,7 @@ extension JournalRecord {
                 recipe.encode(into: &writer)
             }
         case .relocate(let move):
-            writer.raw(move.digest.bytes)
+            writer.digest(move.digest)
             writer.varint(move.size)
             Self.encode(move.from, into: &writer)
             Self.encode(move.to, into: &writer)
@@ -80,13 +119,13 @@ extension JournalRecord {
             writer.lengthPrefixed(key.bytes)
             if let digest {
                 writer.u8(1)
-                writer.raw(digest.bytes)
+                writer.digest(digest)
             } else {
                 writer.u8(0)
             }
         case .evict(let key, let digest):
             writer.lengthPrefixed(key.bytes)
-            writer.raw(digest.bytes)
+            writer.digest(digest)
         }
     }
 

@@ -118,7 +118,7 @@ enum ManifestWriter {
     static func encodeFields(_ item: ManifestEntry, into writer: inout ByteWriter) {
         let entry = item.entry
         writer.lengthPrefixed(item.key.bytes)
-        writer.raw(entry.digest.bytes)
+        writer.digest(entry.digest)
         writer.varint(entry.size)
         writer.time(entry.created)
         writer.time(entry.lastAccess)
@@ -127,7 +127,7 @@ enum ManifestWriter {
     }
 
     static func encode(_ blob: ManifestBlob, into writer: inout ByteWriter) {
-        writer.raw(blob.digest.bytes)
+        writer.digest(blob.digest)
         writer.varint(blob.size)
         writer.varint(UInt64(blob.references))
         blob.location.encode(into: &writer)

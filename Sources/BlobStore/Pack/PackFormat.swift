@@ -64,7 +64,7 @@ enum PackFormat {
     static func needleHeader(size: UInt32, digest: SHA256Digest) -> [UInt8] {
         var writer = ByteWriter()
         writer.u32(size)
-        writer.raw(digest.bytes)
+        writer.digest(digest)
         return writer.bytes
     }
 

@@ -216,21 +216,22 @@ public final class HTTPCache: Sendable {
         case .memoryOnly: placement = .memoryOnly
         case .notStored: return decision
         }
-        let metadata = try decoded.encoded(CacheRecord(response: record), for: Self.entryKey(for: record, url: url))
+        let key = Self.entryKey(for: record, url: url)
+        let metadata = try decoded.encoded(CacheRecord(response: record), for: key)
         do {
             if let vary = record.vary {
                 // On disk whatever this variant's placement: the other variants on disk need it.
                 // Written only when it changes, so a memory-only variant costs no disk write.
-                let names = try decoded.encoded(CacheRecord(variants: vary.names), for: Self.key(for: url))
-                if try store.info(for: Self.key(for: url))?.metadata != names {
-                    try store.put(
-                        Data(), for: Self.key(for: url), metadata: names, expires: nil, placement: .memoryAndDisk)
+                let namesKey = Self.key(for: url)
+                let names = try decoded.encoded(CacheRecord(variants: vary.names), for: namesKey)
+                if try store.info(for: namesKey)?.metadata != names {
+                    try store.put(Data(), for: namesKey, metadata: names, expires: nil, placement: .memoryAndDisk)
                 }
             }
-            try putBody(Self.entryKey(for: record, url: url), metadata, expires, placement)
+            try putBody(key, metadata, expires, placement)
         } catch let error as BlobStoreError where error.code == .tooLarge {
             // Larger than the store's capacity: served, not kept. Other failures are the store's.
-            _ = try? store.remove(Self.entryKey(for: record, url: url))
+            _ = try? store.remove(key)
             return .notStored("the response is too large for the store: \(error.message)")
         }
         return decision

@@ -22,7 +22,13 @@ struct RecordJSON {
             throw BlobStoreError(.unencodable, "An HTTP cache record could not be encoded: a time is not a number.")
         }
         var json = RecordJSON()
-        json.bytes.reserveCapacity(1024)
+        // Room for the whole record at once, escapes aside: each field's name and value with the
+        // JSON around them, the URL, and the rest (times, status, names, brackets).
+        let fields = record.response?.headers.fields ?? []
+        json.bytes.reserveCapacity(
+            fields.reduce(256 + (record.response?.url.utf8.count ?? 0)) {
+                $0 + $1.name.utf8.count + $1.value.utf8.count + 32
+            })
         json.open("{")
         if let response = record.response {
             json.key("response")
