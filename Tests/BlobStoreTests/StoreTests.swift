@@ -264,6 +264,25 @@ import Testing
         }
     }
 
+    @Test func entryHoldsComparesDigestAndEveryMetadataByte() throws {
+        try withTemporaryDirectory { dir throws in
+            try withStore(dir.child("s")) { store throws in
+                let metadata = Data((0..<700).map { UInt8(truncatingIfNeeded: $0) })
+                try store.put(Data("v"), for: "k", metadata: metadata, expires: nil)
+                try store.put(Data("v"), for: "gone", metadata: metadata, expires: Date(timeIntervalSinceNow: -1))
+                let digest = SHA256Hasher.hash(Data("v"))
+                var lastByte = metadata
+                lastByte[699] ^= 1
+                #expect(try store.entry("k", holds: digest, metadata: metadata) == true)
+                #expect(try store.entry("k", holds: digest, metadata: lastByte) == false)
+                #expect(try store.entry("k", holds: digest, metadata: metadata.dropLast()) == false)
+                #expect(try store.entry("k", holds: SHA256Hasher.hash(Data("w")), metadata: metadata) == false)
+                #expect(try store.entry("absent", holds: digest, metadata: metadata) == nil)
+                #expect(try store.entry("gone", holds: digest, metadata: metadata) == nil)
+            }
+        }
+    }
+
     @Test func accessTimesArePersistedAsHints() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.child("s")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the in-memory index keeps for one key.
 struct IndexEntry: Equatable, Sendable {
     var digest: SHA256Digest
@@ -12,5 +14,18 @@ struct IndexEntry: Equatable, Sendable {
 
     func isExpired(at now: Int64) -> Bool {
         expires.map { $0 <= now } ?? false
+    }
+
+    /// Whether this entry holds `digest` with `metadata`. The metadata is compared with one
+    /// `memcmp`: compared a byte at a time (as a sequence, even through raw buffers), a 700-byte
+    /// HTTP record cost more than the rest of a memory hit's check, which runs under the store's
+    /// mutex.
+    func holds(_ digest: SHA256Digest, metadata given: Data) -> Bool {
+        self.digest == digest && metadata.count == given.count
+            && metadata.withUnsafeBytes { stored in
+                given.withUnsafeBytes { given in
+                    stored.isEmpty || memcmp(stored.baseAddress!, given.baseAddress!, stored.count) == 0
+                }
+            }
     }
 }

@@ -26,17 +26,7 @@ extension BlobStore {
         -> Bool
     {
         let expiry = expires.map { max(0, $0.milliseconds) }
-        return try touch(key) { entry in
-            // Compared with one `memcmp`: compared a byte at a time (as a sequence, even through
-            // raw buffers), a record's metadata cost more than the rest of the touch, and this
-            // runs under the mutex on every memory hit.
-            entry.digest == digest && entry.expires == expiry && entry.metadata.count == metadata.count
-                && entry.metadata.withUnsafeBytes { stored in
-                    metadata.withUnsafeBytes { given in
-                        stored.isEmpty || memcmp(stored.baseAddress!, given.baseAddress!, stored.count) == 0
-                    }
-                }
-        }
+        return try touch(key) { entry in entry.expires == expiry && entry.holds(digest, metadata: metadata) }
     }
 
     /// Records a read of `key` if it has an unexpired entry that `matches` accepts.

@@ -249,6 +249,18 @@ extension BlobStore {
         }
     }
 
+    /// Whether `key` has an unexpired entry holding `digest` with `metadata`, or `nil` when it
+    /// has none: ``info(for:)`` compared in place, nothing copied out. For a memory tier that
+    /// keeps an entry only while it matches the disk.
+    package func entry(_ key: StoreKey, holds digest: SHA256Digest, metadata: Data) throws -> Bool? {
+        try state.withLock { state in
+            try checkUsable(state)
+            try state.catchUpIfChanged(layout: layout, changes: changes)
+            guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else { return nil }
+            return entry.holds(digest, metadata: metadata)
+        }
+    }
+
     /// Every unexpired entry, sorted by key.
     public func entries() throws -> [EntryInfo] {
         try state.withLock { state in

@@ -245,13 +245,13 @@ public final class CachedStore: BlobStorage, EntryOpener {
     private func remember(_ entry: MemoryEntry, for key: StoreKey) throws {
         guard let memory else { return }
         try memoryWrites.withLock { _ in
-            let current = try disk.info(for: key)
+            let matching = try disk.entry(key, holds: entry.digest, metadata: entry.metadata)
             if entry.isOnDisk {
-                guard let current, current.digest == entry.digest, current.metadata == entry.metadata else {
+                guard matching == true else {
                     memory.remove(key)
                     return
                 }
-            } else if current != nil {
+            } else if matching != nil {
                 return
             }
             memory.insert(entry, for: key)
