@@ -10,7 +10,7 @@ final class OriginConnections: @unchecked Sendable {
     let maxIdlePerOrigin: Int
     /// The connect timeout, and the read and write timeout of each connection.
     let timeout: Duration
-    private var idle: [String: [(connection: WireConnection, since: ContinuousClock.Instant)]] = [:]
+    private var idle: [String: [(connection: WireConnection, since: MonotonicInstant)]] = [:]
     /// How long an idle connection is kept: less than the keep-alive timeouts origins commonly
     /// use (5 s for Node.js and Apache httpd), so that the origin rarely closes one under it.
     static let maxIdleTime: Duration = .seconds(4)
@@ -34,7 +34,7 @@ final class OriginConnections: @unchecked Sendable {
     {
         while !fresh, let (reused, since) = idle[target.origin]?.popLast() {
             // One the origin closed while it waited (or that waited too long) is dropped.
-            if ContinuousClock.now - since < Self.maxIdleTime, reused.isOpenWhileIdle(peeking: peeking) {
+            if MonotonicInstant.now - since < Self.maxIdleTime, reused.isOpenWhileIdle(peeking: peeking) {
                 return (reused, true)
             }
         }
@@ -49,7 +49,7 @@ final class OriginConnections: @unchecked Sendable {
     /// the end and the origin keeps it open).
     func giveBack(_ connection: WireConnection, to target: ForwardTarget) {
         guard !connection.hasBufferedBytes, !connection.reachedEnd, !connection.hasUnsent else { return }
-        Self.keep((connection, ContinuousClock.now), in: &idle[target.origin, default: []], max: maxIdlePerOrigin)
+        Self.keep((connection, MonotonicInstant.now), in: &idle[target.origin, default: []], max: maxIdlePerOrigin)
     }
 
     /// Keeps `connection` when `keepsAlive`, else lets it close.
@@ -59,8 +59,8 @@ final class OriginConnections: @unchecked Sendable {
 
     /// Appends `idle` to `pool` unless it holds `max` already (one lookup of the pool).
     private static func keep(
-        _ idle: (connection: WireConnection, since: ContinuousClock.Instant),
-        in pool: inout [(connection: WireConnection, since: ContinuousClock.Instant)], max: Int
+        _ idle: (connection: WireConnection, since: MonotonicInstant),
+        in pool: inout [(connection: WireConnection, since: MonotonicInstant)], max: Int
     ) {
         if pool.count < max { pool.append(idle) }
     }

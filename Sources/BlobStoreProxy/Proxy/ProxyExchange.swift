@@ -10,7 +10,7 @@ final class ProxyExchange {
     let client: WireConnection
     let request: RequestHead
     /// When the request head arrived.
-    let started = ContinuousClock.now
+    let started = MonotonicInstant.now
     /// What the access log and the `Cache-Status` field say about it.
     var cacheStatus = CacheStatus()
     /// The status sent, for the log.
@@ -131,7 +131,7 @@ final class ProxyExchange {
             peer: client.peer, request: request,
             status: sentStatus, bytes: sentBytes,
             cacheStatus: { self.cacheStatus.append(name: self.context.configuration.name, to: &$0) },
-            duration: ContinuousClock.now - started, batch: client.loop?.logBatch)
+            duration: MonotonicInstant.now - started, batch: client.loop?.logBatch)
     }
 
     // MARK: - From the cache

@@ -29,7 +29,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         var readable: @Sendable (WireConnection, EventLoop) -> Decision
         /// Whether a held connection that has waited since `now` is past its timeouts; the
         /// handler answers it (408) when it must, and the loop closes it.
-        var expired: @Sendable (WireConnection, ContinuousClock.Instant) -> Bool
+        var expired: @Sendable (WireConnection, MonotonicInstant) -> Bool
         /// Whether the proxy is stopping: the loop then closes every connection it holds.
         var stopping: @Sendable () -> Bool
         /// Called at each sweep (about every 250 ms, busy or idle) and once when the loop ends:
@@ -81,7 +81,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         /// Whether the task waits for the connection's next request, between requests: such a
         /// wait ends when the proxy stops, as a held connection is closed then.
         let awaitingRequest: Bool
-        let deadline: ContinuousClock.Instant
+        let deadline: MonotonicInstant
         let continuation: UnsafeContinuation<Void, any Error>
     }
     /// The sockets that reported bytes (or their end) while their connection was neither held
@@ -95,7 +95,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// loop has waited again and seen to the sockets ready meanwhile.
     @exclusivity(unchecked) private var turns: [UnsafeContinuation<Void, any Error>] = []
     /// Work to do at a time (a collapsed request's timeout), in no order (the loop's thread only).
-    private var timers: [(deadline: ContinuousClock.Instant, work: () -> Void)] = []
+    private var timers: [(deadline: MonotonicInstant, work: () -> Void)] = []
     /// The idle kept-alive origin connections of this loop's tasks.
     let origins: OriginConnections
     /// The access log lines of the exchanges on this loop, written at each sweep (or sooner,
@@ -126,7 +126,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         thread.store(UInt(pthread_self()), ordering: .releasing)
         var ready = [CInt](repeating: -1, count: 256)
         var events = [UInt32](repeating: 0, count: 256)
-        var lastSweep = ContinuousClock.now
+        var lastSweep = MonotonicInstant.now
         while true {
             runJobs()
             let count = ProxySyscalls.wait(
@@ -170,7 +170,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                     waiter.continuation.resume(throwing: BlobStoreError(.network, "The proxy is stopping."))
                 }
             }
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             if now - lastSweep >= Self.sweepInterval {
                 lastSweep = now
                 sweep(at: now)
@@ -256,7 +256,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// - Throws: `network` with `ETIMEDOUT` when `deadline` passes first; `network` when the
     ///   loop ends or cannot watch the socket, or, `awaitingRequest`, when the proxy stops.
     func ready(
-        _ connection: WireConnection, writable: Bool, until deadline: ContinuousClock.Instant,
+        _ connection: WireConnection, writable: Bool, until deadline: MonotonicInstant,
         awaitingRequest: Bool = false
     ) async throws {
         precondition(isLoopThread, "a connection's task runs on its loop")
@@ -290,7 +290,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Runs `work` on the loop's thread once `deadline` has passed (within the sweep interval).
-    func at(_ deadline: ContinuousClock.Instant, _ work: @escaping () -> Void) {
+    func at(_ deadline: MonotonicInstant, _ work: @escaping () -> Void) {
         precondition(isLoopThread, "a timer is set on its loop")
         timers.append((deadline, work))
     }
@@ -311,7 +311,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Calls the handler's ``Handler/periodically`` (the access log's flush), closes the held
     /// connections past their timeouts, fails the waits past their deadlines and runs the timers
     /// due.
-    private func sweep(at now: ContinuousClock.Instant) {
+    private func sweep(at now: MonotonicInstant) {
         handler.periodically()
         for connection in Array(held.values) where handler.expired(connection, now) { remove(connection) }
         for (fd, waiter) in waiting where waiter.deadline <= now {

@@ -141,8 +141,8 @@ public final class ProxyServer: Sendable {
             loops[next % loops.count].hold(client)
             next += 1
         }
-        let deadline = ContinuousClock.now + context.configuration.shutdownGrace
-        while state.withLock({ $0.active }) > 0, ContinuousClock.now < deadline { usleep(20_000) }
+        let deadline = MonotonicInstant.now + context.configuration.shutdownGrace
+        while state.withLock({ $0.active }) > 0, MonotonicInstant.now < deadline { usleep(20_000) }
         for loop in loops { loop.finish() }
     }
 
@@ -246,7 +246,7 @@ public final class ProxyServer: Sendable {
     /// Whether a connection in an event loop is past its timeouts at `now`: a head begun longer
     /// than ``ProxyConfiguration/headerTimeout`` ago is answered 408; a connection without one
     /// that has waited longer than ``ProxyConfiguration/idleTimeout`` closes.
-    private func expired(_ client: WireConnection, at now: ContinuousClock.Instant) -> Bool {
+    private func expired(_ client: WireConnection, at now: MonotonicInstant) -> Bool {
         let configuration = context.configuration
         if let began = client.headBegan {
             guard now - began >= configuration.headerTimeout else { return false }

@@ -27,9 +27,9 @@ final class WireConnection: @unchecked Sendable {
     /// Bytes after `start` already searched for the end of a head by ``bufferedHead(maxBytes:tooLarge:)``.
     @exclusivity(unchecked) private var searchedHead = 0
     /// When the first byte of the head being received arrived; `nil` between heads.
-    @exclusivity(unchecked) private(set) var headBegan: ContinuousClock.Instant?
+    @exclusivity(unchecked) private(set) var headBegan: MonotonicInstant?
     /// Since when the connection has waited for its next request in an ``EventLoop``.
-    var waitingSince = ContinuousClock.now
+    var waitingSince = MonotonicInstant.now
     /// Bytes written that the socket did not take yet, or that wait to go out with the next
     /// ones: `unsent[unsentStart...]`, sent by ``flush()`` or ``sendNow()``.
     @exclusivity(unchecked) private var unsent: [UInt8] = []
@@ -102,7 +102,7 @@ final class WireConnection: @unchecked Sendable {
     func readHead(maxBytes: Int, idle: Duration, complete: Duration, tooLarge: Int) async throws
         -> ArraySlice<UInt8>?
     {
-        let began = ContinuousClock.now
+        let began = MonotonicInstant.now
         while true {
             if let head = try bufferedHead(maxBytes: maxBytes, tooLarge: tooLarge) { return head }
             do {
@@ -192,7 +192,7 @@ final class WireConnection: @unchecked Sendable {
     ///
     /// - Returns: `false` at the end of the stream.
     /// - Throws: `network`, with `ETIMEDOUT` when nothing arrived by `deadline`.
-    private func fill(until deadline: ContinuousClock.Instant) async throws -> Bool {
+    private func fill(until deadline: MonotonicInstant) async throws -> Bool {
         while true {
             if let received = try receive() { return received > 0 }
             try await onLoop().ready(self, writable: false, until: deadline)

@@ -1,0 +1,41 @@
+import Testing
+
+@testable import BlobStoreProxy
+
+/// The proxy's clock for deadlines (`MonotonicInstant`): arithmetic with `Duration`, saturated.
+@Suite("Caching proxy: monotonic instants")
+struct MonotonicInstantTests {
+    private let start = MonotonicInstant(nanoseconds: 5_000_000_000)
+
+    @Test("A duration moves an instant by its nanoseconds, either way; the difference is the duration")
+    func arithmetic() {
+        let later = start + .milliseconds(1500)
+        #expect(later.nanoseconds == 6_500_000_000)
+        #expect(later - start == .milliseconds(1500))
+        #expect(start - later == .milliseconds(-1500))
+        #expect(start + .nanoseconds(-2) == MonotonicInstant(nanoseconds: 4_999_999_998))
+        #expect(start + .zero == start)
+        #expect(start < later && !(later < start))
+    }
+
+    @Test("Durations past the clock's ends saturate instead of trapping")
+    func saturation() {
+        // Int64.max nanoseconds, some 292 years: a deadline that does not pass.
+        #expect((start + .seconds(Int64.max)).nanoseconds == 5_000_000_000 + UInt64(Int64.max))
+        #expect((start + .seconds(Int64.min)).nanoseconds == 0)
+        #expect((start + .seconds(-6)).nanoseconds == 0)
+        let end = MonotonicInstant(nanoseconds: .max)
+        #expect(end + .seconds(1) == end)
+        #expect(end - MonotonicInstant(nanoseconds: 0) == .nanoseconds(Int64.max))
+    }
+
+    @Test("Now does not go backwards")
+    func nowIsMonotonic() {
+        var last = MonotonicInstant.now
+        for _ in 0..<1000 {
+            let next = MonotonicInstant.now
+            #expect(!(next < last))
+            last = next
+        }
+    }
+}
