@@ -50,7 +50,12 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// The 32 bytes of the digest, most significant first.
     public var bytes: [UInt8] {
-        withUnsafeBytes(of: (w0.bigEndian, w1.bigEndian, w2.bigEndian, w3.bigEndian)) { Array($0) }
+        withUnsafeBytes { Array($0) }
+    }
+
+    /// Calls `body` with the 32 bytes of the digest, most significant first, without an array.
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try Swift.withUnsafeBytes(of: (w0.bigEndian, w1.bigEndian, w2.bigEndian, w3.bigEndian), body)
     }
 
     /// The 64 lowercase hexadecimal characters of the digest.

@@ -152,6 +152,13 @@ struct StoreIndex: Sendable {
         return baseEntry(key)?.entry
     }
 
+    /// `key`'s entry unless it has expired by `now` (milliseconds since the epoch): an expired
+    /// entry reads as absent everywhere, and is left to eviction.
+    func unexpired(_ key: StoreKey, at now: Int64) -> IndexEntry? {
+        guard let entry = self[key], !entry.isExpired(at: now) else { return nil }
+        return entry
+    }
+
     /// `key`'s entry and where its blob is. A manifest's entry carries its blob's location, so
     /// a read of one needs no blob lookup unless the journal moved the blob since.
     func located(_ key: StoreKey) -> (entry: IndexEntry, location: BlobLocation)? {

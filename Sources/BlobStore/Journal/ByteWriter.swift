@@ -2,7 +2,12 @@
 struct ByteWriter {
     private(set) var bytes: [UInt8] = []
 
-    mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+    /// Room for `count` more bytes. At least doubles what is needed when it grows: room
+    /// reserved exactly, record after record into one writer, copied the whole buffer each time.
+    mutating func reserve(_ count: Int) {
+        let needed = bytes.count + count
+        if needed > bytes.capacity { bytes.reserveCapacity(max(needed, 2 * bytes.capacity)) }
+    }
 
     mutating func u8(_ value: UInt8) { bytes.append(value) }
 
@@ -48,8 +53,7 @@ struct ByteWriter {
     /// The 32 bytes of `digest`, most significant first (``SHA256Digest/bytes`` without the
     /// array).
     mutating func digest(_ digest: SHA256Digest) {
-        let words = (digest.w0.bigEndian, digest.w1.bigEndian, digest.w2.bigEndian, digest.w3.bigEndian)
-        withUnsafeBytes(of: words) { bytes.append(contentsOf: $0) }
+        digest.withUnsafeBytes { bytes.append(contentsOf: $0) }
     }
 
     /// `count` zero bytes, room for a value patched in later.

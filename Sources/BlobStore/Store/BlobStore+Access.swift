@@ -35,7 +35,7 @@ extension BlobStore {
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
             let now = Syscalls.nowMilliseconds()
-            guard let entry = state.index[key], !entry.isExpired(at: now), matches(entry) else { return false }
+            guard let entry = state.index.unexpired(key, at: now), matches(entry) else { return false }
             state.index.touch(key, at: now)
             queueAccess(key, at: now, &state)
             return true

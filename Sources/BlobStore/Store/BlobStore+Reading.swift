@@ -241,23 +241,22 @@ extension BlobStore {
 
     /// What the store knows about `key`, or `nil` if it has no unexpired entry.
     public func info(for key: StoreKey) throws -> EntryInfo? {
-        try state.withLock { state in
-            try checkUsable(state)
-            try state.catchUpIfChanged(layout: layout, changes: changes)
-            guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else { return nil }
-            return EntryInfo(key: key, entry: entry)
-        }
+        try unexpiredEntry(key).map { EntryInfo(key: key, entry: $0) }
     }
 
     /// Whether `key` has an unexpired entry holding `digest` with `metadata`, or `nil` when it
     /// has none: ``info(for:)`` compared in place, nothing copied out. For a memory tier that
     /// keeps an entry only while it matches the disk.
     package func entry(_ key: StoreKey, holds digest: SHA256Digest, metadata: Data) throws -> Bool? {
+        try unexpiredEntry(key).map { $0.holds(digest, metadata: metadata) }
+    }
+
+    /// `key`'s unexpired entry, read under the mutex once caught up with other processes.
+    private func unexpiredEntry(_ key: StoreKey) throws -> IndexEntry? {
         try state.withLock { state in
             try checkUsable(state)
             try state.catchUpIfChanged(layout: layout, changes: changes)
-            guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else { return nil }
-            return entry.holds(digest, metadata: metadata)
+            return state.index.unexpired(key, at: Syscalls.nowMilliseconds())
         }
     }
 

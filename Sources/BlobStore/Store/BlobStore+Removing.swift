@@ -23,9 +23,7 @@ extension BlobStore {
     @discardableResult
     public func remove(_ key: StoreKey) throws -> Bool {
         try write { state in
-            guard let entry = state.index[key], !entry.isExpired(at: Syscalls.nowMilliseconds()) else {
-                return false
-            }
+            guard state.index.unexpired(key, at: Syscalls.nowMilliseconds()) != nil else { return false }
             try state.append([.remove(key: key, digest: nil)])
             observers.publish([.removed(key)])
             try finishWrite(&state, newBlob: nil, deferringJournalSync: true)
@@ -104,7 +102,7 @@ extension BlobStore {
         try checkLimits(key: key, metadata: metadata)
         return try write { state in
             let now = Syscalls.nowMilliseconds()
-            guard let entry = state.index[key], !entry.isExpired(at: now) else { return false }
+            guard let entry = state.index.unexpired(key, at: now) else { return false }
             var record = JournalRecord.PutRecord(
                 key: key, digest: entry.digest, size: entry.size, created: entry.created,
                 expires: expires.map { max(0, $0.milliseconds) }, metadata: Array(metadata),

@@ -7,7 +7,7 @@ import Glibc
 /// In builds with `BLOBSTORE_FAULT_INJECTION` (debug builds: Package.swift), calls that change
 /// files go through `FaultInjection`'s hooks when a test has installed a plan (one relaxed atomic
 /// load otherwise); other builds contain no hook.
-package enum Syscalls {
+enum Syscalls {
     #if BLOBSTORE_FAULT_INJECTION
         /// Whether a fault-injection plan is installed.
         @inline(__always)
@@ -425,8 +425,8 @@ package enum Syscalls {
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 
-    /// Monotonic nanoseconds, for timeouts (the caching proxy's deadlines too).
-    package static func monotonicNanoseconds() -> UInt64 {
+    /// Monotonic nanoseconds, for timeouts (``MonotonicInstant``).
+    static func monotonicNanoseconds() -> UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)

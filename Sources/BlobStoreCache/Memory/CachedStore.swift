@@ -209,7 +209,7 @@ public final class CachedStore: BlobStorage, EntryOpener {
     /// no longer holds is dropped.
     private func memoryHit(for key: StoreKey) throws -> MemoryEntry? {
         guard let memory, let hit = memory.entry(for: key) else { return nil }
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         if !hit.isOnDisk || hit.checked.map({ now - $0 < recheckInterval }) == true { return hit }
         if try isCurrent(hit, key) {
             if recheckInterval > .zero { memory.noteChecked(key, digest: hit.digest, at: now) }

@@ -22,7 +22,7 @@ public struct MemoryEntry: Sendable, Equatable {
     /// When a ``CachedStore`` last found the disk store holding this same entry (and recorded
     /// an access there); `nil` until then. Within its recheck interval a hit is served without
     /// asking the disk again (``CachedStore/init(disk:memory:recheckInterval:)``).
-    public var checked: ContinuousClock.Instant?
+    public var checked: MonotonicInstant?
 
     /// An entry.
     ///

@@ -72,7 +72,7 @@ public final class MemoryTier: Sendable {
 
     /// Notes that the disk store held the entry under `key` at `instant` (``MemoryEntry/checked``),
     /// if the entry there still has `digest`; changes no recency.
-    public func noteChecked(_ key: StoreKey, digest: SHA256Digest, at instant: ContinuousClock.Instant) {
+    public func noteChecked(_ key: StoreKey, digest: SHA256Digest, at instant: MonotonicInstant) {
         state.withLock { state in
             state.entries.modify(key) { entry in
                 if entry.digest == digest { entry.checked = instant }

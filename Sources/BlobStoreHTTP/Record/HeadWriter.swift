@@ -36,11 +36,6 @@ package struct HeadWriter {
     }
 
     /// Appends field lines written before.
-    package mutating func lines(_ lines: [UInt8]) {
-        bytes.append(contentsOf: lines)
-    }
-
-    /// Appends a run of field lines written before.
     package mutating func lines(_ lines: ArraySlice<UInt8>) {
         bytes.append(contentsOf: lines)
     }

@@ -298,7 +298,8 @@ public struct StoredResponse: Sendable, Equatable, Codable {
 
     /// What a `304` with `notModified` fields changes: the ``updatingHeaders(with:receivedAt:)``,
     /// whether they differ from the stored ones in `Date` and `Age` only (`timesOnly`), and whether
-    /// `Date` was set anew (`dateSet`), which puts its one field after all others but `Age`.
+    /// `Date` was set anew (`dateSet`), which, when `timesOnly`, puts its one field after all
+    /// others but `Age` (a field set after it would follow it, but then `timesOnly` is false).
     ///
     /// A field is set only when its value differs, and setting a name other than `Date` or `Age`
     /// changes the fields of that name, so `timesOnly` means every other field is the stored one,
@@ -352,7 +353,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     /// §4.3.4): its ``updatingHeaders(with:receivedAt:)``, sent at `requestTime` and received at
     /// `responseTime`; and whether the 304 changed no field but `Date` and `Age`
     /// (`changedTimesOnly`, for ``refreshLeavesUseUnchanged(changedTimesOnly:policy:)``). When it
-    /// did not, what the other fields give is not parsed again.
+    /// changed only those, what the other fields give is not parsed again.
     package func refreshed(byNotModified notModified: HTTPHeaders, requestTime: Date, responseTime: Date)
         -> (response: StoredResponse, changedTimesOnly: Bool)
     {

@@ -66,11 +66,7 @@ final class ForwardTarget: Sendable, Equatable {
             guard let origin else { throw Rejection(400, "no origin") }
             return try through(origin, path: path)
         }
-        let port = UInt16(exactly: components.port ?? 80) ?? 80
-        let authority = components.port.map { "\(host):\($0)" } ?? host
-        return ForwardTarget(
-            host: host, port: port, authority: authority, requestTarget: path,
-            url: URL(string: "http://\(authority)\(path)"))
+        return try through(OriginBase(host: host, port: components.port, path: ""), path: path)
     }
 
     /// `path` on `origin`, below the origin's own path.

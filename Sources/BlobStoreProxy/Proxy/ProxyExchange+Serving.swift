@@ -142,7 +142,7 @@ extension ProxyExchange {
     func wholeHead(_ stored: StoredResponse, at now: Date, contentLength: Int) -> [UInt8] {
         let via = proxyVia()
         var writer = HeadWriter(status: stored.status, reason: ResponseHead.reason(for: stored.status))
-        writer.lines(stored.passedFieldLines)
+        writer.lines(stored.passedFieldLines[...])
         writer.field("Age", stored.servedAge(at: now))
         writer.field("Content-Length", contentLength)
         writer.field("Via", joining: stored.storedVia, via)

@@ -1,3 +1,4 @@
+import BlobStore
 import Synchronization
 
 /// Concurrent misses for one URL make one origin request (as nginx's `proxy_cache_lock` and

@@ -1,9 +1,8 @@
+import BlobStore
 import Testing
 
-@testable import BlobStoreProxy
-
-/// The proxy's clock for deadlines (`MonotonicInstant`): arithmetic with `Duration`, saturated.
-@Suite("Caching proxy: monotonic instants")
+/// The clock for deadlines (`MonotonicInstant`): arithmetic with `Duration`, saturated.
+@Suite("Monotonic instants")
 struct MonotonicInstantTests {
     private let start = MonotonicInstant(nanoseconds: 5_000_000_000)
 
