@@ -4,7 +4,7 @@
 ///
 /// Ours rather than `ContinuousClock.Instant`, which the standard library does not freeze: code
 /// outside the library handles that type through its value witnesses, a struct holding one
-/// (``BlobStoreCache/MemoryEntry``) is copied through them too, and an async function keeps each
+/// (`BlobStoreCache`'s `MemoryEntry`) is copied through them too, and an async function keeps each
 /// one it holds in a task allocation. In the caching proxy that was 10k instructions of a 70k
 /// forwarded request. This one is a plain integer.
 public struct MonotonicInstant: Comparable, Sendable {
