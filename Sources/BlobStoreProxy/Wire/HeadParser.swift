@@ -177,7 +177,7 @@ enum HeadParser {
                 }
                 continue
             }
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            guard let colon = firstIndex(of: UInt8(ascii: ":"), in: line) else {
                 if strict { throw Rejection(400, "a header line has no colon") }
                 continue
             }
@@ -191,10 +191,63 @@ enum HeadParser {
                 throw Rejection(400, "a header field value has a control character")
             }
             fields.append(
-                HTTPHeaders.Field(name: String(decoding: nameBytes, as: UTF8.self), value: trimmed(valueBytes)))
+                HTTPHeaders.Field(
+                    name: knownName(nameBytes) ?? String(decoding: nameBytes, as: UTF8.self), value: trimmed(valueBytes)
+                ))
             if fields.count > maxFields { throw Rejection(431, "the request has more than \(maxFields) header fields") }
         }
         return HTTPHeaders(fields)
+    }
+
+    /// The name `bytes` spell when it is one of the common ones, spelt as usual: a string
+    /// literal, compared as bytes, rather than a string made and checked as UTF-8 (most of a
+    /// head's field names are among these). Any other spelling, another case included, is made
+    /// into a string as it is.
+    private static func knownName(_ bytes: Bytes) -> String? {
+        switch bytes.count {
+        case 3: return matches(bytes, "Age") ? "Age" : matches(bytes, "Via") ? "Via" : nil
+        case 4:
+            if matches(bytes, "Date") { return "Date" }
+            if matches(bytes, "Host") { return "Host" }
+            if matches(bytes, "ETag") { return "ETag" }
+            return matches(bytes, "Vary") ? "Vary" : nil
+        case 6:
+            if matches(bytes, "Server") { return "Server" }
+            if matches(bytes, "Accept") { return "Accept" }
+            return matches(bytes, "Cookie") ? "Cookie" : nil
+        case 7: return matches(bytes, "Expires") ? "Expires" : matches(bytes, "Referer") ? "Referer" : nil
+        case 8: return matches(bytes, "Location") ? "Location" : nil
+        case 10:
+            if matches(bytes, "Connection") { return "Connection" }
+            if matches(bytes, "User-Agent") { return "User-Agent" }
+            if matches(bytes, "Keep-Alive") { return "Keep-Alive" }
+            return matches(bytes, "Set-Cookie") ? "Set-Cookie" : nil
+        case 12: return matches(bytes, "Content-Type") ? "Content-Type" : nil
+        case 13:
+            if matches(bytes, "Last-Modified") { return "Last-Modified" }
+            if matches(bytes, "Cache-Control") { return "Cache-Control" }
+            if matches(bytes, "Accept-Ranges") { return "Accept-Ranges" }
+            if matches(bytes, "If-None-Match") { return "If-None-Match" }
+            return matches(bytes, "Authorization") ? "Authorization" : nil
+        case 14: return matches(bytes, "Content-Length") ? "Content-Length" : nil
+        case 15:
+            if matches(bytes, "Accept-Encoding") { return "Accept-Encoding" }
+            return matches(bytes, "Accept-Language") ? "Accept-Language" : nil
+        case 16: return matches(bytes, "Content-Encoding") ? "Content-Encoding" : nil
+        case 17:
+            if matches(bytes, "Transfer-Encoding") { return "Transfer-Encoding" }
+            return matches(bytes, "If-Modified-Since") ? "If-Modified-Since" : nil
+        default: return nil
+        }
+    }
+
+    /// Where `byte` first is in `bytes`, found with `memchr` (a slice's own search goes a byte
+    /// at a time).
+    private static func firstIndex(of byte: UInt8, in bytes: Bytes) -> Int? {
+        guard !bytes.isEmpty, let base = bytes.base.baseAddress,
+            let found = memchr(base + bytes.startIndex, CInt(byte), bytes.count)
+        else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     /// The lines of `head`, split at LF, each without its CR.
@@ -232,7 +285,10 @@ enum HeadParser {
     /// a byte at a time, the comparison cost more than the rest of a status line's parsing).
     private static func matches(_ bytes: Bytes, _ literal: StaticString) -> Bool {
         bytes.count == literal.utf8CodeUnitCount
-            && literal.withUTF8Buffer { UnsafeBufferPointer(rebasing: bytes).elementsEqual($0) }
+            && literal.withUTF8Buffer { literal in
+                literal.isEmpty
+                    || memcmp(bytes.base.baseAddress! + bytes.startIndex, literal.baseAddress!, literal.count) == 0
+            }
     }
 
     /// Whether `byte` may be part of a token (RFC 9110 §5.6.2): a method or a field name.
