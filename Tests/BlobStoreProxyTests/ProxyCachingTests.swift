@@ -211,6 +211,26 @@ struct ProxyCachingTests {
         }
     }
 
+    @Test("Misses for a URL whose last response could not be stored are not collapsed (hit-for-miss)")
+    func uncacheableMissesAreNotCollapsed() async throws {
+        try await withProxy { proxy in
+            let target = "/slow?cc=no-store&delay=1&body=each"
+            // Each event loop learns it from a response of its own (connections go to the loops in
+            // turn): one request per loop, twice over.
+            let learning = 2 * ProcessInfo.processInfo.activeProcessorCount
+            for _ in 0..<learning { #expect(try proxy.get(target).text == "each") }
+            let statuses = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { try proxy.get(target)["Cache-Status"] ?? "" }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.count == 6)
+            #expect(statuses.allSatisfy { !$0.contains("collapsed") }, "\(statuses)")
+            #expect(try await proxy.originRequests(target) == learning + 6)
+        }
+    }
+
     @Test(
         "A large stored body found damaged when it is verified (on another thread) is a miss, answered from the origin")
     func damagedLargeBodyIsAMiss() async throws {

@@ -1,6 +1,7 @@
 import BlobStore
 import BlobStoreHTTP
 import Foundation
+import Synchronization
 
 /// Where a request goes: the origin's address, the request target to send it, and the URL
 /// its response is stored under.
@@ -22,6 +23,13 @@ final class ForwardTarget: Sendable, Equatable {
     let url: URL?
     /// The key of the cache entry for ``url`` (`HTTPCache.key(for:)`), made once.
     let storeKey: StoreKey?
+    /// Until when (``MonotonicInstant`` nanoseconds) the last response fetched for this target
+    /// could not be stored, so that a miss for it is not collapsed (``isUncacheable(at:)``).
+    private let uncacheableUntil = Atomic<UInt64>(0)
+
+    /// How long a target whose response could not be stored is fetched without collapsing, as
+    /// Varnish's hit-for-miss objects last by default.
+    static let uncacheableTime = Duration.seconds(120)
 
     init(host: String, port: UInt16, authority: String, requestTarget: String, url: URL?) {
         self.host = host
@@ -31,6 +39,20 @@ final class ForwardTarget: Sendable, Equatable {
         self.requestTarget = requestTarget
         self.url = url
         storeKey = url.map(HTTPCache.key(for:))
+    }
+
+    /// Whether the last response fetched for this target, less than ``uncacheableTime`` before
+    /// `now`, could not be stored: concurrent misses for it then each go to the origin at once
+    /// rather than wait for one another's response, which they could not use (Varnish's
+    /// hit-for-miss).
+    func isUncacheable(at now: MonotonicInstant) -> Bool {
+        now.nanoseconds < uncacheableUntil.load(ordering: .relaxed)
+    }
+
+    /// Notes whether the response fetched at `now` for a GET of this target is being stored.
+    func noteResponse(storable: Bool, at now: MonotonicInstant) {
+        let until = storable ? 0 : (now + Self.uncacheableTime).nanoseconds
+        if uncacheableUntil.load(ordering: .relaxed) != until { uncacheableUntil.store(until, ordering: .relaxed) }
     }
 
     static func == (left: ForwardTarget, right: ForwardTarget) -> Bool {

@@ -221,6 +221,7 @@ extension ProxyExchange {
         if outgoing == .chunked { headers.set("Transfer-Encoding", "chunked") }
         if outgoing == .chunked || outgoing == .untilClose { headers.set("Content-Length", nil) }
         cacheStatus.stored = storing != nil
+        if request.method == "GET" { target.noteResponse(storable: storing != nil, at: .now) }
         let head = finalHead(status: response.status, reason: response.reason, headers: headers)
         var clientAlive = true
         do { try client.write(head) } catch { clientAlive = false }

@@ -217,7 +217,7 @@ final class ProxyExchange {
             let key = (target.storeKey ?? HTTPCache.key(for: url)).string
             let collapsible =
                 !collapsedOnce && request.method == "GET" && !Self.isConditional(request.headers)
-                && !requestControl.noStore
+                && !requestControl.noStore && !target.isUncacheable(at: .now)
             if collapsible, let flight = context.collapsing.lead(key) {
                 collapsedOnce = true
                 context.metrics.collapsed.add(1, ordering: .relaxed)
