@@ -16,16 +16,10 @@ struct IndexEntry: Equatable, Sendable {
         expires.map { $0 <= now } ?? false
     }
 
-    /// Whether this entry holds `digest` with `metadata`. The metadata is compared with one
-    /// `memcmp`: compared a byte at a time (as a sequence, even through raw buffers), a 700-byte
-    /// HTTP record cost more than the rest of a memory hit's check, which runs under the store's
-    /// mutex.
+    /// Whether this entry holds `digest` with `metadata` (compared with one `memcmp`: it runs
+    /// under the store's mutex on every memory hit).
     func holds(_ digest: SHA256Digest, metadata given: Data) -> Bool {
-        self.digest == digest && metadata.count == given.count
-            && metadata.withUnsafeBytes { stored in
-                given.withUnsafeBytes { given in
-                    stored.isEmpty || memcmp(stored.baseAddress!, given.baseAddress!, stored.count) == 0
-                }
-            }
+        self.digest == digest
+            && metadata.withUnsafeBytes { stored in given.withUnsafeBytes { stored.hasSameBytes(as: $0) } }
     }
 }

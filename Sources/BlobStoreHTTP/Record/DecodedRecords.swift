@@ -20,7 +20,7 @@ package final class DecodedRecords: Sendable {
     /// The record in `metadata`, the metadata of the entry under `key`, or `nil` when it is not
     /// one this version reads.
     func record(in metadata: Data, under key: StoreKey) -> CacheRecord? {
-        if let known = records.known(key), known.metadata == metadata { return known.record }
+        if let known = records.known(key), known.metadata.hasSameBytes(as: metadata) { return known.record }
         guard let record = CacheRecord.decoded(metadata) else { return nil }
         records.remember(Decoded(metadata: metadata, record: record), for: key)
         return record
