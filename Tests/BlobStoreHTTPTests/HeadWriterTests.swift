@@ -24,4 +24,14 @@ struct HeadWriterTests {
             String(decoding: writer.bytes, as: UTF8.self)
                 == "Via: 1.0 a, 1.1 b, 1.1 blobstore\r\nCache-Status: blobstore; hit\r\nX-Name: value\r\n")
     }
+
+    @Test("Decimals are the digits String(value) has, for every value up to 100,000 and its negative")
+    func decimals() {
+        for value in (0...100_000).flatMap({ [$0, -$0] }) + [Int.max, Int.min, Int.max - 1, Int.min + 1] {
+            var bytes: [UInt8] = []
+            HeadWriter.append(decimal: value, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == String(value))
+        }
+        #expect(HeadWriter(status: 304, reason: "Not Modified").bytes == Array("HTTP/1.1 304 Not Modified\r\n".utf8))
+    }
 }

@@ -55,7 +55,15 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// Calls `body` with the 32 bytes of the digest, most significant first, without an array.
     func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try Swift.withUnsafeBytes(of: (w0.bigEndian, w1.bigEndian, w2.bigEndian, w3.bigEndian), body)
+        // Room on the stack (a tuple of the words would make the run time look up the tuple's
+        // type at every call).
+        try withUnsafeTemporaryAllocation(byteCount: Self.byteCount, alignment: 8) { room in
+            room.storeBytes(of: w0.bigEndian, toByteOffset: 0, as: UInt64.self)
+            room.storeBytes(of: w1.bigEndian, toByteOffset: 8, as: UInt64.self)
+            room.storeBytes(of: w2.bigEndian, toByteOffset: 16, as: UInt64.self)
+            room.storeBytes(of: w3.bigEndian, toByteOffset: 24, as: UInt64.self)
+            return try body(UnsafeRawBufferPointer(room))
+        }
     }
 
     /// The 64 lowercase hexadecimal characters of the digest.

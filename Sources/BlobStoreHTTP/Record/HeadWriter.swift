@@ -12,7 +12,7 @@ package struct HeadWriter {
     package init(status: Int, reason: String) {
         bytes.reserveCapacity(Self.capacity)
         Self.append(literal: "HTTP/1.1 ", to: &bytes)
-        append(String(status))
+        Self.append(decimal: status, to: &bytes)
         bytes.append(UInt8(ascii: " "))
         append(reason)
         endLine()
@@ -49,11 +49,10 @@ package struct HeadWriter {
         endLine()
     }
 
-    /// Appends the field line `name: number` (decimal). The digits make a small string, which
-    /// Swift keeps inline: nothing is allocated or reference-counted.
+    /// Appends the field line `name: number` (decimal).
     package mutating func field(_ name: StaticString, _ number: Int) {
         append(name)
-        append(String(number))
+        Self.append(decimal: number, to: &bytes)
         endLine()
     }
 
@@ -94,6 +93,27 @@ package struct HeadWriter {
     package static func append(_ text: String, to bytes: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends `value` in decimal (a `-` first when negative) to `bytes`, its digits written in
+    /// place: `String(value)` went through the integer's description, some 400 instructions for
+    /// each status, length and age of a head.
+    package static func append(decimal value: Int, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // The digits from the last, then swapped end for end where they are (a tuple as scratch
+        // room makes the run time look up the tuple's type at every call; reversing a slice of
+        // the array copies it).
+        let start = bytes.count
+        var rest = value.magnitude
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        var (low, high) = (start, bytes.count - 1)
+        while low < high {
+            bytes.swapAt(low, high)
+            (low, high) = (low + 1, high - 1)
+        }
     }
 
     /// Appends the bytes of `literal` to `bytes`, at once.

@@ -55,6 +55,7 @@ final class AccessLog: Sendable {
         // Written straight into the batch: no line is made on its own.
         func write(to line: inout [UInt8]) {
             func add(_ part: String) { HeadWriter.append(part, to: &line) }
+            func add(_ number: Int) { HeadWriter.append(decimal: number, to: &line) }
             add(peer)
             add(" - - [")
             add(date)
@@ -64,20 +65,20 @@ final class AccessLog: Sendable {
                 add(" ")
                 add(request.target)
                 add(" HTTP/1.")
-                add(String(request.minorVersion))
+                add(request.minorVersion)
             } else {
                 add("-")
             }
             add("\" ")
-            add(String(status))
+            add(status)
             add(" ")
-            add(String(bytes))
+            add(bytes)
             add(" \"")
             cacheStatus(&line)
             add("\" ")
-            add(String(tenths / 10))
+            add(Int(tenths / 10))
             add(".")
-            add(String(tenths % 10))
+            add(Int(tenths % 10))
             add("ms\n")
         }
         guard let batch else {

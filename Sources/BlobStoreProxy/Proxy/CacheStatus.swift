@@ -31,11 +31,11 @@ struct CacheStatus: Sendable, Equatable {
         }
         if let forwardStatus {
             HeadWriter.append(literal: "; fwd-status=", to: &bytes)
-            HeadWriter.append(String(forwardStatus), to: &bytes)
+            HeadWriter.append(decimal: forwardStatus, to: &bytes)
         }
         if let ttl {
             HeadWriter.append(literal: "; ttl=", to: &bytes)
-            HeadWriter.append(String(ttl), to: &bytes)
+            HeadWriter.append(decimal: ttl, to: &bytes)
         }
         if stored { HeadWriter.append(literal: "; stored", to: &bytes) }
         if collapsed { HeadWriter.append(literal: "; collapsed", to: &bytes) }
