@@ -119,7 +119,7 @@ if Context.environment["BLOBSTORE_FUZZ"] == "1" {
         ("ManifestTable", "BlobStore"), ("PackReader", "BlobStore"), ("ArgumentParser", "BlobStoreCLI"),
         ("Quantity", "BlobStoreCLI"), ("ClusterTopology", "BlobStoreRemote"), ("HTTPMessage", "BlobStoreProxy"),
         ("HTTPReply", "BlobStoreNet"), ("TraceReader", "BlobStoreTraces"), ("PolicySnapshot", "BlobStore"),
-        ("ChunkRecipe", "BlobStore"),
+        ("ChunkRecipe", "BlobStore"), ("RecordJSON", "BlobStoreHTTP"),
     ]
     // The seed corpora's writer (Fuzz/make-seeds.sh; built without the sanitizers).
     package.targets.append(
@@ -128,6 +128,7 @@ if Context.environment["BLOBSTORE_FUZZ"] == "1" {
             path: "Fuzz/MakeSeeds"))
     for module in [
         "BlobStore", "BlobStoreCLI", "BlobStoreRemote", "BlobStoreProxy", "BlobStoreNet", "BlobStoreTraces",
+        "BlobStoreHTTP",
     ] {
         package.targets.append(
             .target(name: module + "FuzzSupport", dependencies: [.target(name: module)], path: "Fuzz/Support/" + module))

@@ -20,34 +20,63 @@ func checkScanProperties(_ bytes: [UInt8], what: String) -> [(JournalRecord, Ran
     var expectedStart = 0
     for (index, (record, range)) in records.enumerated() {
         // (b) Ranges are contiguous from 0 and non-empty.
-        check(range.lowerBound == expectedStart, bytes, "\(what): record \(index) starts at \(range.lowerBound), expected \(expectedStart)")
-        check(range.count >= JournalFormat.recordHeaderSize, bytes, "\(what): record \(index) range \(range) is shorter than a header")
-        check(range.upperBound <= bytes.count, bytes, "\(what): record \(index) range \(range) runs past \(bytes.count) bytes")
+        check(
+            range.lowerBound == expectedStart, bytes,
+            "\(what): record \(index) starts at \(range.lowerBound), expected \(expectedStart)")
+        check(
+            range.count >= JournalFormat.recordHeaderSize, bytes,
+            "\(what): record \(index) range \(range) is shorter than a header")
+        check(
+            range.upperBound <= bytes.count, bytes,
+            "\(what): record \(index) range \(range) runs past \(bytes.count) bytes")
         expectedStart = range.upperBound
         let stored = Array(bytes[range])
         // (a) The accepted bytes are exactly the record's canonical encoding.
         let framed = record.framed
-        check(framed == stored, bytes, "\(what): record \(index) at \(range) re-encodes to \(hex(framed)), but the input has \(hex(stored)); record: \(record)")
+        check(
+            framed == stored, bytes,
+            "\(what): record \(index) at \(range) re-encodes to \(hex(framed)), but the input has \(hex(stored)); record: \(record)"
+        )
         // (c) The stored length and both checksums match what was read.
         let length = littleEndianU32(stored, at: 0)
-        check(Int(length) == stored.count - JournalFormat.recordHeaderSize, bytes, "\(what): record \(index) length field \(length) does not match range \(range)")
-        check(hasValidHeader(stored[...]), bytes, "\(what): record \(index) at \(range) was accepted with a bad header checksum")
-        let payloadCRC = stored.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[JournalFormat.recordHeaderSize...])) }
-        check(CRC32C.unmask(littleEndianU32(stored, at: 5)) == payloadCRC, bytes, "\(what): record \(index) at \(range) was accepted with a bad checksum")
+        check(
+            Int(length) == stored.count - JournalFormat.recordHeaderSize, bytes,
+            "\(what): record \(index) length field \(length) does not match range \(range)")
+        check(
+            hasValidHeader(stored[...]), bytes,
+            "\(what): record \(index) at \(range) was accepted with a bad header checksum")
+        let payloadCRC = stored.withUnsafeBytes {
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[JournalFormat.recordHeaderSize...]))
+        }
+        check(
+            CRC32C.unmask(littleEndianU32(stored, at: 5)) == payloadCRC, bytes,
+            "\(what): record \(index) at \(range) was accepted with a bad checksum")
     }
     // (b) The counts and the end agree with the records.
-    check(scan.recordCount == records.count, bytes, "\(what): recordCount \(scan.recordCount) but \(records.count) records were yielded")
-    check(scan.validEnd == expectedStart, bytes, "\(what): validEnd \(scan.validEnd) but the last record ends at \(expectedStart)")
+    check(
+        scan.recordCount == records.count, bytes,
+        "\(what): recordCount \(scan.recordCount) but \(records.count) records were yielded")
+    check(
+        scan.validEnd == expectedStart, bytes,
+        "\(what): validEnd \(scan.validEnd) but the last record ends at \(expectedStart)")
     // (d) The ending accounts for exactly the bytes after validEnd.
     let rest = bytes[scan.validEnd...]
     switch scan.ending {
     case .clean:
-        check(scan.validEnd == bytes.count, bytes, "\(what): clean ending but validEnd \(scan.validEnd) != \(bytes.count)")
+        check(
+            scan.validEnd == bytes.count, bytes, "\(what): clean ending but validEnd \(scan.validEnd) != \(bytes.count)"
+        )
     case .tornTail(let byteCount):
-        check(byteCount > 0 && byteCount == rest.count, bytes, "\(what): tornTail(\(byteCount)) but \(rest.count) bytes follow validEnd")
-        check(isTorn(rest), bytes, "\(what): tornTail at \(scan.validEnd), but the rest is neither zero fill nor a cut-off record")
+        check(
+            byteCount > 0 && byteCount == rest.count, bytes,
+            "\(what): tornTail(\(byteCount)) but \(rest.count) bytes follow validEnd")
+        check(
+            isTorn(rest), bytes,
+            "\(what): tornTail at \(scan.validEnd), but the rest is neither zero fill nor a cut-off record")
     case .corrupt(let byteCount, _):
-        check(byteCount > 0 && byteCount == rest.count, bytes, "\(what): corrupt(\(byteCount)) but \(rest.count) bytes follow validEnd")
+        check(
+            byteCount > 0 && byteCount == rest.count, bytes,
+            "\(what): corrupt(\(byteCount)) but \(rest.count) bytes follow validEnd")
         check(!rest.allSatisfy { $0 == 0 }, bytes, "\(what): zero fill at \(scan.validEnd) reported as corruption")
     }
     // (e) A prefix yields exactly the records that end inside it, and nothing else.
@@ -55,11 +84,18 @@ func checkScanProperties(_ bytes: [UInt8], what: String) -> [(JournalRecord, Ran
         let prefix = Array(bytes[..<cut])
         let (prefixRecords, prefixScan) = scanAll(prefix)
         let expected = records.filter { $0.1.upperBound <= cut }
-        check(prefixRecords.count == expected.count, bytes, "\(what): the \(cut)-byte prefix yields \(prefixRecords.count) records, the whole input \(expected.count) inside it")
+        check(
+            prefixRecords.count == expected.count, bytes,
+            "\(what): the \(cut)-byte prefix yields \(prefixRecords.count) records, the whole input \(expected.count) inside it"
+        )
         for (index, (got, want)) in zip(prefixRecords, expected).enumerated() {
-            check(got.0 == want.0 && got.1 == want.1, bytes, "\(what): record \(index) of the \(cut)-byte prefix differs: \(got) vs \(want)")
+            check(
+                got.0 == want.0 && got.1 == want.1, bytes,
+                "\(what): record \(index) of the \(cut)-byte prefix differs: \(got) vs \(want)")
         }
-        check(prefixScan.validEnd == (expected.last?.1.upperBound ?? 0), bytes, "\(what): the \(cut)-byte prefix has validEnd \(prefixScan.validEnd)")
+        check(
+            prefixScan.validEnd == (expected.last?.1.upperBound ?? 0), bytes,
+            "\(what): the \(cut)-byte prefix has validEnd \(prefixScan.validEnd)")
     }
     return records
 }
@@ -86,7 +122,9 @@ private func isTorn(_ rest: ArraySlice<UInt8>) -> Bool {
 private func hasValidHeader(_ frame: ArraySlice<UInt8>) -> Bool {
     let header = Array(frame.prefix(JournalFormat.recordHeaderSize))
     guard header.count == JournalFormat.recordHeaderSize else { return false }
-    let crc = header.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<JournalFormat.recordHeaderCheckedSize])) }
+    let crc = header.withUnsafeBytes {
+        CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<JournalFormat.recordHeaderCheckedSize]))
+    }
     return CRC32C.unmask(littleEndianU32(header, at: JournalFormat.recordHeaderCheckedSize)) == crc
 }
 
@@ -114,9 +152,11 @@ func repairingChecksums(_ bytes: [UInt8], in frames: Range<Int>? = nil) -> [UInt
         let total = JournalFormat.recordHeaderSize + length
         guard length <= JournalFormat.maxPayloadSize, total <= frames.upperBound - position else { break }
         let payloadCRC = bytes.withUnsafeBytes {
-            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[(position + JournalFormat.recordHeaderSize)..<(position + total)]))
+            CRC32C.checksum(
+                UnsafeRawBufferPointer(rebasing: $0[(position + JournalFormat.recordHeaderSize)..<(position + total)]))
         }
-        let header = JournalRecord.header(length: UInt32(length), type: bytes[position + 4], payloadCRC: CRC32C.mask(payloadCRC))
+        let header = JournalRecord.header(
+            length: UInt32(length), type: bytes[position + 4], payloadCRC: CRC32C.mask(payloadCRC))
         repaired.replaceSubrange(position..<(position + JournalFormat.recordHeaderSize), with: header)
         position += total
     }

@@ -16,7 +16,9 @@ func readManifest(_ bytes: [UInt8]) -> ([ManifestEntry], ManifestReader.Result) 
 func checkManifestProperties(_ bytes: [UInt8], what: String) {
     let (entries, result) = readManifest(bytes)
     // (a) The count reported is the number of entries handed over.
-    check(result.entries == entries.count, bytes, "\(what): result counts \(result.entries), \(entries.count) handed over", kind: "manifest")
+    check(
+        result.entries == entries.count, bytes,
+        "\(what): result counts \(result.entries), \(entries.count) handed over", kind: "manifest")
     guard result.damage == nil else { return }
     // (b) A whole manifest ends with its end record, and every byte was accepted.
     check(!bytes.isEmpty, bytes, "\(what): an empty manifest read as whole", kind: "manifest")
@@ -37,17 +39,25 @@ func checkManifestProperties(_ bytes: [UInt8], what: String) {
     check(scan.ending == .clean, bytes, "\(what): read as whole, but the frames end \(scan.ending)", kind: "manifest")
     var reencoded = ByteWriter()
     for entry in entries { ManifestFormat1.encode(entry, into: &reencoded) }
-    check(reencoded.bytes == accepted, bytes, "\(what): \(entries.count) entries in \(records) records re-encode to other bytes", kind: "manifest")
+    check(
+        reencoded.bytes == accepted, bytes,
+        "\(what): \(entries.count) entries in \(records) records re-encode to other bytes", kind: "manifest")
     // (d) Writing the entries again (format 1) gives a manifest that reads back to the same
     //     entries.
     let rewritten = ManifestFormat1.records(entries)
     let (again, againResult) = readManifest(rewritten)
-    check(againResult.damage == nil && again == entries, bytes, "\(what): the rewritten manifest reads back differently", kind: "manifest")
+    check(
+        againResult.damage == nil && again == entries, bytes, "\(what): the rewritten manifest reads back differently",
+        kind: "manifest")
     // (e) Every strict prefix is damage (the end record is missing or cut), and hands over only
     //     entries the whole manifest has, in the same order.
     for cut in Set([0, bytes.count / 2, bytes.count - 1]) where cut < bytes.count {
         let (prefixEntries, prefixResult) = readManifest(Array(bytes[..<cut]))
-        check(prefixResult.damage != nil, bytes, "\(what): the \(cut)-byte prefix reads as a whole manifest", kind: "manifest")
-        check(Array(entries.prefix(prefixEntries.count)) == prefixEntries, bytes, "\(what): the \(cut)-byte prefix hands over other entries", kind: "manifest")
+        check(
+            prefixResult.damage != nil, bytes, "\(what): the \(cut)-byte prefix reads as a whole manifest",
+            kind: "manifest")
+        check(
+            Array(entries.prefix(prefixEntries.count)) == prefixEntries, bytes,
+            "\(what): the \(cut)-byte prefix hands over other entries", kind: "manifest")
     }
 }

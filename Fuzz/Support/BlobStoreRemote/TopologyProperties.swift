@@ -39,8 +39,9 @@ func decodedTopologyReply(_ bytes: [UInt8]) -> RESPValue? {
 /// each master.
 func checkSameRouting(_ a: ClusterTopology, _ b: ClusterTopology, _ what: String) {
     for slot in 0..<HashSlot.count where a.master(forSlot: slot) != b.master(forSlot: slot) {
-        fail("\(what): slot \(slot) goes to \(String(describing: a.master(forSlot: slot))), then to "
-            + "\(String(describing: b.master(forSlot: slot)))")
+        fail(
+            "\(what): slot \(slot) goes to \(String(describing: a.master(forSlot: slot))), then to "
+                + "\(String(describing: b.master(forSlot: slot)))")
     }
     let ranges = a.ranges
     for (index, master) in a.masters.enumerated() where !ranges[index].isEmpty {

@@ -19,11 +19,14 @@ struct CacheRecord: Codable, Equatable {
         try RecordJSON.encode(self)
     }
 
-    /// The record in `metadata`, or `nil` when it is not one this version reads.
+    /// The record in `metadata`, or `nil` when it is not one this version reads: read by
+    /// ``RecordJSONReader`` when it is in the form ``RecordJSON`` writes, else by `JSONDecoder`.
     static func decoded(_ metadata: Data) -> CacheRecord? {
-        guard let record = try? JSONDecoder().decode(CacheRecord.self, from: metadata), record.version == 1 else {
-            return nil
-        }
+        guard
+            let record = RecordJSONReader.record(in: metadata)
+                ?? (try? JSONDecoder().decode(Self.self, from: metadata)),
+            record.version == 1
+        else { return nil }
         return record
     }
 }

@@ -63,8 +63,8 @@ public struct StoredResponse: Sendable, Equatable, Codable {
             responseTime: responseTime)
     }
 
-    /// A record with `headers` as they are.
-    private init(
+    /// A record with `headers` as they are (decoded ones: ``RecordJSONReader``).
+    init(
         exactly url: String, status: Int, headers: HTTPHeaders, vary: VaryKey?, requestTime: Date, responseTime: Date
     ) {
         storage = Storage(

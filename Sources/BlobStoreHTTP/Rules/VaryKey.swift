@@ -27,6 +27,11 @@ public struct VaryKey: Sendable, Equatable, Codable {
         }
     }
 
+    /// A key of `elements` as they were stored (``RecordJSONReader``).
+    init(elements: [Element]) {
+        self.elements = elements
+    }
+
     /// The header names, lowercased and sorted.
     public var names: [String] { elements.map(\.name) }
 
