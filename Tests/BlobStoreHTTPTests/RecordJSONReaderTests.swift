@@ -114,6 +114,12 @@ struct RecordJSONReaderTests {
             #expect(CacheRecord.decoded(json) != nil, "\(form)")
         }
         #expect(CacheRecord.decoded(Data(#"{"variants":["\ud83d\ude00"],"version":1}"#.utf8))?.variants == ["😀"])
+        // Bytes that are not UTF-8 (a lone 0xFF, an overlong "/") are no string, raw or escaped.
+        for bad: [UInt8] in [[0xFF], [0xC0, 0xAF], [0x5C, 0x2F, 0xFF]] {
+            let json = Data(#"{"variants":[""#.utf8 + bad + #""],"version":1}"#.utf8)
+            #expect(RecordJSONReader.record(in: json) == nil)
+            #expect(CacheRecord.decoded(json) == nil)
+        }
         // An integer of more than 18 digits is refused, not summed past Int's range.
         let long = Data(#"{"version":12345678901234567890123}"#.utf8)
         #expect(RecordJSONReader.record(in: long) == nil)

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// Reads a ``CacheRecord`` from JSON in the one form ``RecordJSON`` writes (and `JSONEncoder`
@@ -155,17 +156,29 @@ struct RecordJSONReader {
     private mutating func string() -> String? {
         guard take("\"") else { return nil }
         let start = position
+        var ascii = true
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 defer { position += 1 }
-                return String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                return Self.text(UnsafeRawBufferPointer(rebasing: bytes[start..<position]), ascii: ascii)
             }
             if byte == UInt8(ascii: "\\") { return escapedString(from: start) }
             if byte < 0x20 { return nil }
+            if byte >= 0x80 { ascii = false }
             position += 1
         }
         return nil
+    }
+
+    /// `utf8` as a string, or `nil` when it is not UTF-8. Made by `String(decoding:as:)`, which
+    /// is specialized here (`String(validating:as:)` ran generic, looking up types at each call),
+    /// then, unless every byte is ASCII, compared with `utf8`: a repair would have changed it.
+    private static func text(_ utf8: UnsafeRawBufferPointer, ascii: Bool) -> String? {
+        let text = String(decoding: utf8, as: UTF8.self)
+        guard !ascii else { return text }
+        var copy = text
+        return copy.withUTF8 { UnsafeRawBufferPointer($0).hasSameBytes(as: utf8) } ? text : nil
     }
 
     /// The rest of a string begun at `start` whose first escape is at the current position.
@@ -175,7 +188,8 @@ struct RecordJSONReader {
             let byte = bytes[position]
             position += 1
             switch byte {
-            case UInt8(ascii: "\""): return String(validating: text, as: UTF8.self)
+            case UInt8(ascii: "\""):
+                return text.withUnsafeBytes { Self.text($0, ascii: !$0.contains { $0 >= 0x80 }) }
             case UInt8(ascii: "\\"):
                 guard position < bytes.count else { return nil }
                 let escape = bytes[position]
