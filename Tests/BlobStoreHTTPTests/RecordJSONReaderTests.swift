@@ -107,6 +107,8 @@ struct RecordJSONReaderTests {
             #"{"variants":["\ud83d\ude00"],"version":1}"#,  // a surrogate pair
             #"{"variants":["a"],"version":1.0}"#,  // a whole number with a fraction
             #"{"extra":true,"version":1}"#,  // a key it does not know
+            #"{"response":{"headers":{"fields":[]},"requestTime":0.0,"responseTime":0,"status":200,"url":""},"version":1}"#,
+            #"{"response":{"headers":{"fields":[]},"requestTime":0e0,"responseTime":0,"status":200,"url":""},"version":1}"#,
         ]
         for form in forms {
             let json = Data(form.utf8)
@@ -119,6 +121,16 @@ struct RecordJSONReaderTests {
             let json = Data(#"{"variants":[""#.utf8 + bad + #""],"version":1}"#.utf8)
             #expect(RecordJSONReader.record(in: json) == nil)
             #expect(CacheRecord.decoded(json) == nil)
+        }
+        // Zeros with an exponent, some of which JSONDecoder refuses: left to it.
+        for zero in ["0e1", "0E7", "0.00e4", "0.00e-1", "-0e1"] {
+            let json = Data(
+                #"{"response":{"headers":{"fields":[]},"requestTime":\#(zero),"responseTime":0,"status":200,"url":""},"version":1}"#
+                    .utf8)
+            #expect(RecordJSONReader.record(in: json) == nil, "\(zero)")
+            #expect(
+                CacheRecord.decoded(json)?.response?.requestTime
+                    == (try? JSONDecoder().decode(CacheRecord.self, from: json))?.response?.requestTime)
         }
         // An integer of more than 18 digits is refused, not summed past Int's range.
         let long = Data(#"{"version":12345678901234567890123}"#.utf8)

@@ -231,6 +231,25 @@ struct ProxyCachingTests {
         }
     }
 
+    @Test("A request that keeps a response from being stored by itself (no-store) leaves collapsing on")
+    func requestNoStoreLeavesCollapsingOn() async throws {
+        try await withProxy { proxy in
+            let target = "/slow?cc=max-age%3D600&delay=1&body=shared"
+            let learning = 2 * ProcessInfo.processInfo.activeProcessorCount
+            for _ in 0..<learning {
+                #expect(try proxy.get(target, ["Cache-Control: no-store"]).text == "shared")
+            }
+            let bodies = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { try proxy.get(target).text }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(bodies == Array(repeating: "shared", count: 6))
+            #expect(try await proxy.originRequests(target) == learning + 1)
+        }
+    }
+
     @Test(
         "A large stored body found damaged when it is verified (on another thread) is a miss, answered from the origin")
     func damagedLargeBodyIsAMiss() async throws {

@@ -253,8 +253,9 @@ struct RecordJSONReader {
     }
 
     /// A number in JSON's form (`-`, digits without a leading zero, a fraction, an exponent), as
-    /// the nearest `Double`; `nil` for any other form, and for one that is not finite or too
-    /// small to be a normal number, which `JSONDecoder` refuses (`5e-330` is no `0`).
+    /// the nearest `Double`; `nil` for any other form, for one that is not finite or too small to
+    /// be a normal number, which `JSONDecoder` refuses (`5e-330` is no `0`), and for a zero with
+    /// a fraction or an exponent.
     private mutating func number() -> Double? {
         let start = position
         var nonzero = false
@@ -270,15 +271,19 @@ struct RecordJSONReader {
         let integerStart = position
         let integerDigits = digits()
         guard integerDigits >= 1, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { return nil }
-        if take(".") { guard digits() >= 1 else { return nil } }
+        let fraction = take(".")
+        if fraction { guard digits() >= 1 else { return nil } }
         let mantissaIsZero = !nonzero
-        if take("e") || take("E") {
+        let exponent = take("e") || take("E")
+        if exponent {
             _ = take("+") || take("-")
             guard digits() >= 1 else { return nil }
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        // A zero only as RecordJSON writes one (`0`, `-0`): JSONDecoder refuses some others
+        // (`0e1`, `0.00e4`) and not all, by a rule of its own.
         guard let value = Double(text), value.isFinite,
-            value == 0 ? mantissaIsZero : value.magnitude >= .leastNormalMagnitude
+            value == 0 ? mantissaIsZero && !fraction && !exponent : value.magnitude >= .leastNormalMagnitude
         else { return nil }
         return value
     }

@@ -96,6 +96,19 @@ extension ProxyExchange {
         try await relay(response, from: connection, target: target, requestTime: requestTime)
     }
 
+    /// Tells `target` whether the response to this GET is stored (``ForwardTarget/noteResponse(storable:at:)``,
+    /// hit-for-miss), when that says something of the URL: not when this request alone kept it
+    /// from being stored (its own `no-store`, credentials, conditions or range, or the `304` or
+    /// `206` they bring).
+    private func noteStorability(of response: ResponseHead, storable: Bool, target: ForwardTarget) {
+        guard request.method == "GET" else { return }
+        if storable { return target.noteResponse(storable: true, at: .now) }
+        guard response.status != 304, response.status != 206, !Self.isConditional(request.headers),
+            !request.headers.contains("Authorization"), !request.headers.listContains("Cache-Control", "no-store")
+        else { return }
+        target.noteResponse(storable: false, at: .now)
+    }
+
     /// The idle origin connections of the client's loop, whose tasks this exchange runs in.
     var origins: OriginConnections { client.loop!.origins }
 
@@ -221,7 +234,7 @@ extension ProxyExchange {
         if outgoing == .chunked { headers.set("Transfer-Encoding", "chunked") }
         if outgoing == .chunked || outgoing == .untilClose { headers.set("Content-Length", nil) }
         cacheStatus.stored = storing != nil
-        if request.method == "GET" { target.noteResponse(storable: storing != nil, at: .now) }
+        noteStorability(of: response, storable: storing != nil, target: target)
         let head = finalHead(status: response.status, reason: response.reason, headers: headers)
         var clientAlive = true
         do { try client.write(head) } catch { clientAlive = false }
