@@ -130,23 +130,24 @@ struct RecordJSONReader {
     /// else takes nothing.
     private mutating func member(_ name: StaticString, first: inout Bool) -> Bool {
         let start = position
-        guard first || take(","), take("\"") else {
-            position = start
-            return false
-        }
-        let length = name.utf8CodeUnitCount
-        guard bytes.count - position > length,
-            name.withUTF8Buffer({ memcmp(bytes.baseAddress! + position, $0.baseAddress!, length) == 0 })
-        else {
-            position = start
-            return false
-        }
-        position += length
-        guard take("\""), take(":") else {
+        guard first || take(","), take("\""), take(literal: name), take("\""), take(":") else {
             position = start
             return false
         }
         first = false
+        return true
+    }
+
+    /// Takes the bytes of `literal` if they are next.
+    private mutating func take(literal: StaticString) -> Bool {
+        let length = literal.utf8CodeUnitCount
+        guard bytes.count - position >= length,
+            literal.withUTF8Buffer({
+                UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)])
+                    .hasSameBytes(as: UnsafeRawBufferPointer($0))
+            })
+        else { return false }
+        position += length
         return true
     }
 

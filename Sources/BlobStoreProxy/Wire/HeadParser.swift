@@ -1,3 +1,4 @@
+import BlobStore
 import BlobStoreHTTP
 import Glibc
 
@@ -254,16 +255,9 @@ enum HeadParser {
     private static func lines(_ head: Bytes) -> [Bytes] {
         var lines: [Bytes] = []
         lines.reserveCapacity(16)
-        let base = head.base.baseAddress
         var start = head.startIndex
         while start <= head.endIndex {
-            // `memchr` rather than a byte at a time through the slice: a head is mostly long lines.
-            let end =
-                base.flatMap { base in
-                    memchr(base + start, 0x0A, head.endIndex - start).map {
-                        base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
-                    }
-                } ?? head.endIndex
+            let end = firstIndex(of: 0x0A, in: head[start...]) ?? head.endIndex
             var line = head[start..<end]
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             lines.append(line)
@@ -285,9 +279,9 @@ enum HeadParser {
     /// a byte at a time, the comparison cost more than the rest of a status line's parsing).
     private static func matches(_ bytes: Bytes, _ literal: StaticString) -> Bool {
         bytes.count == literal.utf8CodeUnitCount
-            && literal.withUTF8Buffer { literal in
-                literal.isEmpty
-                    || memcmp(bytes.base.baseAddress! + bytes.startIndex, literal.baseAddress!, literal.count) == 0
+            && literal.withUTF8Buffer {
+                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes)).hasSameBytes(
+                    as: UnsafeRawBufferPointer($0))
             }
     }
 
