@@ -121,6 +121,31 @@ struct HTTPCacheServerTests {
         }
     }
 
+    @Test("After a 304, a read through the memory tier has the new headers, not the record kept with the old entry")
+    func notModifiedRefreshesTheRecordKeptInMemory() async throws {
+        try await withServerAndCache { server, cache in
+            // The 200 says no-cache; the 304 says max-age=600.
+            let target = "/kept?cc=no-cache&etag=%22a%22&body=body&cc304=max-age%3D600"
+            let url = server.url(target)
+            _ = try await cache.data(for: get(url))
+            for _ in 0..<2 {
+                let read = try #require(try cache.storedResponse(for: url, requestHeaders: [:], openingUpTo: 1 << 20))
+                #expect(read.response.headers["Cache-Control"] == "no-cache")
+            }
+            let key = HTTPCache.key(for: url)
+            #expect(cache.cachedStore.memory?.entry(for: key)?.decoded != nil, "the record is kept with the entry")
+            let again = try await cache.data(for: get(url))
+            #expect(again.outcome == .revalidatedHit)
+            let after = try #require(try cache.storedResponse(for: url, requestHeaders: [:], openingUpTo: 1 << 20))
+            #expect(after.response.headers["Cache-Control"] == "max-age=600")
+            guard case .read(.value(let entry)) = after.body else {
+                Issue.record("the body is read into memory")
+                return
+            }
+            #expect(entry.value == Data("body".utf8))
+        }
+    }
+
     @Test("A 304 refreshes the stored headers on disk without refetching the body")
     func notModifiedRefreshesHeadersOnDisk() async throws {
         var policy = HTTPCachePolicy()

@@ -137,7 +137,7 @@ struct RecordJSONReaderTests {
         #expect(RecordJSONReader.record(in: long) == nil)
         #expect(CacheRecord.decoded(long) == nil)
         // A time too small to be a normal number, as RecordJSON writes it.
-        let tiny = Date(timeIntervalSinceReferenceDate: 5e-324)
+        let tiny = Date(timeIntervalSinceReferenceDate: .leastNonzeroMagnitude)
         let json = try RecordJSON.encode(
             CacheRecord(
                 response: StoredResponse(

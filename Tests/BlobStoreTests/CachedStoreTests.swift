@@ -125,6 +125,40 @@ struct CachedStoreTests {
         }
     }
 
+    @Test("What a reader decodes of an entry's metadata is made once per entry held in memory")
+    func decodedMetadataIsKeptWithTheMemoryEntry() throws {
+        try withCachedStore { cache in
+            var decodings: [Data] = []
+            let decode = { (metadata: Data) -> (any DecodedMetadata)? in
+                decodings.append(metadata)
+                return metadata.isEmpty ? nil : TestDecoded(cost: metadata.count)
+            }
+            try cache.put(Data("v"), for: "k", metadata: Data("m1".utf8))
+            let first = try #require(try cache.entryOpening(for: "k", readingUpTo: 1 << 20, decoding: decode))
+            let second = try #require(try cache.entryOpening(for: "k", readingUpTo: 1 << 20, decoding: decode))
+            #expect(decodings == [Data("m1".utf8)])
+            #expect(first.decoded != nil && second.decoded === first.decoded)
+            // New metadata for the same value (as a 304's refresh writes) is decoded anew.
+            try cache.put(Data("v"), for: "k", metadata: Data("m22".utf8))
+            let refreshed = try #require(try cache.entryOpening(for: "k", readingUpTo: 1 << 20, decoding: decode))
+            #expect(decodings == [Data("m1".utf8), Data("m22".utf8)])
+            #expect((refreshed.decoded as? TestDecoded)?.cost == 3)
+            // A disk hit is decoded, and kept with the entry it brings into memory.
+            cache.memory?.removeAll()
+            _ = try cache.entryOpening(for: "k", readingUpTo: 1 << 20, decoding: decode)
+            let fromMemory = try #require(try cache.entryOpening(for: "k", readingUpTo: 1 << 20, decoding: decode))
+            #expect(decodings.count == 3)
+            #expect(fromMemory.decoded != nil)
+            #expect(cache.memory?.entry(for: "k")?.decoded === fromMemory.decoded)
+            // Nothing decoded (metadata the reader does not read) is not kept: asked again.
+            try cache.put(Data("w"), for: "n")
+            _ = try cache.entryOpening(for: "n", readingUpTo: 1 << 20, decoding: decode)
+            let again = try #require(try cache.entryOpening(for: "n", readingUpTo: 1 << 20, decoding: decode))
+            #expect(again.decoded == nil)
+            #expect(decodings.count == 5)
+        }
+    }
+
     @Test("A memory-only put removes the disk entry under the key")
     func memoryOnlyPutRemovesDiskEntry() throws {
         try withCachedStore { cache in

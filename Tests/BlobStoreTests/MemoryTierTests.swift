@@ -105,4 +105,56 @@ struct MemoryTierTests {
         #expect(tier.totalCost == 0)
         #expect(tier.keys.isEmpty)
     }
+
+    @Test("A decoded form is kept with the entry it was made from, counted, and not with another")
+    func decodedFormIsKeptWithItsEntry() throws {
+        let tier = try MemoryTier(maxBytes: 1000)
+        let metadata = Data("m1".utf8)
+        tier.insert(MemoryEntry(value: Data(count: 100), metadata: metadata, isOnDisk: false), for: "a")
+        let found = try #require(tier.entry(for: "a"))
+        #expect(found.decoded == nil)
+        let cost = tier.totalCost
+        let decoded = TestDecoded(cost: 50)
+        tier.attach(decoded, to: "a", madeFrom: found)
+        #expect(tier.entry(for: "a")?.decoded === decoded)
+        #expect(tier.totalCost == cost + 50)
+        // The entry replaced (a new metadata, as a 304's refresh writes): the form made from the
+        // old one is not kept with it.
+        tier.insert(MemoryEntry(value: Data(count: 100), metadata: Data("m2".utf8), isOnDisk: false), for: "a")
+        tier.attach(TestDecoded(cost: 50), to: "a", madeFrom: found)
+        #expect(tier.entry(for: "a")?.decoded == nil)
+        #expect(tier.totalCost == cost)
+        // Nor with an entry that is gone.
+        tier.remove("a")
+        tier.attach(TestDecoded(cost: 50), to: "a", madeFrom: found)
+        #expect(tier.count == 0)
+        #expect(tier.totalCost == 0)
+    }
+
+    @Test("A decoded form's cost evicts the least recently used entries, and one too large is not kept")
+    func decodedFormCostEvicts() throws {
+        let tier = try MemoryTier(maxBytes: 300)
+        tier.insert(MemoryEntry(value: Data(count: 100), isOnDisk: false), for: "a")
+        tier.insert(MemoryEntry(value: Data(count: 100), isOnDisk: false), for: "b")
+        let found = try #require(tier.entry(for: "b"))
+        tier.attach(TestDecoded(cost: 150), to: "b", madeFrom: found)
+        #expect(tier.keys == ["b"])
+        #expect(tier.totalCost == found.cost(for: "b") + 150)
+        tier.attach(TestDecoded(cost: 10), to: "b", madeFrom: found)
+        #expect((tier.entry(for: "b")?.decoded as? TestDecoded)?.cost == 150, "a kept form is not replaced")
+        // "c" pushes out "b" with its form; a form that would make "c" alone exceed the bound is
+        // not kept.
+        tier.insert(MemoryEntry(value: Data(count: 100), isOnDisk: false), for: "c")
+        #expect(tier.keys == ["c"])
+        let other = try #require(tier.entry(for: "c"))
+        tier.attach(TestDecoded(cost: 250), to: "c", madeFrom: other)
+        #expect(tier.entry(for: "c")?.decoded == nil)
+        #expect(tier.totalCost == other.cost(for: "c"))
+    }
+}
+
+/// A decoded form of an entry's metadata, for the tests: its cost as given.
+final class TestDecoded: DecodedMetadata {
+    let cost: Int
+    init(cost: Int) { self.cost = cost }
 }

@@ -163,14 +163,15 @@ public final class CachedStore: BlobStorage, EntryOpener {
         return stored
     }
 
-    /// Keeps a disk hit in memory, as ``remember(_:for:)`` keeps an entry.
-    private func remember(_ stored: StoredEntry, for key: StoreKey) throws {
+    /// Keeps a disk hit in memory, with what a reader made of its metadata when there is that, as
+    /// ``remember(_:for:)`` keeps an entry.
+    private func remember(_ stored: StoredEntry, for key: StoreKey, decoded: (any DecodedMetadata)? = nil) throws {
         let info = stored.info
-        try remember(
-            MemoryEntry(
-                value: stored.value, metadata: info.metadata, expires: info.expires, isOnDisk: true,
-                digest: info.digest, created: info.created),
-            for: key)
+        var entry = MemoryEntry(
+            value: stored.value, metadata: info.metadata, expires: info.expires, isOnDisk: true,
+            digest: info.digest, created: info.created)
+        entry.decoded = decoded
+        try remember(entry, for: key)
     }
 
     /// The entry under `key` from memory when it is there (checked as ``entry(for:)`` checks a
@@ -184,12 +185,28 @@ public final class CachedStore: BlobStorage, EntryOpener {
     /// (`BlobStore.entryOpening(for:readingUpTo:)`): a value in a file of its own on disk comes
     /// back opened, its verification still to do.
     package func entryOpening(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryOpening? {
+        try entryOpening(for: key, readingUpTo: maxBytes, decoding: { _ in nil })?.opening
+    }
+
+    /// ``entryOpening(for:readingUpTo:)``, with what `decode` makes of the entry's metadata, made
+    /// once per entry held in memory: kept with the memory tier's entry
+    /// (``MemoryTier/attach(_:to:madeFrom:)``) and handed back at each hit on it, so that a hit
+    /// on any entry the tier holds costs no decoding, however many entries that is.
+    package func entryOpening(
+        for key: StoreKey, readingUpTo maxBytes: Int, decoding decode: (Data) -> (any DecodedMetadata)?
+    ) throws -> (opening: EntryOpening, decoded: (any DecodedMetadata)?)? {
         if let hit = try memoryHit(for: key) {
-            return .read(.value(StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory)))
+            let opening = EntryOpening.read(
+                .value(StoredEntry(info: hit.info(for: key), value: hit.value, tier: .memory)))
+            if let known = hit.decoded { return (opening, known) }
+            let decoded = decode(hit.metadata)
+            if let decoded, let memory { memory.attach(decoded, to: key, madeFrom: hit) }
+            return (opening, decoded)
         }
         guard let opening = try disk.entryOpening(for: key, readingUpTo: maxBytes) else { return nil }
-        if case .read(.value(let stored)) = opening { try remember(stored, for: key) }
-        return opening
+        let decoded = decode(opening.info.metadata)
+        if case .read(.value(let stored)) = opening { try remember(stored, for: key, decoded: decoded) }
+        return (opening, decoded)
     }
 
     /// Writes the value under `key` to `destination` from memory when it is there (checked as

@@ -23,6 +23,10 @@ public struct MemoryEntry: Sendable, Equatable {
     /// an access there); `nil` until then. Within its recheck interval a hit is served without
     /// asking the disk again (``CachedStore/init(disk:memory:recheckInterval:)``).
     public var checked: MonotonicInstant?
+    /// What a reader made of ``metadata`` (the HTTP cache's decoded record), kept with the entry
+    /// by ``MemoryTier/attach(_:to:madeFrom:)`` so that the next read does not make it again;
+    /// `nil` until then. Not compared by `==`: it is made from the metadata alone.
+    package var decoded: (any DecodedMetadata)?
 
     /// An entry.
     ///
@@ -53,9 +57,17 @@ public struct MemoryEntry: Sendable, Equatable {
     }
 
     /// What the entry counts against ``MemoryTier/Limits/maxBytes`` under `key`: the bytes of the
-    /// value, the metadata and the key.
+    /// value, the metadata, the key and the ``decoded`` form's cost.
     public func cost(for key: StoreKey) -> Int {
-        value.count + metadata.count + key.bytes.count
+        value.count + metadata.count + key.bytes.count + (decoded?.cost ?? 0)
+    }
+
+    /// Whether `left` and `right` hold the same value, metadata, expiry, digest and times, and are
+    /// on disk alike (their ``decoded`` forms aside).
+    public static func == (left: MemoryEntry, right: MemoryEntry) -> Bool {
+        left.value == right.value && left.metadata == right.metadata && left.expires == right.expires
+            && left.isOnDisk == right.isOnDisk && left.digest == right.digest && left.created == right.created
+            && left.checked == right.checked
     }
 
     /// Whether the entry has expired at `date`.

@@ -119,11 +119,25 @@ public final class MemoryTier: Sendable {
             guard cost <= limits.maxBytes, limits.maxCount != 0 else { return false }
             state.entries.set(entry, for: key)
             state.cost += cost
-            while state.cost > limits.maxBytes || state.entries.count > (limits.maxCount ?? .max) {
-                guard let evicted = state.entries.removeLeastRecent() else { break }
-                state.cost -= evicted.value.cost(for: evicted.key)
-            }
+            evictBeyondLimits(&state)
             return true
+        }
+    }
+
+    /// Keeps `decoded`, made from the metadata of `found` (the entry under `key` as a read found
+    /// it), with that entry while it holds the same value and metadata, so that the next
+    /// ``entry(for:)`` returns it in ``MemoryEntry/decoded``; its cost counts from then on (least
+    /// recently used entries are evicted for it). Nothing is kept when the entry was replaced or
+    /// removed since, or when it would alone exceed ``Limits/maxBytes``. Changes no recency.
+    package func attach(_ decoded: any DecodedMetadata, to key: StoreKey, madeFrom found: MemoryEntry) {
+        state.withLock { state in
+            guard let entry = state.entries.peek(key), entry.decoded == nil, entry.digest == found.digest,
+                entry.metadata.hasSameBytes(as: found.metadata),
+                entry.cost(for: key) + decoded.cost <= limits.maxBytes
+            else { return }
+            state.entries.modify(key) { $0.decoded = decoded }
+            state.cost += decoded.cost
+            evictBeyondLimits(&state)
         }
     }
 
@@ -138,6 +152,14 @@ public final class MemoryTier: Sendable {
         state.withLock { state in
             state.entries.removeAll()
             state.cost = 0
+        }
+    }
+
+    /// Evicts the least recently used entries until the tier is within its limits.
+    private func evictBeyondLimits(_ state: inout State) {
+        while state.cost > limits.maxBytes || state.entries.count > (limits.maxCount ?? .max) {
+            guard let evicted = state.entries.removeLeastRecent() else { break }
+            state.cost -= evicted.value.cost(for: evicted.key)
         }
     }
 

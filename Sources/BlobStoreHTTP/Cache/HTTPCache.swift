@@ -127,16 +127,26 @@ public final class HTTPCache: Sendable {
         read: (StoreKey) throws -> (EntryInfo, Body)?
     ) throws -> (response: StoredResponse, body: Body)? {
         let decoded = records ?? decoded
-        let key = key ?? Self.key(for: url)
-        guard let (info, value) = try read(key), let record = decoded.record(in: info.metadata, under: key) else {
-            return nil
+        return try storedResponse(for: url, key: key, requestHeaders: requestHeaders) { key in
+            guard let (info, body) = try read(key), let record = decoded.record(in: info.metadata, under: key) else {
+                return nil
+            }
+            return (record, body)
         }
+    }
+
+    /// The stored response for `url` matching `requestHeaders`, each entry read by `read` with its
+    /// record decoded: the entry under `url`'s key, then, when that names the request fields the
+    /// response varies on, the entry of the variant those fields select.
+    private func storedResponse<Body>(
+        for url: URL, key: StoreKey?, requestHeaders: HTTPHeaders,
+        read: (StoreKey) throws -> (CacheRecord, Body)?
+    ) throws -> (response: StoredResponse, body: Body)? {
+        guard let (record, value) = try read(key ?? Self.key(for: url)) else { return nil }
         if let names = record.variants {
             let vary = VaryKey(names: names, request: requestHeaders)
-            let variantKey = Self.variantKey(for: url, vary)
-            guard let (variantInfo, variantValue) = try read(variantKey),
-                let response = decoded.record(in: variantInfo.metadata, under: variantKey)?.response,
-                response.vary == vary
+            guard let (variant, variantValue) = try read(Self.variantKey(for: url, vary)),
+                let response = variant.response, response.vary == vary
             else { return nil }
             return (response, variantValue)
         }
@@ -166,15 +176,20 @@ public final class HTTPCache: Sendable {
         for url: URL, key: StoreKey? = nil, requestHeaders: HTTPHeaders, records: DecodedRecords? = nil,
         openingUpTo maxBytes: Int
     ) throws -> (response: StoredResponse, body: EntryOpening)? {
-        let (store, opener) = (store, opener)
-        return try storedResponse(for: url, key: key, requestHeaders: requestHeaders, records: records) { key in
-            let opening: EntryOpening? =
-                if let opener {
-                    try opener.entryOpening(for: key, readingUpTo: maxBytes)
-                } else {
-                    try store.entry(for: key, readingUpTo: maxBytes).map(EntryOpening.read)
-                }
-            return opening.map { ($0.info, $0) }
+        guard let opener else {
+            return try storedResponse(for: url, key: key, requestHeaders: requestHeaders, records: records) { key in
+                try store.entry(for: key, readingUpTo: maxBytes).map { ($0.info, EntryOpening.read($0)) }
+            }
+        }
+        let decoded = records ?? decoded
+        return try storedResponse(for: url, key: key, requestHeaders: requestHeaders) { key in
+            guard
+                let (opening, known) = try opener.entryOpening(
+                    for: key, readingUpTo: maxBytes, decoding: { decoded.decoded($0, under: key) }),
+                // What another reader of the same store kept is not a record: decoded here.
+                let record = (known as? DecodedRecord)?.record ?? decoded.record(in: opening.info.metadata, under: key)
+            else { return nil }
+            return (record, opening)
         }
     }
 
