@@ -22,6 +22,11 @@ final class ProxyContext: Sendable {
     let revalidating = Mutex<Set<String>>([])
     /// Whether the proxy is stopping: responses then close their connections.
     let stopping = Atomic<Bool>(false)
+    /// The forward targets of request targets seen lately (``target(of:)``): one memo for every
+    /// event loop, so that its memory does not grow with the number of cores, and large enough
+    /// that hits over as many URLs as the default memory tier holds find their target here
+    /// (a target is about 500-800 bytes: its URL, key and strings).
+    let targets = BoundedMemo<String, ForwardTarget>(capacity: 16384)
 
     /// Creates an empty file for a response body too large to keep in memory while it is
     /// received (``KeptBody``): in the disk store's `tmp/` when the cache is on one, else in the
@@ -51,17 +56,14 @@ final class ProxyContext: Sendable {
     }
 
     /// Where `request` goes (`ForwardTarget.of(_:origin:forwardProxy:)` with this proxy's
-    /// origin and mode), remembered by request target in `memo`: parsing a URL was a tenth of a
-    /// cached hit's work in user space. Each event loop has a memo of its own
-    /// (``EventLoop/targets``), so that two loops never wait for each other's lock.
+    /// origin and mode), remembered by request target in ``targets``: parsing a URL was a tenth of
+    /// a cached hit's work in user space.
     ///
     /// - Throws: ``Rejection`` as `ForwardTarget.of(_:origin:forwardProxy:)` does.
-    func target(of request: RequestHead, memo: BoundedMemo<String, ForwardTarget>?) throws(Rejection)
-        -> ForwardTarget
-    {
+    func target(of request: RequestHead) throws(Rejection) -> ForwardTarget {
         let (origin, forwardProxy) = (origin, configuration.forwardProxy)
-        if request.method != "CONNECT", let memo,
-            let known = memo.value(
+        if request.method != "CONNECT",
+            let known = targets.value(
                 for: request.target, { _ in try? ForwardTarget.of(request, origin: origin, forwardProxy: forwardProxy) }
             )
         {

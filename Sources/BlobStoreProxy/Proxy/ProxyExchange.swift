@@ -39,7 +39,7 @@ final class ProxyExchange {
         context.metrics.requests.add(1, ordering: .relaxed)
         defer { logged() }
         let framing = try HeadParser.framing(of: request)
-        let target = try lookedUp?.target ?? context.target(of: request, memo: client.loop?.targets)
+        let target = try lookedUp?.target ?? context.target(of: request)
         var body = BodyReader(connection: client, framing: framing)
         if request.expectsContinue, framing != .none {
             // The proxy takes the body itself and forwards it with the request (RFC 9110 §10.1.1).
@@ -81,7 +81,7 @@ final class ProxyExchange {
     /// - Throws: `network` when the client connection fails.
     func respondIfFreshInMemory() throws -> LoopAnswer {
         guard let framing = try? HeadParser.framing(of: request),
-            let target = try? context.target(of: request, memo: client.loop?.targets),
+            let target = try? context.target(of: request),
             let url = cachedURL(framing: framing, target: target)
         else { return .notAnswered(nil) }
         let found = lookUp(url, key: target.storeKey)

@@ -101,9 +101,6 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// The access log lines of the exchanges on this loop, written at each sweep (or sooner,
     /// when they fill a write).
     let logBatch = AccessLog.Batch()
-    /// The forward targets of request targets this loop's exchanges saw lately
-    /// (`ProxyContext.target(of:memo:)`).
-    let targets = BoundedMemo<String, ForwardTarget>(capacity: 4096)
     /// The stored records this loop's exchanges decoded lately (`HTTPCache`'s own memo is shared
     /// by every thread; this one only by this loop's).
     let records = DecodedRecords()
