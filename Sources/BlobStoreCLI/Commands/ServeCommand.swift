@@ -15,7 +15,7 @@ struct ServeCommand: SubcommandValue {
     /// `--metrics <host:port>`: where `GET /metrics` is served; `nil` for nowhere.
     var metrics: SocketAddress?
     /// `--memory <size>`: the memory tier's size.
-    var memoryBytes: UInt64 = 64 << 20
+    var memoryBytes: UInt64 = 256 << 20
     /// `--max-object-size <size>`: the largest body stored.
     var maxObjectBytes: UInt64 = 1 << 30
     /// `--max-connections <n>`.
@@ -61,7 +61,7 @@ struct ServeCommand: SubcommandValue {
                 .socketAddress, \.metrics),
             .value(
                 "--memory", valueName: "<size>",
-                help: "The memory tier for hot responses: bytes, or a number with K, M, G.", default: "64M", .size,
+                help: "The memory tier for hot responses: bytes, or a number with K, M, G.", default: "256M", .size,
                 \.memoryBytes),
             .value(
                 "--max-object-size", valueName: "<size>",
