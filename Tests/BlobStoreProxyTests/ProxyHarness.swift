@@ -4,6 +4,7 @@ import BlobStoreProxy
 import BlobStoreTestKit
 import Foundation
 import HTTPTestServer
+import Testing
 
 /// A proxy in this process, in front of the Python test server, on a store of its own in a
 /// temporary directory; stopped by ``stop()``.
@@ -55,6 +56,15 @@ final class ProxyHarness: @unchecked Sendable {
         for field in fields { text += field + "\r\n" }
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
         return text + "\r\n" + (body ?? "")
+    }
+
+    /// The proxy's counter `name` (`blobstore_proxy_<name>_total` on its metrics port).
+    func counter(_ name: String) throws -> Int {
+        let metrics = try RawClient(port: try #require(server.metricsPort))
+        try metrics.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        let prefix = "blobstore_proxy_\(name)_total "
+        let line = try #require(try metrics.response().text.split(separator: "\n").first { $0.hasPrefix(prefix) })
+        return try #require(Int(line.dropFirst(prefix.count)))
     }
 
     /// How many requests the origin received for `target`.

@@ -159,6 +159,20 @@ struct CachedStoreTests {
         }
     }
 
+    @Test("A disk hit that fits the memory tier without its decoded form, not with it, is kept without it")
+    func diskHitKeptWithoutADecodedFormThatDoesNotFit() throws {
+        try withCachedStore(maxBytes: 1000) { cache in
+            try cache.put(Data(count: 800), for: "k", metadata: Data(count: 100))
+            cache.memory?.removeAll()
+            let read = try #require(
+                try cache.entryOpening(for: "k", readingUpTo: 1 << 20, decoding: { _ in TestDecoded(cost: 150) }))
+            #expect(read.decoded != nil, "the reader still gets what it decoded")
+            let kept = try #require(cache.memory?.entry(for: "k"), "the entry itself fits, and is kept")
+            #expect(kept.decoded == nil)
+            #expect(cache.memory?.totalCost == kept.cost(for: "k"))
+        }
+    }
+
     @Test("A memory-only put removes the disk entry under the key")
     func memoryOnlyPutRemovesDiskEntry() throws {
         try withCachedStore { cache in

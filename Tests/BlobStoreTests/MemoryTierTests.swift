@@ -124,6 +124,10 @@ struct MemoryTierTests {
         tier.attach(TestDecoded(cost: 50), to: "a", madeFrom: found)
         #expect(tier.entry(for: "a")?.decoded == nil)
         #expect(tier.totalCost == cost)
+        // Nor with one holding another value under the same metadata.
+        tier.insert(MemoryEntry(value: Data(count: 99), metadata: found.metadata, isOnDisk: false), for: "a")
+        tier.attach(TestDecoded(cost: 50), to: "a", madeFrom: found)
+        #expect(tier.entry(for: "a")?.decoded == nil)
         // Nor with an entry that is gone.
         tier.remove("a")
         tier.attach(TestDecoded(cost: 50), to: "a", madeFrom: found)

@@ -34,27 +34,35 @@
     /// The value kept for `key`, if there is one.
     @inlinable
     @_spi(BlobStorePackage) public func known(_ key: Key) -> Value? {
-        values.withLock { values -> Value? in
-            if let value = values.newer[key] { return value }
-            guard let value = values.older[key] else { return nil }
-            Self.keep(value, for: key, in: &values, capacity: capacity)
-            return value
+        let (value, dropped) = values.withLock { values -> (Value?, [Key: Value]) in
+            if let value = values.newer[key] { return (value, [:]) }
+            guard let value = values.older[key] else { return (nil, [:]) }
+            return (value, Self.keep(value, for: key, in: &values, capacity: capacity))
         }
+        withExtendedLifetime(dropped) {}
+        return value
     }
 
     /// Keeps `value` as the one for `key`, known without computing it (the input made from it).
     @inlinable
     @_spi(BlobStorePackage) public func remember(_ value: Value, for key: Key) {
-        values.withLock { Self.keep(value, for: key, in: &$0, capacity: capacity) }
+        let dropped = values.withLock { Self.keep(value, for: key, in: &$0, capacity: capacity) }
+        withExtendedLifetime(dropped) {}
     }
 
+    /// Keeps `value` in the newer generation, turning the generations first when it is full;
+    /// returns the generation dropped then (else an empty one), for the caller to free once it has
+    /// let go of the lock: freeing thousands of values is the slow part of a turn, and the lock's
+    /// other users need not wait for it.
     @inlinable
-    static func keep(_ value: Value, for key: Key, in values: inout Generations, capacity: Int) {
+    static func keep(_ value: Value, for key: Key, in values: inout Generations, capacity: Int) -> [Key: Value] {
+        var dropped: [Key: Value] = [:]
         if values.newer.count >= capacity {
-            values.older = values.newer
-            values.newer = [:]
+            swap(&dropped, &values.older)
+            swap(&values.older, &values.newer)
             values.newer.reserveCapacity(capacity)
         }
         values.newer[key] = value
+        return dropped
     }
 }

@@ -163,14 +163,18 @@ public final class CachedStore: BlobStorage, EntryOpener {
         return stored
     }
 
-    /// Keeps a disk hit in memory, with what a reader made of its metadata when there is that, as
-    /// ``remember(_:for:)`` keeps an entry.
+    /// Keeps a disk hit in memory, with what a reader made of its metadata when there is that and
+    /// both fit the tier, as ``remember(_:for:)`` keeps an entry.
     private func remember(_ stored: StoredEntry, for key: StoreKey, decoded: (any DecodedMetadata)? = nil) throws {
         let info = stored.info
         var entry = MemoryEntry(
             value: stored.value, metadata: info.metadata, expires: info.expires, isOnDisk: true,
             digest: info.digest, created: info.created)
-        entry.decoded = decoded
+        // Kept with the entry only where both fit, as `MemoryTier.attach` keeps one: an entry that
+        // fits alone is kept without it.
+        if let decoded, let memory, entry.cost(for: key) + decoded.cost <= memory.limits.maxBytes {
+            entry.decoded = decoded
+        }
         try remember(entry, for: key)
     }
 

@@ -183,10 +183,14 @@ public final class HTTPCache: Sendable {
         }
         let decoded = records ?? decoded
         return try storedResponse(for: url, key: key, requestHeaders: requestHeaders) { key in
+            // Nothing decoded: the metadata is no record this version reads.
             guard
                 let (opening, known) = try opener.entryOpening(
                     for: key, readingUpTo: maxBytes, decoding: { decoded.decoded($0, under: key) }),
-                // What another reader of the same store kept is not a record: decoded here.
+                let known
+            else { return nil }
+            // What another reader of the same store kept is no record: decoded here.
+            guard
                 let record = (known as? DecodedRecord)?.record ?? decoded.record(in: opening.info.metadata, under: key)
             else { return nil }
             return (record, opening)

@@ -6,10 +6,11 @@ import Foundation
 /// a memory hit). Looked up by the entry's key, whose hash is short, and kept only while the
 /// entry's metadata is byte for byte the same; a record stored anew replaces it.
 ///
-/// Bounded by count, so that over more URLs than it holds a hit would decode again: a store with
-/// a memory tier also keeps each record with the entry it was decoded from
+/// Bounded by count, so that over more URLs than it holds a hit would decode again: the caching
+/// proxy's reads (``HTTPCache/storedResponse(for:key:requestHeaders:records:openingUpTo:)``) of a
+/// store with a memory tier also keep each record with the entry it was decoded from
 /// (`EntryOpener.entryOpening(for:readingUpTo:decoding:)`), and then a hit on anything the tier
-/// holds finds it there first.
+/// holds finds it there first. The library's other reads use this memo alone.
 package final class DecodedRecords: Sendable {
     private let records: BoundedMemo<StoreKey, DecodedRecord>
 

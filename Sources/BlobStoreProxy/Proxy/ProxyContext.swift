@@ -23,10 +23,15 @@ final class ProxyContext: Sendable {
     /// Whether the proxy is stopping: responses then close their connections.
     let stopping = Atomic<Bool>(false)
     /// The forward targets of request targets seen lately (``target(of:)``): one memo for every
-    /// event loop, so that its memory does not grow with the number of cores, and large enough
-    /// that hits over as many URLs as the default memory tier holds find their target here
-    /// (a target is about 500-800 bytes: its URL, key and strings).
+    /// event loop, so that its memory does not grow with the number of cores. Hits going round
+    /// up to 16,384 URLs find every target here, fewer as the count nears 32,768 (a generation
+    /// turns every 16,384 new targets); a target of a short URL is about 500-800 bytes (its URL,
+    /// key and strings), so the memo holds at most some 25 MB.
     let targets = BoundedMemo<String, ForwardTarget>(capacity: 16384)
+    /// The longest request target remembered in ``targets``, in bytes: a target keeps about four
+    /// copies of its text (the memo's key, the target sent, the URL, the entry key), so that
+    /// 32,768 targets of the longest head allowed would hold gigabytes.
+    static let longestRemembered = 1024
 
     /// Creates an empty file for a response body too large to keep in memory while it is
     /// received (``KeptBody``): in the disk store's `tmp/` when the cache is on one, else in the
@@ -56,13 +61,13 @@ final class ProxyContext: Sendable {
     }
 
     /// Where `request` goes (`ForwardTarget.of(_:origin:forwardProxy:)` with this proxy's
-    /// origin and mode), remembered by request target in ``targets``: parsing a URL was a tenth of
-    /// a cached hit's work in user space.
+    /// origin and mode), remembered by request target in ``targets`` when the target is at most
+    /// ``longestRemembered`` bytes: parsing a URL was a tenth of a cached hit's work in user space.
     ///
     /// - Throws: ``Rejection`` as `ForwardTarget.of(_:origin:forwardProxy:)` does.
     func target(of request: RequestHead) throws(Rejection) -> ForwardTarget {
         let (origin, forwardProxy) = (origin, configuration.forwardProxy)
-        if request.method != "CONNECT",
+        if request.method != "CONNECT", request.target.utf8.count <= Self.longestRemembered,
             let known = targets.value(
                 for: request.target, { _ in try? ForwardTarget.of(request, origin: origin, forwardProxy: forwardProxy) }
             )
