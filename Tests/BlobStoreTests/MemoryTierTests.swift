@@ -28,6 +28,17 @@ struct MemoryReferenceModel {
         return true
     }
 
+    /// ``MemoryTier/admit(_:for:)``'s rule: inserts unless the entry would push out the least
+    /// recent one and `frequency` of its key is no more than the least recent one's.
+    mutating func admit(_ key: StoreKey, cost: Int, frequency: (StoreKey) -> Int) -> Bool {
+        if !contains(key), self.cost + cost > maxBytes || entries.count + 1 > (maxCount ?? .max),
+            let victim = entries.last?.key, frequency(key) <= frequency(victim)
+        {
+            return false
+        }
+        return insert(key, cost: cost)
+    }
+
     /// Makes `key` the most recent; returns whether it was there.
     mutating func use(_ key: StoreKey) -> Bool {
         guard let index = entries.firstIndex(where: { $0.key == key }) else { return false }
@@ -70,6 +81,53 @@ struct MemoryTierTests {
             #expect(tier.totalCost <= maxBytes)
             #expect(tier.count <= maxCount ?? .max)
         }
+    }
+
+    @Test("A value read from disk pushes out an entry only when its key was asked for more often lately")
+    func admissionWeighsFrequencies() throws {
+        let tier = try MemoryTier(maxBytes: 1000, maxCount: 2)
+        let entry = MemoryEntry(value: Data("v".utf8), isOnDisk: true)
+        for key: StoreKey in ["a", "b"] {
+            #expect(tier.entry(for: key) == nil)
+            #expect(tier.admit(entry, for: key), "room for it: kept")
+            for _ in 0..<3 { #expect(tier.entry(for: key) != nil) }
+        }
+        #expect(tier.entry(for: "c") == nil)
+        #expect(!tier.admit(entry, for: "c"), "asked for once, against four times")
+        #expect(tier.keys == ["b", "a"])
+        for _ in 0..<4 { #expect(tier.entry(for: "c") == nil) }
+        #expect(tier.frequency(of: "c") > tier.frequency(of: "a"))
+        #expect(tier.admit(entry, for: "c"))
+        #expect(tier.keys == ["c", "b"], "the least recently used went")
+        // An entry under the key is replaced whatever the frequencies.
+        #expect(tier.admit(MemoryEntry(value: Data("w".utf8), isOnDisk: true), for: "b"))
+        #expect(tier.entry(for: "b")?.value == Data("w".utf8))
+    }
+
+    @Test("Reads going round more keys than the tier holds keep a steady part of them; inserting each, none")
+    func admissionKeepsPartOfALoop() throws {
+        let admitting = try MemoryTier(maxBytes: 1 << 20, maxCount: 10)
+        let inserting = try MemoryTier(maxBytes: 1 << 20, maxCount: 10)
+        let entry = MemoryEntry(value: Data("v".utf8), isOnDisk: true)
+        var hits = (admitting: 0, inserting: 0)
+        for round in 0..<30 {
+            for index in 0..<20 {
+                let key = StoreKey("k\(index)")
+                if admitting.entry(for: key) != nil {
+                    if round >= 10 { hits.admitting += 1 }
+                } else {
+                    admitting.admit(entry, for: key)
+                }
+                if inserting.entry(for: key) != nil {
+                    if round >= 10 { hits.inserting += 1 }
+                } else {
+                    inserting.insert(entry, for: key)
+                }
+            }
+        }
+        // 20 rounds of 20 reads: about half of them hit the ten keys kept.
+        #expect(hits.admitting >= 120, "\(hits)")
+        #expect(hits.inserting == 0)
     }
 
     @Test("An entry larger than the bound is not kept and drops the older one")

@@ -6,7 +6,9 @@ import Synchronization
 /// look in memory first.
 ///
 /// A memory hit on an entry the disk holds too records an access there, so the disk tier's
-/// eviction order sees it. A disk hit is copied into memory when it fits. Writes go to both
+/// eviction order sees it. A disk hit is copied into memory when it fits, or when the tier
+/// admits it in place of its least recently used entry (``MemoryTier/admit(_:for:)``: asked for
+/// more often lately). Writes go to both
 /// tiers, or to memory only (`StoragePlacement.memoryOnly`) for values not worth a disk write.
 ///
 /// The memory tier belongs to this process; each memory hit is checked against the disk entry
@@ -144,7 +146,7 @@ public final class CachedStore: BlobStorage, EntryOpener {
     // MARK: - Reading
 
     /// The value under `key` with its metadata and expiry, from memory when it is there, else
-    /// from disk (then kept in memory when it fits); `nil` when neither tier has an unexpired
+    /// from disk (then kept in memory as the tier admits it); `nil` when neither tier has an unexpired
     /// entry.
     ///
     /// A memory hit on an entry the disk holds too records an access in the disk store; when the
@@ -163,8 +165,9 @@ public final class CachedStore: BlobStorage, EntryOpener {
         return stored
     }
 
-    /// Keeps a disk hit in memory, with what a reader made of its metadata when there is that and
-    /// both fit the tier, as ``remember(_:for:)`` keeps an entry.
+    /// Keeps a disk hit in memory if the tier admits it (``MemoryTier/admit(_:for:)``), with what a
+    /// reader made of its metadata when there is that and both fit the tier, as
+    /// ``remember(_:for:admitting:)`` keeps an entry.
     private func remember(_ stored: StoredEntry, for key: StoreKey, decoded: (any DecodedMetadata)? = nil) throws {
         let info = stored.info
         var entry = MemoryEntry(
@@ -175,12 +178,12 @@ public final class CachedStore: BlobStorage, EntryOpener {
         if let decoded, let memory, entry.cost(for: key) + decoded.cost <= memory.limits.maxBytes {
             entry.decoded = decoded
         }
-        try remember(entry, for: key)
+        try remember(entry, for: key, admitting: true)
     }
 
     /// The entry under `key` from memory when it is there (checked as ``entry(for:)`` checks a
     /// memory hit), else from disk (`BlobStore.entry(for:readingUpTo:)`): a value up to
-    /// `maxBytes` read and kept in memory when it fits, a larger one opened and not kept.
+    /// `maxBytes` read and kept in memory as the tier admits it, a larger one opened and not kept.
     public func entry(for key: StoreKey, readingUpTo maxBytes: Int) throws -> EntryRead? {
         try entryVerifyingNow(for: key, readingUpTo: maxBytes)
     }
@@ -262,8 +265,9 @@ public final class CachedStore: BlobStorage, EntryOpener {
     /// Keeps `entry` in memory if the disk still holds what it was made from: the entry with its
     /// digest and the same metadata, or, for a memory-only value, no entry. Checked and inserted
     /// under one lock, so that of two racing writers (or a reader and a writer) the memory tier
-    /// ends with the value the disk ends with, or none.
-    private func remember(_ entry: MemoryEntry, for key: StoreKey) throws {
+    /// ends with the value the disk ends with, or none. A value read from disk (`admitting`) is
+    /// kept only as ``MemoryTier/admit(_:for:)`` decides; a value put, always.
+    private func remember(_ entry: MemoryEntry, for key: StoreKey, admitting: Bool = false) throws {
         guard let memory else { return }
         try memoryWrites.withLock { _ in
             let matching = try disk.entry(key, holds: entry.digest, metadata: entry.metadata)
@@ -275,7 +279,7 @@ public final class CachedStore: BlobStorage, EntryOpener {
             } else if matching != nil {
                 return
             }
-            memory.insert(entry, for: key)
+            if admitting { memory.admit(entry, for: key) } else { memory.insert(entry, for: key) }
         }
     }
 }

@@ -5,6 +5,12 @@ import Synchronization
 /// An in-memory least-recently-used cache of values, bounded by their total cost in bytes and,
 /// optionally, by their count.
 ///
+/// What is put is kept (``insert(_:for:)``), pushing out the least recently used; a value read
+/// from a disk store is kept only when its key was asked for more often lately than the entry it
+/// would push out first (``admit(_:for:)``, TinyLFU's admission: ``FrequencySketch``), so that
+/// reads going round more keys than the tier holds, which would push out every entry before
+/// its next use, leave it holding a steady part of them.
+///
 /// The bound is the contract: Linux sends a process no memory-pressure notification, so the tier
 /// never grows past ``Limits/maxBytes`` (plus its bookkeeping) and never shrinks on its own
 /// below it. Choose the bound for the memory the process can spare; call ``removeAll()`` to give
@@ -30,11 +36,13 @@ public final class MemoryTier: Sendable {
     private struct State {
         var entries = LRUList<MemoryEntry>()
         var cost = 0
+        /// How often each key was read lately, hits and misses (``entry(for:)``).
+        var frequencies: FrequencySketch
     }
 
     /// The bounds this tier keeps.
     public let limits: Limits
-    private let state = ThreadLock(State())
+    private let state: ThreadLock<State>
 
     /// A tier with bounds `limits`.
     ///
@@ -47,6 +55,9 @@ public final class MemoryTier: Sendable {
                     + "neither may be negative.")
         }
         self.limits = limits
+        // Keys in use at once: the count bound, else as many entries of 4 KiB as the bytes hold.
+        let expectedKeys = limits.maxCount ?? limits.maxBytes / 4096
+        state = ThreadLock(State(frequencies: FrequencySketch(expectedKeys: expectedKeys)))
     }
 
     /// A tier of at most `maxBytes` bytes and, optionally, `maxCount` entries.
@@ -60,7 +71,9 @@ public final class MemoryTier: Sendable {
     /// none (an expired entry is dropped).
     public func entry(for key: StoreKey) -> MemoryEntry? {
         let now = Date()
+        let hash = FrequencySketch.hash(key)
         return state.withLock { state in
+            state.frequencies.increment(hash)
             guard let entry = state.entries.use(key) else { return nil }
             guard !entry.isExpired(at: now) else {
                 drop(key, from: &state)
@@ -78,6 +91,13 @@ public final class MemoryTier: Sendable {
                 if entry.digest == digest { entry.checked = instant }
             }
         }
+    }
+
+    /// About how many times ``entry(for:)`` was asked for `key` lately (0-15), as ``admit(_:for:)``
+    /// weighs it.
+    func frequency(of key: StoreKey) -> Int {
+        let hash = FrequencySketch.hash(key)
+        return state.withLock { $0.frequencies.frequency(hash) }
     }
 
     /// Whether the tier holds an unexpired entry under `key`; changes no recency.
@@ -113,15 +133,40 @@ public final class MemoryTier: Sendable {
     ///   bounded to no entry) is not, and any older entry under `key` is removed.
     @discardableResult
     public func insert(_ entry: MemoryEntry, for key: StoreKey) -> Bool {
+        state.withLock { insert(entry, for: key, into: &$0) }
+    }
+
+    /// Keeps `entry`, a value read from a disk store, under `key` as ``insert(_:for:)`` does if it
+    /// fits beside what the tier holds, or if ``entry(for:)`` was asked for `key` more often
+    /// lately than for the least recently used entry, which it would push out first (TinyLFU's
+    /// admission, ``FrequencySketch``); an entry already under `key` is replaced either way.
+    ///
+    /// - Returns: Whether the entry is kept.
+    @discardableResult
+    public func admit(_ entry: MemoryEntry, for key: StoreKey) -> Bool {
         let cost = entry.cost(for: key)
+        let hash = FrequencySketch.hash(key)
         return state.withLock { state in
-            drop(key, from: &state)
-            guard cost <= limits.maxBytes, limits.maxCount != 0 else { return false }
-            state.entries.set(entry, for: key)
-            state.cost += cost
-            evictBeyondLimits(&state)
-            return true
+            if state.entries.peek(key) == nil,
+                state.cost + cost > limits.maxBytes || state.entries.count + 1 > (limits.maxCount ?? .max),
+                let victim = state.entries.leastRecent,
+                state.frequencies.frequency(hash) <= state.frequencies.frequency(FrequencySketch.hash(victim))
+            {
+                return false
+            }
+            return insert(entry, for: key, into: &state)
         }
+    }
+
+    /// ``insert(_:for:)`` within the lock.
+    private func insert(_ entry: MemoryEntry, for key: StoreKey, into state: inout State) -> Bool {
+        let cost = entry.cost(for: key)
+        drop(key, from: &state)
+        guard cost <= limits.maxBytes, limits.maxCount != 0 else { return false }
+        state.entries.set(entry, for: key)
+        state.cost += cost
+        evictBeyondLimits(&state)
+        return true
     }
 
     /// Keeps `decoded`, made from the metadata of `found` (the entry under `key` as a read found
