@@ -57,13 +57,14 @@ public struct MemoryEntry: Sendable, Equatable {
     }
 
     /// What the entry counts against ``MemoryTier/Limits/maxBytes`` under `key`: the bytes of the
-    /// value, the metadata, the key and the ``decoded`` form's cost.
+    /// value, the metadata, the key, and the estimated size of what a reader decoded of the
+    /// metadata and kept with the entry (the HTTP cache's record), once there is that.
     public func cost(for key: StoreKey) -> Int {
         value.count + metadata.count + key.bytes.count + (decoded?.cost ?? 0)
     }
 
     /// Whether `left` and `right` hold the same value, metadata, expiry, digest and times, and are
-    /// on disk alike (their ``decoded`` forms aside).
+    /// on disk alike (what readers decoded of their metadata aside: it is made from the metadata).
     public static func == (left: MemoryEntry, right: MemoryEntry) -> Bool {
         left.value == right.value && left.metadata == right.metadata && left.expires == right.expires
             && left.isOnDisk == right.isOnDisk && left.digest == right.digest && left.created == right.created

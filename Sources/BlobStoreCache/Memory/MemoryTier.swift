@@ -7,9 +7,9 @@ import Synchronization
 ///
 /// What is put is kept (``insert(_:for:)``), pushing out the least recently used; a value read
 /// from a disk store is kept only when its key was asked for more often lately than the entry it
-/// would push out first (``admit(_:for:)``, TinyLFU's admission: ``FrequencySketch``), so that
-/// reads going round more keys than the tier holds, which would push out every entry before
-/// its next use, leave it holding a steady part of them.
+/// would push out first (``admit(_:for:)``, TinyLFU's admission over a count-min sketch of
+/// recent reads), so that reads going round more keys than the tier holds, which would push out
+/// every entry before its next use, leave it holding a steady part of them.
 ///
 /// The bound is the contract: Linux sends a process no memory-pressure notification, so the tier
 /// never grows past ``Limits/maxBytes`` (plus its bookkeeping) and never shrinks on its own
@@ -139,7 +139,8 @@ public final class MemoryTier: Sendable {
     /// Keeps `entry`, a value read from a disk store, under `key` as ``insert(_:for:)`` does if it
     /// fits beside what the tier holds, or if ``entry(for:)`` was asked for `key` more often
     /// lately than for the least recently used entry, which it would push out first (TinyLFU's
-    /// admission, ``FrequencySketch``); an entry already under `key` is replaced either way.
+    /// admission, over a count-min sketch of recent reads); an entry already under `key` is
+    /// replaced either way.
     ///
     /// - Returns: Whether the entry is kept.
     @discardableResult
