@@ -211,10 +211,12 @@ struct ProxyCachingTests {
         }
     }
 
-    @Test("Misses for a URL whose last response could not be stored are not collapsed (hit-for-miss)")
-    func uncacheableMissesAreNotCollapsed() async throws {
+    @Test(
+        "Misses for a URL whose last response could not be stored are not collapsed (hit-for-miss), long URLs too",
+        arguments: [0, 1500])
+    func uncacheableMissesAreNotCollapsed(padding: Int) async throws {
         try await withProxy { proxy in
-            let target = "/slow?cc=no-store&delay=1&body=each"
+            let target = "/slow?cc=no-store&delay=1&body=each&pad=" + String(repeating: "p", count: padding)
             // One response teaches every event loop (where a request goes is remembered once for
             // all of them): the six that follow, on whichever loops, wait for none of the others.
             #expect(try proxy.get(target).text == "each")

@@ -47,5 +47,26 @@ struct FrequencySketchTests {
         sketch.increment(FrequencySketch.hash("other-last"))
         #expect(sketch.frequency(hot) <= 7, "halved: from at least 12 (more with collisions) to at most 7")
         #expect(sketch.frequency(hot) >= 6)
+        #expect(sketch.counted == 0, "counting starts again")
+    }
+
+    @Test("Requests that raise no counter are not counted; every 640 that do, for a row of 64, halve them")
+    func halvingCountsRaisingRequests() {
+        var sketch = FrequencySketch(expectedKeys: 64)
+        let hot = FrequencySketch.hash("hot")
+        for _ in 0..<20 { sketch.increment(hot) }
+        #expect(sketch.frequency(hot) == 15)
+        #expect(sketch.counted == 15, "the five requests at 15 raised nothing")
+        for round in 0..<2 {
+            var index = 0
+            while sketch.counted > 0 || index == 0 {
+                sketch.increment(FrequencySketch.hash(StoreKey("r\(round)-\(index)")))
+                index += 1
+                #expect(index < 5000, "halved in time")
+                if index >= 5000 { return }
+            }
+            #expect(sketch.frequency(hot) <= 7, "round \(round): halved")
+            for _ in 0..<20 { sketch.increment(hot) }
+        }
     }
 }

@@ -28,13 +28,18 @@ struct MemoryReferenceModel {
         return true
     }
 
-    /// ``MemoryTier/admit(_:for:)``'s rule: inserts unless the entry would push out the least
-    /// recent one and `frequency` of its key is no more than the least recent one's.
+    /// ``MemoryTier/admit(_:for:)``'s rule: inserts if the entry fits, or if `frequency` of its
+    /// key is above that of each entry it would push out, from the least recent on.
     mutating func admit(_ key: StoreKey, cost: Int, frequency: (StoreKey) -> Int) -> Bool {
-        if !contains(key), self.cost + cost > maxBytes || entries.count + 1 > (maxCount ?? .max),
-            let victim = entries.last?.key, frequency(key) <= frequency(victim)
-        {
-            return false
+        if !contains(key) {
+            var bytesOver = self.cost + cost - maxBytes
+            var countOver = entries.count + 1 - (maxCount ?? .max)
+            for victim in entries.reversed() where bytesOver > 0 || countOver > 0 {
+                guard frequency(key) > frequency(victim.key) else { return false }
+                bytesOver -= victim.cost
+                countOver -= 1
+            }
+            guard bytesOver <= 0, countOver <= 0 else { return false }
         }
         return insert(key, cost: cost)
     }
@@ -102,6 +107,35 @@ struct MemoryTierTests {
         // An entry under the key is replaced whatever the frequencies.
         #expect(tier.admit(MemoryEntry(value: Data("w".utf8), isOnDisk: true), for: "b"))
         #expect(tier.entry(for: "b")?.value == Data("w".utf8))
+    }
+
+    @Test("A large value read from disk must have been read more often than each entry it would push out")
+    func admissionWeighsEveryVictim() throws {
+        let tier = try MemoryTier(maxBytes: 1000)
+        for index in 0..<5 {
+            let key = StoreKey("k\(index)")
+            tier.insert(MemoryEntry(value: Data(count: 180), isOnDisk: true), for: key)
+            // The least recent is read once, the others three times.
+            for _ in 0..<(index == 0 ? 1 : 3) { #expect(tier.entry(for: key) != nil) }
+        }
+        let large = MemoryEntry(value: Data(count: 500), isOnDisk: true)
+        for _ in 0..<2 { #expect(tier.entry(for: "large") == nil) }
+        #expect(!tier.admit(large, for: "large"), "it would push out k1 too, read three times")
+        #expect(tier.count == 5)
+        for _ in 0..<2 { #expect(tier.entry(for: "large") == nil) }
+        #expect(tier.admit(large, for: "large"), "read four times: more than each of k0, k1, k2")
+        #expect(tier.keys == ["large", "k4", "k3"])
+    }
+
+    @Test("An expired entry is room for a value read from disk, however often it was read")
+    func expiredEntryIsRoom() throws {
+        let tier = try MemoryTier(maxBytes: 1000, maxCount: 1)
+        for _ in 0..<6 { #expect(tier.entry(for: "old") == nil) }
+        tier.insert(
+            MemoryEntry(value: Data("v".utf8), expires: Date(timeIntervalSinceNow: -1), isOnDisk: true), for: "old")
+        #expect(tier.entry(for: "new") == nil)
+        #expect(tier.admit(MemoryEntry(value: Data("w".utf8), isOnDisk: true), for: "new"))
+        #expect(tier.keys == ["new"])
     }
 
     @Test("Reads going round more keys than the tier holds keep a steady part of them; inserting each, none")

@@ -86,7 +86,7 @@ public final class CachedStore: BlobStorage, EntryOpener {
 
     /// Stores the file at `url` under `key`: on disk streamed (`BlobStore.put(contentsOf:for:metadata:expires:)`),
     /// without a copy in memory (a value stored from a file is typically too large to be worth
-    /// it; the first read of it puts it there when it fits); for
+    /// it; a read of it puts it there as the tier admits a disk hit); for
     /// `StoragePlacement.memoryOnly`, read whole into the memory tier when it fits there, else
     /// kept nowhere (and the entry under `key` removed).
     ///

@@ -6,17 +6,19 @@ import BlobStore
 /// ``MemoryTier`` decides whether a value read from disk may push out what it holds
 /// (``MemoryTier/admit(_:for:)``).
 ///
-/// Counters stop at 15, and once the sketch has counted ten times as many requests as a row has
-/// counters, every counter is halved, so that what was popular long ago fades. Keys are counted
-/// by a 64-bit hash of their bytes (``hash(_:)``); two keys whose counters all collide read as the
-/// more frequent one, which only makes an admission less choosy.
+/// Counters stop at 15, and after every ten requests per counter of a row (requests that
+/// raised a counter; one for a key whose counters are all at 15 is not counted), every counter
+/// is halved, so that what was popular long ago fades. Keys are counted by a 64-bit hash of their
+/// bytes (``hash(_:)``); a key whose four counters are all shared with other keys reads as more
+/// frequent than it is, which errs either way in an admission (a candidate or the entry it is
+/// weighed against).
 struct FrequencySketch {
     /// Four rows of `width` counters, one after the other.
     private var counters: [UInt8]
     /// `width - 1`: the width is a power of two.
     private let mask: Int
-    /// The requests counted since the counters were last halved.
-    private var counted = 0
+    /// The requests counted since the counters were last halved (or since the start).
+    private(set) var counted = 0
     /// After how many counted requests the counters are halved.
     private let resetAfter: Int
 
@@ -36,10 +38,15 @@ struct FrequencySketch {
     /// Counts a request for the key whose hash is `hash`.
     mutating func increment(_ hash: UInt64) {
         let width = mask + 1
+        var raised = false
         for row in 0..<4 {
             let index = row * width + Self.column(hash, row: row, mask: mask)
-            if counters[index] < Self.maximum { counters[index] += 1 }
+            if counters[index] < Self.maximum {
+                counters[index] += 1
+                raised = true
+            }
         }
+        guard raised else { return }
         counted += 1
         if counted >= resetAfter { halve() }
     }
@@ -54,10 +61,11 @@ struct FrequencySketch {
         return Int(least)
     }
 
-    /// Halves every counter (and the count of requests), so that old requests count for less.
+    /// Halves every counter, so that old requests count for less, and starts counting requests
+    /// again.
     private mutating func halve() {
         for index in counters.indices { counters[index] >>= 1 }
-        counted /= 2
+        counted = 0
     }
 
     /// The column of row `row` for `hash`: a different mix of the hash's bits for each row.

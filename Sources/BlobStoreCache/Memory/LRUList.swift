@@ -27,6 +27,15 @@ struct LRUList<Value> {
     /// The least recent key.
     var leastRecent: StoreKey? { oldest.flatMap { slots[$0].entry?.key } }
 
+    /// Calls `body` with each key and value from the least recent on, until it returns `false`.
+    func forEachFromLeastRecent(_ body: (StoreKey, Value) -> Bool) {
+        var cursor = oldest
+        while let slot = cursor, let entry = slots[slot].entry {
+            guard body(entry.key, entry.value) else { return }
+            cursor = slots[slot].newer
+        }
+    }
+
     /// The value under `key`, without changing its recency.
     func peek(_ key: StoreKey) -> Value? { index[key].flatMap { slots[$0].entry?.value } }
 

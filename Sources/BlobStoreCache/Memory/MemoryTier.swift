@@ -55,8 +55,9 @@ public final class MemoryTier: Sendable {
                     + "neither may be negative.")
         }
         self.limits = limits
-        // Keys in use at once: the count bound, else as many entries of 4 KiB as the bytes hold.
-        let expectedKeys = limits.maxCount ?? limits.maxBytes / 4096
+        // Keys in use at once: as many entries of 4 KiB as the bytes hold, or the count bound if
+        // it is lower.
+        let expectedKeys = min(limits.maxCount ?? .max, limits.maxBytes / 4096)
         state = ThreadLock(State(frequencies: FrequencySketch(expectedKeys: expectedKeys)))
     }
 
@@ -138,25 +139,45 @@ public final class MemoryTier: Sendable {
 
     /// Keeps `entry`, a value read from a disk store, under `key` as ``insert(_:for:)`` does if it
     /// fits beside what the tier holds, or if ``entry(for:)`` was asked for `key` more often
-    /// lately than for the least recently used entry, which it would push out first (TinyLFU's
-    /// admission, over a count-min sketch of recent reads); an entry already under `key` is
-    /// replaced either way.
+    /// lately than for each entry it would push out, from the least recently used on (TinyLFU's
+    /// admission, over a count-min sketch of recent reads; an expired entry counts as room). An
+    /// entry already under `key` is replaced either way.
+    ///
+    /// An entry read often once and no longer stays the first to go: until the sketch's counts
+    /// halve (every ten reads per counter of a row: about 650,000 reads for a tier of 256 MiB),
+    /// values read from disk no more often than it was are not kept.
     ///
     /// - Returns: Whether the entry is kept.
     @discardableResult
     public func admit(_ entry: MemoryEntry, for key: StoreKey) -> Bool {
         let cost = entry.cost(for: key)
         let hash = FrequencySketch.hash(key)
+        let now = Date()
         return state.withLock { state in
-            if state.entries.peek(key) == nil,
-                state.cost + cost > limits.maxBytes || state.entries.count + 1 > (limits.maxCount ?? .max),
-                let victim = state.entries.leastRecent,
-                state.frequencies.frequency(hash) <= state.frequencies.frequency(FrequencySketch.hash(victim))
-            {
-                return false
-            }
+            if state.entries.peek(key) == nil, !admits(cost, hash: hash, at: now, in: state) { return false }
             return insert(entry, for: key, into: &state)
         }
+    }
+
+    /// Whether a new entry of `cost` under the key whose hash is `hash` fits, or was read more
+    /// often lately than each entry it would push out (in eviction order, until enough bytes and
+    /// one place are freed; an expired entry frees its room whatever its reads).
+    private func admits(_ cost: Int, hash: UInt64, at now: Date, in state: State) -> Bool {
+        var bytesOver = state.cost + cost - limits.maxBytes
+        var countOver = state.entries.count + 1 - (limits.maxCount ?? .max)
+        guard bytesOver > 0 || countOver > 0 else { return true }
+        let frequency = state.frequencies.frequency(hash)
+        var beatsAll = true
+        state.entries.forEachFromLeastRecent { victim, held in
+            if !held.isExpired(at: now), state.frequencies.frequency(FrequencySketch.hash(victim)) >= frequency {
+                beatsAll = false
+                return false
+            }
+            bytesOver -= held.cost(for: victim)
+            countOver -= 1
+            return bytesOver > 0 || countOver > 0
+        }
+        return beatsAll && bytesOver <= 0 && countOver <= 0
     }
 
     /// ``insert(_:for:)`` within the lock.

@@ -28,10 +28,14 @@ final class ProxyContext: Sendable {
     /// turns every 16,384 new targets); a target of a short URL is about 500-800 bytes (its URL,
     /// key and strings), so the memo holds at most some 25 MB.
     let targets = BoundedMemo<String, ForwardTarget>(capacity: 16384)
-    /// The longest request target remembered in ``targets``, in bytes: a target keeps about four
-    /// copies of its text (the memo's key, the target sent, the URL, the entry key), so that
-    /// 32,768 targets of the longest head allowed would hold gigabytes.
-    static let longestRemembered = 1024
+    /// The forward targets of request targets longer than ``longestShort`` bytes, seen lately: a
+    /// target keeps about four copies of its text (the memo's key, the target sent, the URL, the
+    /// entry key), so that 32,768 of the longest head allowed would hold gigabytes; 128 hold at
+    /// most 16 MB. They are remembered still, since a target carries its URL's hit-for-miss mark
+    /// (``ForwardTarget/isUncacheable(at:)``): long signed URLs are often uncacheable.
+    let longTargets = BoundedMemo<String, ForwardTarget>(capacity: 64)
+    /// The longest request target remembered in ``targets``, in bytes.
+    static let longestShort = 1024
 
     /// Creates an empty file for a response body too large to keep in memory while it is
     /// received (``KeptBody``): in the disk store's `tmp/` when the cache is on one, else in the
@@ -61,14 +65,16 @@ final class ProxyContext: Sendable {
     }
 
     /// Where `request` goes (`ForwardTarget.of(_:origin:forwardProxy:)` with this proxy's
-    /// origin and mode), remembered by request target in ``targets`` when the target is at most
-    /// ``longestRemembered`` bytes: parsing a URL was a tenth of a cached hit's work in user space.
+    /// origin and mode), remembered by request target in ``targets`` (or ``longTargets``, for one
+    /// over ``longestShort`` bytes): parsing a URL was a tenth of a cached hit's work in user
+    /// space.
     ///
     /// - Throws: ``Rejection`` as `ForwardTarget.of(_:origin:forwardProxy:)` does.
     func target(of request: RequestHead) throws(Rejection) -> ForwardTarget {
         let (origin, forwardProxy) = (origin, configuration.forwardProxy)
-        if request.method != "CONNECT", request.target.utf8.count <= Self.longestRemembered,
-            let known = targets.value(
+        let memo = request.target.utf8.count <= Self.longestShort ? targets : longTargets
+        if request.method != "CONNECT",
+            let known = memo.value(
                 for: request.target, { _ in try? ForwardTarget.of(request, origin: origin, forwardProxy: forwardProxy) }
             )
         {
