@@ -7,7 +7,7 @@
 #
 # Traffic shaped like a site's, each wrk thread going round its own slice of many distinct URLs
 # (never one URL, which flatters every cache): cached 4 KiB hits over 1,000 URLs at 1 and 64
-# connections, cached 1 MiB hits over 32 URLs at 16, `no-store` 4 KiB responses at 16 (every
+# connections, and over 20,000 at 64 (last: each proxy stores them first), cached 1 MiB hits over 32 URLs at 16, `no-store` 4 KiB responses at 16 (every
 # request passes through to the origin), `no-cache` ones at 16 (every request revalidated: the
 # origin answers 304 to blobstore serve; nginx and Varnish pass such responses through), and cold
 # misses at 16 (every request a URL never asked for). Each proxy is measured in turn; blobstore
@@ -54,16 +54,17 @@ wait_port() {
     return 1
 }
 
-# The origin: nginx serving 1,000 distinct 4 KiB files and 32 distinct 1 MiB ones, cacheable for an
-# hour; the same 4 KiB files `no-store` (every request passes through) and `no-cache` (every request
-# is revalidated: a shared cache sends a conditional request and the origin answers 304); and any
-# /cold/ path answered with a 4 KiB body (every request a URL never seen: a cold miss).
+# The origin: nginx serving 20,000 distinct 4 KiB files (the rows over 1,000 URLs use the first
+# 1,000; /many/ is all of them) and 32 distinct 1 MiB ones, cacheable for an hour; the same 4 KiB
+# files `no-store` (every request passes through) and `no-cache` (every request is revalidated: a
+# shared cache sends a conditional request and the origin answers 304); and any /cold/ path
+# answered with a 4 KiB body (every request a URL never seen: a cold miss).
 origin_port=$(free_port)
 mkdir -p "$work/origin/root/f" "$work/origin/root/m" "$work/origin/logs"
 python3 - "$work/origin/root" <<'PY'
 import os, sys
 root = sys.argv[1]
-for i in range(1000):
+for i in range(20000):
     with open(f"{root}/f/{i}.bin", "wb") as f: f.write(os.urandom(4096))
 for i in range(32):
     with open(f"{root}/m/{i}.bin", "wb") as f: f.write(os.urandom(1 << 20))
@@ -84,6 +85,7 @@ http {
         location /nostore/ { alias $work/origin/root/f/; add_header Cache-Control "no-store"; }
         location /nocache/ { alias $work/origin/root/f/; add_header Cache-Control "no-cache"; }
         location /cold/ { add_header Cache-Control "max-age=3600"; try_files /f/0.bin =404; }
+        location /many/ { alias $work/origin/root/f/; add_header Cache-Control "max-age=3600"; }
     }
 }
 CONF
@@ -266,3 +268,9 @@ row "hit 1 MiB, 32 URLs, 16 conn" /m/ 32 16
 row "no-store 4 KiB, 1,000 URLs, 16 conn" /nostore/ 1000 16
 row "revalidated (304) 4 KiB, 1,000 URLs, 16 conn" /nocache/ 1000 16
 row "cold miss 4 KiB, every URL new, 16 conn" /cold/ 10000 16 unique
+# Hits over more URLs than a small cache holds: each proxy stores 20,000 distinct responses first.
+for name in "${names[@]}"; do
+    port_var="${name}_port"
+    warm "${!port_var}" /many/ 20000
+done
+row "hit 4 KiB, 20,000 URLs, 64 conn" /many/ 20000 64

@@ -26,7 +26,8 @@ struct AccessLogTests {
                 method: "GET", target: "/line/\(count)", minorVersion: 1, headers: [:])
             log.record(
                 peer: "127.0.0.1", request: request, status: 200, bytes: count,
-                cacheStatus: { $0.append(contentsOf: "blobstore; hit; ttl=\(count)".utf8) }, duration: .milliseconds(1),
+                cacheStatus: { $0.append(contentsOf: "blobstore; hit; ttl=\(count)".utf8) },
+                nanoseconds: 1_000_000,
                 batch: batch)
             #expect(count < 100, "nothing written after \(count) lines")
             if count >= 100 { return }

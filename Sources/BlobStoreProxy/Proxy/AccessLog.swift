@@ -29,8 +29,10 @@ final class AccessLog: Sendable {
     /// times a second, or when they fill a write: no system call per request. Used by that
     /// thread only, which keeps its own copy of the last timestamp too.
     final class Batch: @unchecked Sendable {
-        fileprivate var bytes: [UInt8] = []
-        fileprivate var lastTimestamp: (second: Int, text: String) = (-1, "")
+        // One loop's alone: exclusive access checked when compiled, not at each line
+        // (docs/design.md, "Exclusivity checked when compiled").
+        @exclusivity(unchecked) fileprivate var bytes: [UInt8] = []
+        @exclusivity(unchecked) fileprivate var lastTimestamp: (second: Int, text: String) = (-1, "")
         /// The most bytes written at once: `PIPE_BUF`, so that lines written to a pipe (standard
         /// error) are not interleaved with another thread's.
         fileprivate static let limit = 4096
@@ -38,10 +40,12 @@ final class AccessLog: Sendable {
 
     /// Records one request (`nil` for one that could not be read), in `batch` when one is given
     /// (written by ``flush(_:)``, or once the lines before it fill 4 KiB), else at once.
-    /// `cacheStatus` appends the line's `Cache-Status` member.
+    /// `cacheStatus` appends the line's `Cache-Status` member; the request took `nanoseconds`
+    /// (a `UInt64` of the monotonic clock's, not a `Duration`, whose components are 128-bit
+    /// arithmetic).
     func record(
         peer: String, request: RequestHead?, status: Int, bytes: Int, cacheStatus: (inout [UInt8]) -> Void,
-        duration: Duration, batch: Batch? = nil
+        nanoseconds: UInt64, batch: Batch? = nil
     ) {
         guard let handle else { return }
         let now = Date()
@@ -51,35 +55,37 @@ final class AccessLog: Sendable {
             return last.text
         }
         let date = batch.map { latest(&$0.lastTimestamp) } ?? lastTimestamp.withLock { latest(&$0) }
-        let tenths = duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000
-        // Written straight into the batch: no line is made on its own.
+        let tenths = Int(nanoseconds / 100_000)
+        // Written straight into the batch: no line is made on its own; the fixed parts as
+        // literals, copied at once.
         func write(to line: inout [UInt8]) {
             func add(_ part: String) { HeadWriter.append(part, to: &line) }
+            func add(literal: StaticString) { HeadWriter.append(literal: literal, to: &line) }
             func add(_ number: Int) { HeadWriter.append(decimal: number, to: &line) }
             add(peer)
-            add(" - - [")
+            add(literal: " - - [")
             add(date)
-            add("] \"")
+            add(literal: "] \"")
             if let request {
                 add(request.method)
-                add(" ")
+                line.append(UInt8(ascii: " "))
                 add(request.target)
-                add(" HTTP/1.")
+                add(literal: " HTTP/1.")
                 add(request.minorVersion)
             } else {
-                add("-")
+                line.append(UInt8(ascii: "-"))
             }
-            add("\" ")
+            add(literal: "\" ")
             add(status)
-            add(" ")
+            line.append(UInt8(ascii: " "))
             add(bytes)
-            add(" \"")
+            add(literal: " \"")
             cacheStatus(&line)
-            add("\" ")
-            add(Int(tenths / 10))
-            add(".")
-            add(Int(tenths % 10))
-            add("ms\n")
+            add(literal: "\" ")
+            add(tenths / 10)
+            line.append(UInt8(ascii: "."))
+            add(tenths % 10)
+            add(literal: "ms\n")
         }
         guard let batch else {
             var line: [UInt8] = []

@@ -131,7 +131,7 @@ final class ProxyExchange {
             peer: client.peer, request: request,
             status: sentStatus, bytes: sentBytes,
             cacheStatus: { self.cacheStatus.append(name: self.context.configuration.name, to: &$0) },
-            duration: MonotonicInstant.now - started, batch: client.loop?.logBatch)
+            nanoseconds: MonotonicInstant.now.nanoseconds &- started.nanoseconds, batch: client.loop?.logBatch)
     }
 
     // MARK: - From the cache

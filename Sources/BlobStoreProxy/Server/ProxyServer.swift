@@ -412,7 +412,7 @@ public final class ProxyServer: Sendable {
             cacheStatus: { [name = context.configuration.name] in
                 CacheStatus(detail: "rejected").append(name: name, to: &$0)
             },
-            duration: .zero)
+            nanoseconds: 0)
     }
 
     /// Answers a connection over the limit with 503 and closes it.
