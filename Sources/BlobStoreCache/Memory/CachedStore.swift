@@ -166,18 +166,14 @@ public final class CachedStore: BlobStorage, EntryOpener {
     }
 
     /// Keeps a disk hit in memory if the tier admits it (``MemoryTier/admit(_:for:)``), with what a
-    /// reader made of its metadata when there is that and both fit the tier, as
-    /// ``remember(_:for:admitting:)`` keeps an entry.
+    /// reader made of its metadata when there is that (the tier keeps the entry without it when
+    /// only that fits), as ``remember(_:for:admitting:)`` keeps an entry.
     private func remember(_ stored: StoredEntry, for key: StoreKey, decoded: (any DecodedMetadata)? = nil) throws {
         let info = stored.info
         var entry = MemoryEntry(
             value: stored.value, metadata: info.metadata, expires: info.expires, isOnDisk: true,
             digest: info.digest, created: info.created)
-        // Kept with the entry only where both fit, as `MemoryTier.attach` keeps one: an entry that
-        // fits alone is kept without it.
-        if let decoded, let memory, entry.cost(for: key) + decoded.cost <= memory.limits.maxBytes {
-            entry.decoded = decoded
-        }
+        entry.decoded = decoded
         try remember(entry, for: key, admitting: true)
     }
 

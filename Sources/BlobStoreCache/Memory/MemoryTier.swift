@@ -150,7 +150,7 @@ public final class MemoryTier: Sendable {
     /// - Returns: Whether the entry is kept.
     @discardableResult
     public func admit(_ entry: MemoryEntry, for key: StoreKey) -> Bool {
-        let cost = entry.cost(for: key)
+        let cost = fitted(entry, for: key).cost(for: key)
         let hash = FrequencySketch.hash(key)
         let now = Date()
         return state.withLock { state in
@@ -182,6 +182,7 @@ public final class MemoryTier: Sendable {
 
     /// ``insert(_:for:)`` within the lock.
     private func insert(_ entry: MemoryEntry, for key: StoreKey, into state: inout State) -> Bool {
+        let entry = fitted(entry, for: key)
         let cost = entry.cost(for: key)
         drop(key, from: &state)
         guard cost <= limits.maxBytes, limits.maxCount != 0 else { return false }
@@ -220,6 +221,15 @@ public final class MemoryTier: Sendable {
             state.entries.removeAll()
             state.cost = 0
         }
+    }
+
+    /// `entry` as the tier keeps it: without what a reader decoded of its metadata when only that
+    /// makes it exceed ``Limits/maxBytes`` (as ``attach(_:to:madeFrom:)`` would not attach it).
+    private func fitted(_ entry: MemoryEntry, for key: StoreKey) -> MemoryEntry {
+        guard entry.decoded != nil, entry.cost(for: key) > limits.maxBytes else { return entry }
+        var entry = entry
+        entry.decoded = nil
+        return entry
     }
 
     /// Evicts the least recently used entries until the tier is within its limits.
