@@ -29,22 +29,27 @@ final class AccessLog: Sendable {
     /// times a second, or when they fill a write: no system call per request. Used by that
     /// thread only, which keeps its own copy of the last timestamp too.
     final class Batch: @unchecked Sendable {
-        // One loop's alone: exclusive access checked when compiled, not at each line
-        // (docs/design.md, "Exclusivity checked when compiled").
-        @exclusivity(unchecked) fileprivate var bytes: [UInt8] = []
-        @exclusivity(unchecked) fileprivate var lastTimestamp: (second: Int, text: String) = (-1, "")
         /// The most bytes written at once: `PIPE_BUF`, so that lines written to a pipe (standard
         /// error) are not interleaved with another thread's.
         fileprivate static let limit = 4096
+        /// Room for one write: lines are written straight into it.
+        fileprivate let buffer = UnsafeMutableRawPointer.allocate(byteCount: limit, alignment: 1)
+        // One loop's alone: exclusive access checked when compiled, not at each line
+        // (docs/design.md, "Exclusivity checked when compiled").
+        /// The bytes of `buffer` holding lines.
+        @exclusivity(unchecked) fileprivate var count = 0
+        @exclusivity(unchecked) fileprivate var lastTimestamp: (second: Int, text: String) = (-1, "")
+
+        deinit { buffer.deallocate() }
     }
 
     /// Records one request (`nil` for one that could not be read), in `batch` when one is given
-    /// (written by ``flush(_:)``, or once the lines before it fill 4 KiB), else at once.
-    /// `cacheStatus` appends the line's `Cache-Status` member; the request took `nanoseconds`
-    /// (a `UInt64` of the monotonic clock's, not a `Duration`, whose components are 128-bit
-    /// arithmetic).
+    /// (written by ``flush(_:)``, or once the lines before it fill 4 KiB), else at once. The
+    /// line ends with `cacheStatus`, the member named `cacheName`; the request took
+    /// `nanoseconds` (a `UInt64` of the monotonic clock's, not a `Duration`, whose components
+    /// are 128-bit arithmetic).
     func record(
-        peer: String, request: RequestHead?, status: Int, bytes: Int, cacheStatus: (inout [UInt8]) -> Void,
+        peer: String, request: RequestHead?, status: Int, bytes: Int, cacheStatus: CacheStatus, cacheName: String,
         nanoseconds: UInt64, batch: Batch? = nil
     ) {
         guard let handle else { return }
@@ -56,57 +61,59 @@ final class AccessLog: Sendable {
         }
         let date = batch.map { latest(&$0.lastTimestamp) } ?? lastTimestamp.withLock { latest(&$0) }
         let tenths = Int(nanoseconds / 100_000)
-        // Written straight into the batch: no line is made on its own; the fixed parts as
-        // literals, copied at once.
-        func write(to line: inout [UInt8]) {
-            func add(_ part: String) { HeadWriter.append(part, to: &line) }
-            func add(literal: StaticString) { HeadWriter.append(literal: literal, to: &line) }
-            func add(_ number: Int) { HeadWriter.append(decimal: number, to: &line) }
-            add(peer)
-            add(literal: " - - [")
-            add(date)
-            add(literal: "] \"")
+        // The fixed parts as literals, single bytes as bytes: no line is made on its own.
+        func write<Sink: ByteSink>(to line: inout Sink) {
+            line.append(peer)
+            line.append(literal: " - - [")
+            line.append(date)
+            line.append(literal: "] \"")
             if let request {
-                add(request.method)
-                line.append(UInt8(ascii: " "))
-                add(request.target)
-                add(literal: " HTTP/1.")
-                add(request.minorVersion)
+                line.append(request.method)
+                line.append(byte: UInt8(ascii: " "))
+                line.append(request.target)
+                line.append(literal: " HTTP/1.")
+                line.append(decimal: request.minorVersion)
             } else {
-                line.append(UInt8(ascii: "-"))
+                line.append(byte: UInt8(ascii: "-"))
             }
-            add(literal: "\" ")
-            add(status)
-            line.append(UInt8(ascii: " "))
-            add(bytes)
-            add(literal: " \"")
-            cacheStatus(&line)
-            add(literal: "\" ")
-            add(tenths / 10)
-            line.append(UInt8(ascii: "."))
-            add(tenths % 10)
-            add(literal: "ms\n")
+            line.append(literal: "\" ")
+            line.append(decimal: status)
+            line.append(byte: UInt8(ascii: " "))
+            line.append(decimal: bytes)
+            line.append(literal: " \"")
+            cacheStatus.append(name: cacheName, to: &line)
+            line.append(literal: "\" ")
+            line.append(decimal: tenths / 10)
+            line.append(byte: UInt8(ascii: "."))
+            line.append(decimal: tenths % 10)
+            line.append(literal: "ms\n")
         }
-        guard let batch else {
-            var line: [UInt8] = []
-            line.reserveCapacity(256)
-            write(to: &line)
-            return ProxySyscalls.appendLine(line, to: handle.fileDescriptor)
+        if let batch {
+            // Into the batch's room; when the line does not fit, the lines before it go out
+            // and it is written again into the emptied room.
+            for _ in 0..<2 {
+                var line = ByteCursor(from: batch.buffer + batch.count, to: batch.buffer + Batch.limit)
+                write(to: &line)
+                if !line.overflowed {
+                    batch.count = line.position - batch.buffer
+                    return
+                }
+                guard batch.count > 0 else { break }
+                flush(batch)
+            }
         }
-        let start = batch.bytes.count
-        write(to: &batch.bytes)
-        // The lines before this one go out once it would take the batch past one write.
-        guard batch.bytes.count > Batch.limit, start > 0 else { return }
-        batch.bytes.withUnsafeBytes {
-            ProxySyscalls.appendLine(UnsafeRawBufferPointer(rebasing: $0[..<start]), to: handle.fileDescriptor)
-        }
-        batch.bytes.removeSubrange(..<start)
+        // No batch, or a line longer than one write: it goes out alone.
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        write(to: &line)
+        ProxySyscalls.appendLine(line, to: handle.fileDescriptor)
     }
 
     /// Writes the lines `batch` holds.
     func flush(_ batch: Batch) {
-        guard let handle, !batch.bytes.isEmpty else { return }
-        ProxySyscalls.appendLine(batch.bytes, to: handle.fileDescriptor)
-        batch.bytes.removeAll(keepingCapacity: true)
+        guard let handle, batch.count > 0 else { return }
+        ProxySyscalls.appendLine(
+            UnsafeRawBufferPointer(start: batch.buffer, count: batch.count), to: handle.fileDescriptor)
+        batch.count = 0
     }
 }

@@ -22,37 +22,39 @@ struct CacheStatus: Sendable, Equatable {
     /// Appends the member, as `blobstore; hit; ttl=42` or
     /// `blobstore; fwd=uri-miss; fwd-status=200; stored`, to `bytes`: a response head and an
     /// access log line take it without a string made first.
-    func append(name: String, to bytes: inout [UInt8]) {
-        HeadWriter.append(name, to: &bytes)
-        if hit { HeadWriter.append(literal: "; hit", to: &bytes) }
+    func append<Sink: ByteSink>(name: String, to bytes: inout Sink) {
+        bytes.append(name)
+        if hit { bytes.append(literal: "; hit") }
         if let forward {
-            HeadWriter.append(literal: "; fwd=", to: &bytes)
-            HeadWriter.append(forward, to: &bytes)
+            bytes.append(literal: "; fwd=")
+            bytes.append(forward)
         }
         if let forwardStatus {
-            HeadWriter.append(literal: "; fwd-status=", to: &bytes)
-            HeadWriter.append(decimal: forwardStatus, to: &bytes)
+            bytes.append(literal: "; fwd-status=")
+            bytes.append(decimal: forwardStatus)
         }
         if let ttl {
-            HeadWriter.append(literal: "; ttl=", to: &bytes)
-            HeadWriter.append(decimal: ttl, to: &bytes)
+            bytes.append(literal: "; ttl=")
+            bytes.append(decimal: ttl)
         }
-        if stored { HeadWriter.append(literal: "; stored", to: &bytes) }
-        if collapsed { HeadWriter.append(literal: "; collapsed", to: &bytes) }
+        if stored { bytes.append(literal: "; stored") }
+        if collapsed { bytes.append(literal: "; collapsed") }
         if let detail {
             // A quoted-string (RFC 9110 §5.6.4): a quote or backslash goes after a backslash.
-            HeadWriter.append(literal: "; detail=\"", to: &bytes)
+            bytes.append(literal: "; detail=\"")
             var detail = detail
             detail.withUTF8 { detail in
                 func isEscaped(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
                 // Most details have neither: their bytes go at once.
-                guard detail.contains(where: isEscaped) else { return bytes.append(contentsOf: detail) }
+                guard detail.contains(where: isEscaped) else {
+                    return bytes.append(bytes: UnsafeRawBufferPointer(detail))
+                }
                 for byte in detail {
-                    if isEscaped(byte) { bytes.append(UInt8(ascii: "\\")) }
-                    bytes.append(byte)
+                    if isEscaped(byte) { bytes.append(byte: UInt8(ascii: "\\")) }
+                    bytes.append(byte: byte)
                 }
             }
-            bytes.append(UInt8(ascii: "\""))
+            bytes.append(byte: UInt8(ascii: "\""))
         }
     }
 }

@@ -130,7 +130,7 @@ final class ProxyExchange {
         context.log.record(
             peer: client.peer, request: request,
             status: sentStatus, bytes: sentBytes,
-            cacheStatus: { self.cacheStatus.append(name: self.context.configuration.name, to: &$0) },
+            cacheStatus: cacheStatus, cacheName: context.configuration.name,
             nanoseconds: MonotonicInstant.now.nanoseconds &- started.nanoseconds, batch: client.loop?.logBatch)
     }
 

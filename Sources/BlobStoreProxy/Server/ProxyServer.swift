@@ -409,9 +409,7 @@ public final class ProxyServer: Sendable {
         _ = try? client.sendNow()
         context.log.record(
             peer: client.peer, request: nil, status: rejection.status, bytes: body.utf8.count,
-            cacheStatus: { [name = context.configuration.name] in
-                CacheStatus(detail: "rejected").append(name: name, to: &$0)
-            },
+            cacheStatus: CacheStatus(detail: "rejected"), cacheName: context.configuration.name,
             nanoseconds: 0)
     }
 
