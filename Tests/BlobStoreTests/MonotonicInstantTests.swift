@@ -28,6 +28,18 @@ struct MonotonicInstantTests {
         #expect(end - MonotonicInstant(nanoseconds: 0) == .nanoseconds(Int64.max))
     }
 
+    @Test("A duration converted once to nanoseconds moves an instant as the duration does")
+    func advancedByNanoseconds() {
+        for duration in [Duration.milliseconds(1500), .nanoseconds(-2), .zero, .seconds(Int64.max), .seconds(-6)] {
+            let nanoseconds = MonotonicInstant.nanoseconds(in: duration)
+            #expect(start.advanced(byNanoseconds: nanoseconds) == start + duration, "\(duration)")
+        }
+        #expect(MonotonicInstant.nanoseconds(in: .milliseconds(1500)) == 1_500_000_000)
+        #expect(MonotonicInstant.nanoseconds(in: .seconds(Int64.min)) == .min)
+        #expect(MonotonicInstant(nanoseconds: .max).advanced(byNanoseconds: 1).nanoseconds == .max)
+        #expect(start.advanced(byNanoseconds: .min).nanoseconds == 0)
+    }
+
     @Test("Now does not go backwards")
     func nowIsMonotonic() {
         var last = MonotonicInstant.now

@@ -27,11 +27,17 @@ public struct MonotonicInstant: Comparable, Sendable {
     /// `Int64.max` nanoseconds (some 292 years: `Duration.seconds(.max)` is a deadline that does
     /// not pass) and the sum saturated at either end of the clock.
     public static func + (instant: MonotonicInstant, duration: Duration) -> MonotonicInstant {
-        let offset = nanoseconds(in: duration)
+        instant.advanced(byNanoseconds: nanoseconds(in: duration))
+    }
+
+    /// `offset` nanoseconds after this instant (before it when negative), saturated at either
+    /// end of the clock: a deadline made at each read from a duration converted once (a
+    /// `Duration`'s components are 128-bit arithmetic, some 200 instructions).
+    public func advanced(byNanoseconds offset: Int64) -> MonotonicInstant {
         let sum =
             offset >= 0
-            ? instant.nanoseconds.addingReportingOverflow(UInt64(offset))
-            : instant.nanoseconds.subtractingReportingOverflow(offset.magnitude)
+            ? nanoseconds.addingReportingOverflow(UInt64(offset))
+            : nanoseconds.subtractingReportingOverflow(offset.magnitude)
         return MonotonicInstant(nanoseconds: sum.overflow ? (offset >= 0 ? .max : 0) : sum.partialValue)
     }
 
@@ -43,7 +49,7 @@ public struct MonotonicInstant: Comparable, Sendable {
     }
 
     /// `duration` in whole nanoseconds, saturated at `Int64`'s range.
-    private static func nanoseconds(in duration: Duration) -> Int64 {
+    public static func nanoseconds(in duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         guard !overflow else { return seconds < 0 ? .min : .max }

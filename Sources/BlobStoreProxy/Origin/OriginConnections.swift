@@ -12,8 +12,9 @@ final class OriginConnections: @unchecked Sendable {
     let timeout: Duration
     private var idle: [String: [(connection: WireConnection, since: MonotonicInstant)]] = [:]
     /// How long an idle connection is kept: less than the keep-alive timeouts origins commonly
-    /// use (5 s for Node.js and Apache httpd), so that the origin rarely closes one under it.
-    static let maxIdleTime: Duration = .seconds(4)
+    /// use (5 s for Node.js and Apache httpd), so that the origin rarely closes one under it. In
+    /// nanoseconds, compared as integers (a `Duration` is 128-bit arithmetic).
+    static let maxIdleNanoseconds: UInt64 = 4_000_000_000
 
     init(timeout: Duration, maxIdlePerOrigin: Int = 256) {
         self.timeout = timeout
@@ -34,7 +35,9 @@ final class OriginConnections: @unchecked Sendable {
     {
         while !fresh, let (reused, since) = idle[target.origin]?.popLast() {
             // One the origin closed while it waited (or that waited too long) is dropped.
-            if MonotonicInstant.now - since < Self.maxIdleTime, reused.isOpenWhileIdle(peeking: peeking) {
+            if MonotonicInstant.now.nanoseconds &- since.nanoseconds < Self.maxIdleNanoseconds,
+                reused.isOpenWhileIdle(peeking: peeking)
+            {
                 return (reused, true)
             }
         }

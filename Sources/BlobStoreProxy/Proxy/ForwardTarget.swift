@@ -28,8 +28,9 @@ final class ForwardTarget: Sendable, Equatable {
     private let uncacheableUntil = Atomic<UInt64>(0)
 
     /// How long a target whose response could not be stored is fetched without collapsing, as
-    /// Varnish's hit-for-miss objects last by default.
-    static let uncacheableTime = Duration.seconds(120)
+    /// Varnish's hit-for-miss objects last by default; in nanoseconds (a `Duration` is 128-bit
+    /// arithmetic at each response).
+    static let uncacheableNanoseconds: Int64 = 120_000_000_000
 
     init(host: String, port: UInt16, authority: String, requestTarget: String, url: URL?) {
         self.host = host
@@ -41,7 +42,7 @@ final class ForwardTarget: Sendable, Equatable {
         storeKey = url.map(HTTPCache.key(for:))
     }
 
-    /// Whether the last response fetched for this target, less than ``uncacheableTime`` before
+    /// Whether the last response fetched for this target, less than ``uncacheableNanoseconds`` before
     /// `now`, could not be stored: concurrent misses for it then each go to the origin at once
     /// rather than wait for one another's response, which they could not use (Varnish's
     /// hit-for-miss).
@@ -51,7 +52,7 @@ final class ForwardTarget: Sendable, Equatable {
 
     /// Notes whether the response fetched at `now` for a GET of this target is being stored.
     func noteResponse(storable: Bool, at now: MonotonicInstant) {
-        let until = storable ? 0 : (now + Self.uncacheableTime).nanoseconds
+        let until = storable ? 0 : now.advanced(byNanoseconds: Self.uncacheableNanoseconds).nanoseconds
         if uncacheableUntil.load(ordering: .relaxed) != until { uncacheableUntil.store(until, ordering: .relaxed) }
     }
 

@@ -15,6 +15,9 @@ final class ProxyContext: Sendable {
     let log: AccessLog
     /// The proxy's member of `Via` (`1.1 <name>`), made once.
     let viaMember: String
+    /// The configuration's header and idle timeouts in nanoseconds, converted once: a client's
+    /// deadline is made at each request (a `Duration` is 128-bit arithmetic).
+    let clientWaitNanoseconds: (header: Int64, idle: Int64)
     /// The parts of the configured origin's URL, taken from it once.
     let origin: OriginBase?
     /// The keys being revalidated in the background (`stale-while-revalidate`), so that a burst
@@ -45,6 +48,10 @@ final class ProxyContext: Sendable {
     init(configuration: ProxyConfiguration, cache: HTTPCache, log: AccessLog) {
         self.configuration = configuration
         viaMember = "1.1 \(configuration.name)"
+        clientWaitNanoseconds = (
+            MonotonicInstant.nanoseconds(in: configuration.headerTimeout),
+            MonotonicInstant.nanoseconds(in: configuration.idleTimeout)
+        )
         origin = configuration.origin.map(OriginBase.init)
         self.cache = cache
         self.log = log

@@ -106,8 +106,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     let records = DecodedRecords()
     /// Whether ``run(_:)`` has ended and closed the descriptors.
     private var ended = false
-    /// How often the loop looks for connections and waits past their timeouts.
-    private static let sweepInterval = Duration.milliseconds(250)
+    /// How often the loop looks for connections and waits past their timeouts, in
+    /// milliseconds: compared as integers at each turn (a `Duration` is 128-bit arithmetic).
+    private static let sweepMilliseconds: UInt64 = 250
 
     /// A loop, not running yet, whose tasks connect to origins within `originTimeout`.
     ///
@@ -128,7 +129,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             runJobs()
             let count = ProxySyscalls.wait(
                 epoll, into: &ready, events: &events,
-                timeout: jobs.isEmpty && again.isEmpty && turns.isEmpty ? Self.sweepInterval : .zero)
+                milliseconds: jobs.isEmpty && again.isEmpty && turns.isEmpty ? CInt(Self.sweepMilliseconds) : 0)
             var woken = false
             for index in 0..<count {
                 let fd = ready[index]
@@ -168,7 +169,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 }
             }
             let now = MonotonicInstant.now
-            if now - lastSweep >= Self.sweepInterval {
+            if now.nanoseconds &- lastSweep.nanoseconds >= Self.sweepMilliseconds * 1_000_000 {
                 lastSweep = now
                 sweep(at: now)
             }

@@ -374,8 +374,8 @@ public final class ProxyServer: Sendable {
             }
             if context.stopping.load(ordering: .sequentiallyConsistent) { return .done }
             let deadline =
-                client.headBegan.map { $0 + context.configuration.headerTimeout }
-                ?? client.waitingSince + context.configuration.idleTimeout
+                client.headBegan.map { $0.advanced(byNanoseconds: context.clientWaitNanoseconds.header) }
+                ?? client.waitingSince.advanced(byNanoseconds: context.clientWaitNanoseconds.idle)
             do {
                 try await loop.ready(client, writable: false, until: deadline, awaitingRequest: true)
             } catch let error as BlobStoreError where error.errno == ETIMEDOUT {

@@ -237,13 +237,11 @@ enum ProxySyscalls {
         var readsMayStopShort: Bool { mask & UInt32(blobstore_epoll_short_reads) != 0 }
     }
 
-    /// Waits up to `timeout` for descriptors of `epoll` to become ready, and writes their
+    /// Waits up to `milliseconds` for descriptors of `epoll` to become ready, and writes their
     /// numbers into `ready` and what they are ready for into `events`.
     ///
     /// - Returns: How many of `ready` were written; 0 on timeout or interruption.
-    static func wait(_ epoll: CInt, into ready: inout [CInt], events: inout [UInt32], timeout: Duration) -> Int {
-        let milliseconds = CInt(
-            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+    static func wait(_ epoll: CInt, into ready: inout [CInt], events: inout [UInt32], milliseconds: CInt) -> Int {
         let count = ready.withUnsafeMutableBufferPointer { ready in
             events.withUnsafeMutableBufferPointer { events in
                 // man 2 epoll_wait

@@ -50,7 +50,9 @@ final class WireConnection: @unchecked Sendable {
     /// then go on until one finds the socket empty or at its end.
     private var shortReadEmpties = true
     /// How long a read waits for bytes, and a ``flush()`` for the peer to take some.
-    var timeouts: (receive: Duration, send: Duration)
+    let timeouts: (receive: Duration, send: Duration)
+    /// The ``timeouts`` in nanoseconds, converted once: a deadline is made at each read.
+    private let timeoutNanoseconds: (receive: Int64, send: Int64)
     /// Called once when the connection closes.
     private let onClose: (@Sendable () -> Void)?
     private var isClosed = false
@@ -67,6 +69,9 @@ final class WireConnection: @unchecked Sendable {
         self.fd = fd
         self.peer = peer
         self.timeouts = timeouts
+        timeoutNanoseconds = (
+            MonotonicInstant.nanoseconds(in: timeouts.receive), MonotonicInstant.nanoseconds(in: timeouts.send)
+        )
         self.onClose = onClose
     }
 
@@ -157,7 +162,7 @@ final class WireConnection: @unchecked Sendable {
     /// - Throws: `network` when the connection fails or nothing arrives within the receive timeout.
     func readSome(limit: Int) async throws -> ArraySlice<UInt8> {
         if start == end {
-            guard try await fill(until: .now + timeouts.receive) else { return [] }
+            guard try await fill(until: .now.advanced(byNanoseconds: timeoutNanoseconds.receive)) else { return [] }
         }
         let stop = min(end, start + limit)
         let slice = buffer[start..<stop]
@@ -182,7 +187,7 @@ final class WireConnection: @unchecked Sendable {
             guard end - start <= maxBytes else {
                 throw BlobStoreError(.network, "A chunk line is longer than \(maxBytes) bytes.")
             }
-            guard try await fill(until: .now + timeouts.receive) else {
+            guard try await fill(until: .now.advanced(byNanoseconds: timeoutNanoseconds.receive)) else {
                 throw BlobStoreError(.network, "The connection ended inside a chunk line.")
             }
         }
@@ -382,7 +387,7 @@ final class WireConnection: @unchecked Sendable {
     /// - Throws: `network` with `ETIMEDOUT` when the peer stopped reading.
     private func writable() async throws {
         do {
-            try await onLoop().ready(self, writable: true, until: .now + timeouts.send)
+            try await onLoop().ready(self, writable: true, until: .now.advanced(byNanoseconds: timeoutNanoseconds.send))
         } catch let error as BlobStoreError where error.errno == ETIMEDOUT {
             throw BlobStoreError(.network, "The peer stopped reading.", errno: ETIMEDOUT)
         }
