@@ -1,6 +1,7 @@
 import BlobStoreTestKit
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @_spi(Testing) @testable import BlobStore
@@ -277,6 +278,84 @@ private struct Expectation {
                     try check(path, run.expectation, durableOnly: true, context: context)
                 }
             }
+        }
+    }
+
+    /// A store in `batched` mode whose timer's group commit is held in its first sync, with
+    /// `fail` as that sync's error; `body` runs once the commit is held, with `release` to let it go.
+    private func withHeldTimerCommit(
+        failing fail: Int32? = nil,
+        _ body: (_ store: BlobStore, _ release: @escaping @Sendable () -> Void) throws -> Void
+    ) throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.child("s")
+            let holding = Atomic<Bool>(false)
+            let reached = DispatchSemaphore(value: 0)
+            let released = DispatchSemaphore(value: 0)
+            FaultInjection.begin(
+                FaultInjection.Plan(root: path) { _ in
+                    guard holding.exchange(false, ordering: .sequentiallyConsistent) else { return nil }
+                    reached.signal()
+                    released.wait()
+                    return fail
+                })
+            defer { FaultInjection.end() }
+            var configuration = BlobStore.Configuration(durability: .batched)
+            configuration.batchInterval = .milliseconds(5)
+            let store = try BlobStore(at: path, configuration: configuration)
+            // Puts do not sync in this mode: the first sync held is the timer's.
+            holding.store(true, ordering: .sequentiallyConsistent)
+            try store.put(Data("first".utf8), for: "a")
+            try #require(reached.wait(timeout: .now() + 10) == .success, "the timer's commit ran")
+            try body(store, { released.signal() })
+            try? store.close()
+        }
+    }
+
+    @Test("The timer's group commit syncs with the writer lock let go: a put goes on meanwhile, a flush waits for it")
+    func timerCommitLetsWritesGoOn() throws {
+        try withHeldTimerCommit { store, release throws in
+            let put = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                _ = try? store.put(Data("second".utf8), for: "b")
+                put.signal()
+            }
+            let putWentOn = put.wait(timeout: .now() + 10) == .success
+            #expect(putWentOn, "a put waited for the timer's sync")
+            let flushed = DispatchSemaphore(value: 0)
+            let flushError = Mutex<(any Error)?>(nil)
+            DispatchQueue.global().async {
+                do { try store.flush() } catch { flushError.withLock { $0 = error } }
+                flushed.signal()
+            }
+            #expect(
+                flushed.wait(timeout: .now() + 0.3) == .timedOut, "a flush returned before the sync in flight ended")
+            release()
+            if !putWentOn { _ = put.wait(timeout: .now() + 10) }
+            #expect(flushed.wait(timeout: .now() + 10) == .success)
+            #expect(flushError.withLock { $0 } == nil)
+            #expect(try store.value(for: "a") == Data("first".utf8))
+            #expect(try store.value(for: "b") == Data("second".utf8))
+        }
+    }
+
+    @Test("A timer's group commit whose sync fails poisons the handle: the flush waiting for it reports the failure")
+    func failedTimerCommitReachesTheFlush() throws {
+        try withHeldTimerCommit(failing: EIO) { store, release throws in
+            let flushed = DispatchSemaphore(value: 0)
+            let flushError = Mutex<(any Error)?>(nil)
+            DispatchQueue.global().async {
+                do { try store.flush() } catch { flushError.withLock { $0 = error } }
+                flushed.signal()
+            }
+            #expect(
+                flushed.wait(timeout: .now() + 0.3) == .timedOut, "a flush returned before the sync in flight ended")
+            release()
+            #expect(flushed.wait(timeout: .now() + 10) == .success)
+            // The timer took the work: a flush that did not learn how its sync ended would
+            // find nothing to sync and report success.
+            #expect(flushError.withLock { $0 } is BlobStoreError)
+            #expect(throws: BlobStoreError.self) { try store.put(Data("later".utf8), for: "c") }
         }
     }
 }

@@ -193,6 +193,8 @@ extension BlobStore {
     /// current generation meanwhile, and wait only for the snapshot and the install. Call holding
     /// ``writers`` and the exclusive lock, caught up (in ``writeInSteps(_:)``, or after a write).
     func compactInSteps() throws -> CompactionReport {
+        // The manifest refers to what the timer's commit may be syncing: it ends first.
+        try syncOrPoison { try commitInFlight.settle() }
         let plan = try state.withLock { state -> CompactionPlan in
             try checkWritable(state)
             let plan = try state.planCompaction(layout: layout)
@@ -426,6 +428,8 @@ extension BlobStore {
         do {
             try state.repair(layout: layout, configuration: configuration)
             if state.journal.version < JournalFormat.version {
+                // The manifest refers to what the timer's commit may be syncing: it ends first.
+                try commitInFlight.settle()
                 _ = try state.compact(layout: layout, configuration: configuration)
             }
         } catch let error as BlobStoreError {
@@ -500,46 +504,53 @@ extension BlobStore {
         }
     }
 
-    /// The group commit on its timer (``commitOutsideMutex()``); a failure has poisoned the
-    /// handle, and the next operation reports it.
+    /// The group commit on its timer: its work is taken holding ``writers`` and synced after
+    /// letting it go (``CommitInFlight``), so that no write of this process waits for the disk
+    /// meanwhile. A failure poisons the handle, and the next operation reports it.
     private func runScheduledCommit() {
-        writers.withLock { _ in
+        let taken = writers.withLock { _ -> TakenCommit? in
             state.withLock { $0.commitScheduled = false }
-            try? commitOutsideMutex()
+            guard (try? syncOrPoison({ try commitInFlight.settle() })) != nil, let taken = takeCommit() else {
+                return nil
+            }
+            commitInFlight.begin()
+            return taken
         }
+        guard let taken else { return }
+        var failure: BlobStoreError?
+        do { try taken.sync() } catch { failure = error }
+        commitInFlight.end(failing: failure)
+        if let failure { state.withLock { _ = $0.poisoned(by: failure) } }
     }
 
     /// The group commit with the state mutex let go: the work is taken under it and synced
     /// after, holding ``writers`` (no write of this process runs meanwhile), so that readers
-    /// never wait for it. The journal and the pack are synced through duplicates of their
-    /// descriptors: another process may compact meanwhile, and this process's next catch-up then
-    /// closes the originals. A failure poisons the handle.
+    /// never wait for it. A sync in flight on the timer ends first. A failure poisons the handle.
     func commitOutsideMutex() throws {
-        let taken = state.withLock { state -> (UnsyncedWrites, journal: FileDescriptor?, pack: FileDescriptor?)? in
+        try syncOrPoison { try commitInFlight.settle() }
+        guard let taken = takeCommit() else { return }
+        try syncOrPoison { try taken.sync() }
+    }
+
+    /// What was written since the last commit, taken out of the state to be synced
+    /// (``TakenCommit``); `nil` when there is nothing, or the handle is closed or poisoned. Call
+    /// holding ``writers``, with no sync in flight.
+    private func takeCommit() -> TakenCommit? {
+        state.withLock { state -> TakenCommit? in
             guard !state.isClosed, state.poison == nil, !state.unsynced.isEmpty else { return nil }
             let work = state.unsynced
             state.unsynced = UnsyncedWrites()
             let journal = work.journal ? try? Syscalls.duplicate(state.journal.descriptor) : nil
             let pack = work.packWriter ? state.packs.writer.flatMap { try? Syscalls.duplicate($0.descriptor) } : nil
-            return (work, journal, pack)
-        }
-        guard let (work, journal, pack) = taken else { return }
-        defer {
-            for fd in work.blobs { Syscalls.close(fd) }
-            if let journal { Syscalls.close(journal) }
-            if let pack { Syscalls.close(pack) }
-        }
-        try syncOrPoison {
-            guard work.journal == (journal != nil), work.packWriter == (pack != nil) else {
-                throw BlobStoreError(.io, "The group commit could not duplicate a descriptor to sync.", path: path)
-            }
-            try Self.syncGroup(work, journal: journal, pack: pack)
+            return TakenCommit(path: path, work: work, journal: journal, pack: pack)
         }
     }
 
     /// One sync for everything written since the last commit, under the state mutex (an
-    /// eviction round or a repack, which delete files once the commit is durable).
+    /// eviction round or a repack, which delete files once the commit is durable). A sync in
+    /// flight on the timer ends first.
     func groupCommitLocked(_ state: inout StoreState) throws {
+        try syncOrPoison(&state) { try commitInFlight.settle() }
         let work = state.unsynced
         state.unsynced = UnsyncedWrites()
         defer { for fd in work.blobs { Syscalls.close(fd) } }
@@ -551,7 +562,7 @@ extension BlobStore {
     /// The group commit's syncs, in order: the blobs and the pack (writeback started for all
     /// first), the directories, then the journal, so that no durable record refers to a blob
     /// that is not.
-    private static func syncGroup(_ work: UnsyncedWrites, journal: FileDescriptor?, pack: FileDescriptor?) throws {
+    static func syncGroup(_ work: UnsyncedWrites, journal: FileDescriptor?, pack: FileDescriptor?) throws {
         for fd in work.blobs { Syscalls.startWriteback(fd) }
         if let pack { Syscalls.startWriteback(pack) }
         for fd in work.blobs { try Syscalls.fdatasync(fd) }

@@ -32,11 +32,14 @@ public final class BlobStore: Sendable {
     let identity: StoreIdentity
     let state: Mutex<StoreState>
     /// Held by every thread of this process that takes (or may take) the exclusive lock, for the
-    /// whole hold, and by a group commit while it syncs: `flock` locks belong to the open file,
-    /// so they keep other processes out but not this process's other threads. Always taken
-    /// before ``state``, never while holding it (but for a try that does not wait), so that a
-    /// writer can let ``state`` go while it syncs (docs/design.md, "Threads").
+    /// whole hold, and by a group commit while it takes its work: `flock` locks belong to the
+    /// open file, so they keep other processes out but not this process's other threads. Always
+    /// taken before ``state``, never while holding it (but for a try that does not wait), so that
+    /// a writer can let ``state`` go while it syncs (docs/design.md, "Threads").
     let writers = Mutex(())
+    /// The group commit on its timer, syncing with ``writers`` let go: what takes unsynced work
+    /// or needs it all durable waits for it first.
+    let commitInFlight = CommitInFlight()
 
     /// The current on-disk format, written in CURRENT.
     static let formatVersion = 1

@@ -43,12 +43,20 @@ import Synchronization
             public var errno: Int32
             /// Fail every counted operation from `failAt` on, not just that one.
             public var sticky: Bool
+            /// Called with the path before each sync under the root, outside the layer's lock: a
+            /// test holds a sync there to see what waits for it, or fails it with the error
+            /// number returned.
+            public var beforeSync: (@Sendable (String) -> Int32?)?
 
-            public init(root: String, failAt: Int? = nil, errno: Int32 = EIO, sticky: Bool = false) {
+            public init(
+                root: String, failAt: Int? = nil, errno: Int32 = EIO, sticky: Bool = false,
+                beforeSync: (@Sendable (String) -> Int32?)? = nil
+            ) {
                 self.root = root
                 self.failAt = failAt
                 self.errno = errno
                 self.sticky = sticky
+                self.beforeSync = beforeSync
             }
         }
 
@@ -102,9 +110,13 @@ import Synchronization
         /// Before a counted operation: throws the planned error, as system call `call` would, when
         /// its turn has come.
         static func check(_ operation: Operation, _ path: String, call: SystemCall? = nil) throws {
-            let error: Int32? = state.withLock { current in
-                guard current != nil else { return nil }
-                return current!.count(operation, path)
+            let (error, hold) = state.withLock { current -> (Int32?, (@Sendable (String) -> Int32?)?) in
+                guard current != nil else { return (nil, nil) }
+                let hold = operation == .sync && current!.isTracked(path) ? current!.plan.beforeSync : nil
+                return (current!.count(operation, path), hold)
+            }
+            if let error = hold?(path) {
+                throw BlobStoreError.system(call ?? operation.call, path: path, errno: error)
             }
             if let error { throw BlobStoreError.system(call ?? operation.call, path: path, errno: error) }
         }
@@ -180,7 +192,7 @@ import Synchronization
                 return plan.errno
             }
 
-            private func isTracked(_ path: String) -> Bool {
+            func isTracked(_ path: String) -> Bool {
                 path == plan.root || path.hasPrefix(plan.root + "/")
             }
 
