@@ -73,11 +73,11 @@ public final class MemoryTier: Sendable {
     public func entry(for key: StoreKey) -> MemoryEntry? {
         let now = Date()
         let hash = FrequencySketch.hash(key)
-        return state.withLock { state in
+        return withLockReleasing { state, released in
             state.frequencies.increment(hash)
             guard let entry = state.entries.use(key) else { return nil }
             guard !entry.isExpired(at: now) else {
-                drop(key, from: &state)
+                drop(key, from: &state, releasing: &released)
                 return nil
             }
             return entry
@@ -134,7 +134,7 @@ public final class MemoryTier: Sendable {
     ///   bounded to no entry) is not, and any older entry under `key` is removed.
     @discardableResult
     public func insert(_ entry: MemoryEntry, for key: StoreKey) -> Bool {
-        state.withLock { insert(entry, for: key, into: &$0) }
+        withLockReleasing { insert(entry, for: key, into: &$0, releasing: &$1) }
     }
 
     /// Keeps `entry`, a value read from a disk store, under `key` as ``insert(_:for:)`` does if it
@@ -153,9 +153,9 @@ public final class MemoryTier: Sendable {
         let cost = fitted(entry, for: key).cost(for: key)
         let hash = FrequencySketch.hash(key)
         let now = Date()
-        return state.withLock { state in
+        return withLockReleasing { state, released in
             if state.entries.peek(key) == nil, !admits(cost, hash: hash, at: now, in: state) { return false }
-            return insert(entry, for: key, into: &state)
+            return insert(entry, for: key, into: &state, releasing: &released)
         }
     }
 
@@ -180,15 +180,17 @@ public final class MemoryTier: Sendable {
         return beatsAll && bytesOver <= 0 && countOver <= 0
     }
 
-    /// ``insert(_:for:)`` within the lock.
-    private func insert(_ entry: MemoryEntry, for key: StoreKey, into state: inout State) -> Bool {
+    /// ``insert(_:for:)`` within the lock; the entries it removes go to `released`.
+    private func insert(
+        _ entry: MemoryEntry, for key: StoreKey, into state: inout State, releasing released: inout [MemoryEntry]
+    ) -> Bool {
         let entry = fitted(entry, for: key)
         let cost = entry.cost(for: key)
-        drop(key, from: &state)
+        drop(key, from: &state, releasing: &released)
         guard cost <= limits.maxBytes, limits.maxCount != 0 else { return false }
         state.entries.set(entry, for: key)
         state.cost += cost
-        evictBeyondLimits(&state)
+        evictBeyondLimits(&state, releasing: &released)
         return true
     }
 
@@ -198,21 +200,21 @@ public final class MemoryTier: Sendable {
     /// recently used entries are evicted for it). Nothing is kept when the entry was replaced or
     /// removed since, or when it would alone exceed ``Limits/maxBytes``. Changes no recency.
     package func attach(_ decoded: any DecodedMetadata, to key: StoreKey, madeFrom found: MemoryEntry) {
-        state.withLock { state in
+        withLockReleasing { state, released in
             guard let entry = state.entries.peek(key), entry.decoded == nil, entry.digest == found.digest,
                 entry.metadata.hasSameBytes(as: found.metadata),
                 entry.cost(for: key) + decoded.cost <= limits.maxBytes
             else { return }
             state.entries.modify(key) { $0.decoded = decoded }
             state.cost += decoded.cost
-            evictBeyondLimits(&state)
+            evictBeyondLimits(&state, releasing: &released)
         }
     }
 
     /// Removes the entry under `key`; returns whether there was one.
     @discardableResult
     public func remove(_ key: StoreKey) -> Bool {
-        state.withLock { drop(key, from: &$0) }
+        withLockReleasing { drop(key, from: &$0, releasing: &$1) }
     }
 
     /// Removes every entry, giving their memory back.
@@ -232,18 +234,36 @@ public final class MemoryTier: Sendable {
         return entry
     }
 
-    /// Evicts the least recently used entries until the tier is within its limits.
-    private func evictBeyondLimits(_ state: inout State) {
+    /// Runs `body` under the lock with a list for the entries it removes, which are given back
+    /// after the lock: freed under it, they made the other event loop of the caching proxy
+    /// wait, at times for milliseconds, while the freeing thread took the allocator's lock of
+    /// the thread that had made them (or waited to be scheduled again).
+    private func withLockReleasing<R>(_ body: (inout State, inout [MemoryEntry]) -> R) -> R {
+        let (result, released) = state.withLock { state in
+            var released: [MemoryEntry] = []
+            let result = body(&state, &released)
+            return (result, released)
+        }
+        withExtendedLifetime(released) {}
+        return result
+    }
+
+    /// Evicts the least recently used entries until the tier is within its limits, into
+    /// `released`.
+    private func evictBeyondLimits(_ state: inout State, releasing released: inout [MemoryEntry]) {
         while state.cost > limits.maxBytes || state.entries.count > (limits.maxCount ?? .max) {
             guard let evicted = state.entries.removeLeastRecent() else { break }
             state.cost -= evicted.value.cost(for: evicted.key)
+            released.append(evicted.value)
         }
     }
 
+    /// Removes the entry under `key` into `released`.
     @discardableResult
-    private func drop(_ key: StoreKey, from state: inout State) -> Bool {
+    private func drop(_ key: StoreKey, from state: inout State, releasing released: inout [MemoryEntry]) -> Bool {
         guard let old = state.entries.remove(key) else { return false }
         state.cost -= old.cost(for: key)
+        released.append(old)
         return true
     }
 }
