@@ -282,10 +282,14 @@ private struct Expectation {
     }
 
     /// A store in `batched` mode whose timer's group commit is held in its first sync, with
-    /// `fail` as that sync's error; `body` runs once the commit is held, with `release` to let it go.
+    /// `fail` as that sync's error: `prepare` runs first (and flushes), then `trigger` writes what
+    /// the timer commits; `body` runs once the commit is held, with `release` to let it go (let go
+    /// at the end in any case).
     private func withHeldTimerCommit(
         failing fail: Int32? = nil,
-        _ body: (_ store: BlobStore, _ release: @escaping @Sendable () -> Void) throws -> Void
+        preparing prepare: (BlobStore) throws -> Void = { _ in },
+        trigger: (BlobStore) throws -> Void = { try $0.put(Data("first".utf8), for: "a") },
+        _ body: (_ store: BlobStore, _ path: String, _ release: @escaping @Sendable () -> Void) throws -> Void
     ) throws {
         try withTemporaryDirectory { dir in
             let path = dir.child("s")
@@ -303,37 +307,54 @@ private struct Expectation {
             var configuration = BlobStore.Configuration(durability: .batched)
             configuration.batchInterval = .milliseconds(5)
             let store = try BlobStore(at: path, configuration: configuration)
-            // Puts do not sync in this mode: the first sync held is the timer's.
+            defer { try? store.close() }
+            try prepare(store)
+            try store.flush()
+            // Puts and removes do not sync in this mode: the first sync held is the timer's.
             holding.store(true, ordering: .sequentiallyConsistent)
-            try store.put(Data("first".utf8), for: "a")
+            defer { released.signal() }
+            try trigger(store)
             try #require(reached.wait(timeout: .now() + 10) == .success, "the timer's commit ran")
-            try body(store, { released.signal() })
-            try? store.close()
+            try body(store, path) { released.signal() }
         }
+    }
+
+    /// An operation run on another thread (``started(_:)``).
+    private final class Started: Sendable {
+        /// Signalled when the operation has ended.
+        let ended = DispatchSemaphore(value: 0)
+        private let thrown = Mutex<(any Error)?>(nil)
+        /// What the operation threw, once it has ended.
+        var error: (any Error)? { thrown.withLock { $0 } }
+
+        init(_ operation: @escaping @Sendable () throws -> Void) {
+            let began = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async { [self] in
+                began.signal()
+                do { try operation() } catch { thrown.withLock { $0 = error } }
+                ended.signal()
+            }
+            began.wait()
+        }
+    }
+
+    /// Runs `operation` on another thread, once that thread has begun.
+    private func started(_ operation: @escaping @Sendable () throws -> Void) -> Started {
+        Started(operation)
     }
 
     @Test("The timer's group commit syncs with the writer lock let go: a put goes on meanwhile, a flush waits for it")
     func timerCommitLetsWritesGoOn() throws {
-        try withHeldTimerCommit { store, release throws in
-            let put = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                _ = try? store.put(Data("second".utf8), for: "b")
-                put.signal()
-            }
-            let putWentOn = put.wait(timeout: .now() + 10) == .success
+        try withHeldTimerCommit { store, _, release throws in
+            let put = started { try store.put(Data("second".utf8), for: "b") }
+            let putWentOn = put.ended.wait(timeout: .now() + 10) == .success
             #expect(putWentOn, "a put waited for the timer's sync")
-            let flushed = DispatchSemaphore(value: 0)
-            let flushError = Mutex<(any Error)?>(nil)
-            DispatchQueue.global().async {
-                do { try store.flush() } catch { flushError.withLock { $0 = error } }
-                flushed.signal()
-            }
-            #expect(
-                flushed.wait(timeout: .now() + 0.3) == .timedOut, "a flush returned before the sync in flight ended")
+            let flush = started { try store.flush() }
+            #expect(flush.ended.wait(timeout: .now() + 0.3) == .timedOut, "a flush returned before the sync in flight")
             release()
-            if !putWentOn { _ = put.wait(timeout: .now() + 10) }
-            #expect(flushed.wait(timeout: .now() + 10) == .success)
-            #expect(flushError.withLock { $0 } == nil)
+            if !putWentOn { _ = put.ended.wait(timeout: .now() + 10) }
+            #expect(flush.ended.wait(timeout: .now() + 10) == .success)
+            #expect(put.error == nil && flush.error == nil)
             #expect(try store.value(for: "a") == Data("first".utf8))
             #expect(try store.value(for: "b") == Data("second".utf8))
         }
@@ -341,21 +362,46 @@ private struct Expectation {
 
     @Test("A timer's group commit whose sync fails poisons the handle: the flush waiting for it reports the failure")
     func failedTimerCommitReachesTheFlush() throws {
-        try withHeldTimerCommit(failing: EIO) { store, release throws in
-            let flushed = DispatchSemaphore(value: 0)
-            let flushError = Mutex<(any Error)?>(nil)
-            DispatchQueue.global().async {
-                do { try store.flush() } catch { flushError.withLock { $0 = error } }
-                flushed.signal()
-            }
-            #expect(
-                flushed.wait(timeout: .now() + 0.3) == .timedOut, "a flush returned before the sync in flight ended")
+        try withHeldTimerCommit(failing: EIO) { store, _, release throws in
+            let flush = started { try store.flush() }
+            #expect(flush.ended.wait(timeout: .now() + 0.3) == .timedOut, "a flush returned before the sync in flight")
             release()
-            #expect(flushed.wait(timeout: .now() + 10) == .success)
+            #expect(flush.ended.wait(timeout: .now() + 10) == .success)
             // The timer took the work: a flush that did not learn how its sync ended would
             // find nothing to sync and report success.
-            #expect(flushError.withLock { $0 } is BlobStoreError)
+            #expect(flush.error is BlobStoreError)
             #expect(throws: BlobStoreError.self) { try store.put(Data("later".utf8), for: "c") }
+        }
+    }
+
+    @Test(
+        "A repack waits for the timer's commit of the removes that emptied a pack, and deletes nothing when it failed",
+        arguments: [nil, EIO] as [Int32?])
+    func repackWaitsForTheTimerCommit(failing fail: Int32?) throws {
+        let keys = (0..<10).map { StoreKey("k\($0)") }
+        try withHeldTimerCommit(
+            failing: fail,
+            preparing: { store in
+                for key in keys { try store.put(Data(repeating: 7, count: 100) + Data(key.bytes), for: key) }
+            },
+            trigger: { store in
+                for key in keys.prefix(8) { try store.remove(key) }
+            }
+        ) { store, path, release throws in
+            let pack = path + "/packs/pack-1"
+            #expect(FileManager.default.fileExists(atPath: pack))
+            let gc = started { _ = try store.collectGarbage(gracePeriod: .zero) }
+            #expect(gc.ended.wait(timeout: .now() + 0.3) == .timedOut, "a repack ran beside the sync in flight")
+            #expect(FileManager.default.fileExists(atPath: pack))
+            release()
+            #expect(gc.ended.wait(timeout: .now() + 10) == .success)
+            if fail == nil {
+                #expect(gc.error == nil)
+                for key in keys.suffix(2) { #expect(try store.value(for: key) != nil) }
+            } else {
+                #expect(gc.error is BlobStoreError)
+                #expect(FileManager.default.fileExists(atPath: pack), "a pack deleted after its records' sync failed")
+            }
         }
     }
 }

@@ -193,8 +193,6 @@ extension BlobStore {
     /// current generation meanwhile, and wait only for the snapshot and the install. Call holding
     /// ``writers`` and the exclusive lock, caught up (in ``writeInSteps(_:)``, or after a write).
     func compactInSteps() throws -> CompactionReport {
-        // The manifest refers to what the timer's commit may be syncing: it ends first.
-        try syncOrPoison { try commitInFlight.settle() }
         let plan = try state.withLock { state -> CompactionPlan in
             try checkWritable(state)
             let plan = try state.planCompaction(layout: layout)
@@ -428,8 +426,6 @@ extension BlobStore {
         do {
             try state.repair(layout: layout, configuration: configuration)
             if state.journal.version < JournalFormat.version {
-                // The manifest refers to what the timer's commit may be syncing: it ends first.
-                try commitInFlight.settle()
                 _ = try state.compact(layout: layout, configuration: configuration)
             }
         } catch let error as BlobStoreError {
@@ -508,6 +504,8 @@ extension BlobStore {
     /// letting it go (``CommitInFlight``), so that no write of this process waits for the disk
     /// meanwhile. A failure poisons the handle, and the next operation reports it.
     private func runScheduledCommit() {
+        // An earlier commit still syncing is waited for before the writer lock, not holding it.
+        guard (try? syncOrPoison({ try commitInFlight.settle() })) != nil else { return }
         let taken = writers.withLock { _ -> TakenCommit? in
             state.withLock { $0.commitScheduled = false }
             guard (try? syncOrPoison({ try commitInFlight.settle() })) != nil, let taken = takeCommit() else {

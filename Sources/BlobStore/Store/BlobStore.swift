@@ -38,8 +38,8 @@ public final class BlobStore: Sendable {
     /// a writer can let ``state`` go while it syncs (docs/design.md, "Threads").
     let writers = Mutex(())
     /// The group commit on its timer, syncing with ``writers`` let go: what takes unsynced work
-    /// or needs it all durable waits for it first.
-    let commitInFlight = CommitInFlight()
+    /// or needs it all durable waits for it first (the state's own, reached without its mutex).
+    let commitInFlight: CommitInFlight
 
     /// The current on-disk format, written in CURRENT.
     static let formatVersion = 1
@@ -119,6 +119,7 @@ public final class BlobStore: Sendable {
             self.lockFile = lock
             self.changes = changes
             self.usage = SharedUsage(lock: lock, writable: writableLock)
+            commitInFlight = initial.commitInFlight
             self.state = Mutex(initial)
         } catch {
             if let lockFile { Syscalls.close(lockFile) }
@@ -311,7 +312,7 @@ public final class BlobStore: Sendable {
                 path: layout.root, errno: error.errno)
             loaded = try LoadedGeneration.load(layout, flags: O_RDONLY)
         }
-        var state = StoreState(loaded)
+        var state = StoreState(loaded, commitInFlight: CommitInFlight())
         state.readOnly = readOnly
         if state.needsRepair, readOnly == nil {
             do {

@@ -126,9 +126,16 @@ import Synchronization
             state.withLock { $0?.willModify(fd) }
         }
 
-        /// After `fd` was synced: its content (a file) or its entries (a directory) are durable.
-        static func didSync(_ fd: FileDescriptor) {
-            state.withLock { $0?.didSync(fd) }
+        /// Before `fd` is synced: the content the sync makes durable, when it is a tracked file
+        /// (what another thread writes to it during the sync is not made durable by it).
+        static func willSync(_ fd: FileDescriptor) -> [UInt8]? {
+            state.withLock { $0?.willSync(fd) }
+        }
+
+        /// After `fd` was synced: its entries (a directory), or its content as it was when the
+        /// sync began (`content`, from ``willSync(_:)``; a file), are durable.
+        static func didSync(_ fd: FileDescriptor, content: [UInt8]? = nil) {
+            state.withLock { $0?.didSync(fd, content: content) }
         }
 
         /// Before `path` is created (a file opened with `O_CREAT`, or a directory).
@@ -206,7 +213,14 @@ import Synchronization
                 }
             }
 
-            mutating func didSync(_ fd: FileDescriptor) {
+            func willSync(_ fd: FileDescriptor) -> [UInt8]? {
+                guard isTracked(fd.path) else { return nil }
+                var info = stat()
+                guard Glibc.fstat(fd.rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+                return Self.read("/proc/self/fd/\(fd.rawValue)")
+            }
+
+            mutating func didSync(_ fd: FileDescriptor, content: [UInt8]?) {
                 var info = stat()
                 guard Glibc.fstat(fd.rawValue, &info) == 0 else { return }
                 // A directory outside the root counts too: the root's own entry is in its parent.
@@ -215,7 +229,13 @@ import Synchronization
                     for index in changes.indices { changes[index].directories.remove(directory) }
                     changes.removeAll { $0.directories.isEmpty }
                 } else if isTracked(fd.path) {
-                    durableContent[UInt64(info.st_ino)] = nil
+                    let inode = UInt64(info.st_ino)
+                    // Written to during the sync: what it held when the sync began is durable.
+                    if let content, content != Self.read("/proc/self/fd/\(fd.rawValue)") {
+                        durableContent[inode] = content
+                    } else {
+                        durableContent[inode] = nil
+                    }
                 }
             }
 

@@ -166,10 +166,11 @@ enum Syscalls {
     static func fsync(_ fd: FileDescriptor) throws {
         #if BLOBSTORE_FAULT_INJECTION
             if injecting { try FaultInjection.check(.sync, fd.path, call: .fsync) }
+            let synced = injecting ? FaultInjection.willSync(fd) : nil
         #endif
         _ = try retrying(.fsync, fd.path) { Glibc.fsync(fd.rawValue) }
         #if BLOBSTORE_FAULT_INJECTION
-            if injecting { FaultInjection.didSync(fd) }
+            if injecting { FaultInjection.didSync(fd, content: synced) }
         #endif
     }
 
@@ -177,10 +178,11 @@ enum Syscalls {
     static func fdatasync(_ fd: FileDescriptor) throws {
         #if BLOBSTORE_FAULT_INJECTION
             if injecting { try FaultInjection.check(.sync, fd.path, call: .fdatasync) }
+            let synced = injecting ? FaultInjection.willSync(fd) : nil
         #endif
         _ = try retrying(.fdatasync, fd.path) { Glibc.fdatasync(fd.rawValue) }
         #if BLOBSTORE_FAULT_INJECTION
-            if injecting { FaultInjection.didSync(fd) }
+            if injecting { FaultInjection.didSync(fd, content: synced) }
         #endif
     }
 
