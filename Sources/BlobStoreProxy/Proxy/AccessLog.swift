@@ -6,7 +6,8 @@ import Foundation
 /// taken: `127.0.0.1 - - [01/Dec/2026:17:00:00 +0000] "GET /a HTTP/1.1" 200 4096 "blobstore; hit" 0.2ms`.
 final class AccessLog: Sendable {
     private let handle: FileHandle?
-    /// The last timestamp written and the second it names: the lines of one second share it.
+    /// The last timestamp written (with the text around it, ` - - [<time>] "`) and the second
+    /// it names: the lines of one second share it.
     private let lastTimestamp = ThreadLock<(second: Int, text: String)>((-1, ""))
 
     /// A log written to `handle`; `nil` logs nothing.
@@ -56,17 +57,16 @@ final class AccessLog: Sendable {
         let now = Date()
         let second = Int(now.timeIntervalSince1970.rounded(.down))
         func latest(_ last: inout (second: Int, text: String)) -> String {
-            if last.second != second { last = (second, Self.timestamp(now)) }
+            if last.second != second { last = (second, " - - [" + Self.timestamp(now) + "] \"") }
             return last.text
         }
+        // ` - - [<timestamp>] "`: the text around the time is kept with it, one copy per line.
         let date = batch.map { latest(&$0.lastTimestamp) } ?? lastTimestamp.withLock { latest(&$0) }
         let tenths = Int(nanoseconds / 100_000)
         // The fixed parts as literals, single bytes as bytes: no line is made on its own.
         func write<Sink: ByteSink>(to line: inout Sink) {
             line.append(peer)
-            line.append(literal: " - - [")
             line.append(date)
-            line.append(literal: "] \"")
             if let request {
                 line.append(request.method)
                 line.append(byte: UInt8(ascii: " "))

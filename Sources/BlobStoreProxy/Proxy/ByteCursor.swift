@@ -36,6 +36,9 @@ struct ByteCursor: ByteSink {
     }
 
     mutating func append(_ text: String) {
+        // A native or small string gives its bytes where they are; another is made contiguous.
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { append(bytes: UnsafeRawBufferPointer($0)) }
+        guard done == nil else { return }
         var text = text
         text.withUTF8 { append(bytes: UnsafeRawBufferPointer($0)) }
     }
@@ -47,6 +50,8 @@ struct ByteCursor: ByteSink {
     }
 
     mutating func append(decimal value: Int) {
+        // One digit (a version, a tenth of a millisecond) as one byte.
+        if value >= 0, value < 10 { return append(byte: UInt8(ascii: "0") + UInt8(value)) }
         var digits = 1
         var probe = value.magnitude
         while probe >= 10 {
