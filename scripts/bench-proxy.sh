@@ -13,7 +13,9 @@
 # misses at 16 (every request a URL never asked for). Each proxy is measured in turn; blobstore
 # serve twice, with its access log off and with the default log (standard error, into a file).
 # Prints one Markdown table: requests per second, the 50th and 99th latency percentiles, and the
-# proxy's CPU time and context switches per request (perf stat on its process tree).
+# proxy's CPU time and context switches per request (perf stat on its process tree); then the
+# default log's cost, from 4 KiB hits at 64 connections with the log off and on, alternated
+# three times (one pair of runs moves by more than the cost on a shared machine).
 #
 # Installs wrk, varnish and nginx from Debian when missing (apt-get, as root or with sudo); every
 # server listens on 127.0.0.1 only, on free ports, runs from a temporary directory and is stopped
@@ -252,6 +254,25 @@ for name in "${names[@]}"; do
     warm "${!port_var}" /nocache/ 1000
 done
 
+# The default log's cost: hits at 64 connections, the server without its log and the one with
+# it alternated three times, right after the hit rows (before the rows that fill the caches with
+# other responses); the medians' ratio, printed after the table.
+log_cost() {
+    local rates_off=() rates_on=()
+    for _ in 1 2 3; do
+        rates_off+=("$(measure "$serve_port" "$serve_pid" /f/ 1000 64 | cut -d'|' -f1 | sed 's/(.*//' | tr -d ', ')")
+        rates_on+=("$(measure "$serve_logged_port" "$serve_logged_pid" /f/ 1000 64 | cut -d'|' -f1 | sed 's/(.*//' | tr -d ', ')")
+    done
+    python3 - "${rates_off[*]}" "${rates_on[*]}" <<'PY'
+import statistics, sys
+off = [float(rate) for rate in sys.argv[1].split()]
+on = [float(rate) for rate in sys.argv[2].split()]
+cost = 1 - statistics.median(on) / statistics.median(off)
+print(f"Default access log's cost, 4 KiB hits over 1,000 URLs at 64 connections, three alternations: "
+      f"{statistics.median(off):,.0f} req/s without it ({', '.join(f'{rate:,.0f}' for rate in off)}), "
+      f"{statistics.median(on):,.0f} with it ({', '.join(f'{rate:,.0f}' for rate in on)}): {cost:.1%}.")
+PY
+}
 echo "| workload | server | requests/s | p50 ms | p99 ms | CPU µs/request | switches/request |"
 echo "|---|---|---:|---:|---:|---:|---:|"
 row() {
@@ -264,6 +285,7 @@ row() {
 }
 row "hit 4 KiB, 1,000 URLs, 1 conn" /f/ 1000 1
 row "hit 4 KiB, 1,000 URLs, 64 conn" /f/ 1000 64
+cost_line="$(log_cost)"
 row "hit 1 MiB, 32 URLs, 16 conn" /m/ 32 16
 row "no-store 4 KiB, 1,000 URLs, 16 conn" /nostore/ 1000 16
 row "revalidated (304) 4 KiB, 1,000 URLs, 16 conn" /nocache/ 1000 16
@@ -274,3 +296,5 @@ for name in "${names[@]}"; do
     warm "${!port_var}" /many/ 20000
 done
 row "hit 4 KiB, 20,000 URLs, 64 conn" /many/ 20000 64
+echo
+echo "$cost_line"
