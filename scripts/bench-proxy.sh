@@ -21,6 +21,7 @@
 # server listens on 127.0.0.1 only, on free ports, runs from a temporary directory and is stopped
 # by PID when the script ends.
 set -euo pipefail
+shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
 
@@ -260,17 +261,25 @@ done
 log_cost() {
     local rates_off=() rates_on=()
     for _ in 1 2 3; do
-        rates_off+=("$(measure "$serve_port" "$serve_pid" /f/ 1000 64 | cut -d'|' -f1 | sed 's/(.*//' | tr -d ', ')")
-        rates_on+=("$(measure "$serve_logged_port" "$serve_logged_pid" /f/ 1000 64 | cut -d'|' -f1 | sed 's/(.*//' | tr -d ', ')")
+        rates_off+=("$(measure "$serve_port" "$serve_pid" /f/ 1000 64 | cut -d'|' -f1 | tr -d ' ')")
+        rates_on+=("$(measure "$serve_logged_port" "$serve_logged_pid" /f/ 1000 64 | cut -d'|' -f1 | tr -d ' ')")
     done
-    python3 - "${rates_off[*]}" "${rates_on[*]}" <<'PY'
-import statistics, sys
-off = [float(rate) for rate in sys.argv[1].split()]
-on = [float(rate) for rate in sys.argv[2].split()]
+    python3 - "${rates_off[@]}" "${rates_on[@]}" <<'PY'
+import re, statistics, sys
+# Each run's rate as measure() prints it ("91,779", or with a note: "91,779(12non-2xx)").
+runs = sys.argv[1:]
+notes = [run for run in runs if "(" in run]
+rates = [float(re.match(r"[\d,.]*", run).group(0).replace(",", "") or "nan") for run in runs]
+off, on = rates[:3], rates[3:]
+head = "Default access log's cost, 4 KiB hits over 1,000 URLs at 64 connections, three alternations: "
+if len(off) != 3 or len(on) != 3 or any(rate != rate for rate in rates):
+    print(head + f"n/a (runs: {runs})")
+    sys.exit(0)
 cost = 1 - statistics.median(on) / statistics.median(off)
-print(f"Default access log's cost, 4 KiB hits over 1,000 URLs at 64 connections, three alternations: "
-      f"{statistics.median(off):,.0f} req/s without it ({', '.join(f'{rate:,.0f}' for rate in off)}), "
-      f"{statistics.median(on):,.0f} with it ({', '.join(f'{rate:,.0f}' for rate in on)}): {cost:.1%}.")
+print(head
+      + f"{statistics.median(off):,.0f} req/s without it ({', '.join(f'{rate:,.0f}' for rate in off)}), "
+      + f"{statistics.median(on):,.0f} with it ({', '.join(f'{rate:,.0f}' for rate in on)}): {cost:.1%}"
+      + (f" (errors: {notes})." if notes else "."))
 PY
 }
 echo "| workload | server | requests/s | p50 ms | p99 ms | CPU µs/request | switches/request |"

@@ -374,6 +374,23 @@ private struct Expectation {
         }
     }
 
+    @Test("A compaction waits for the timer's commit before it takes the state: reads go on meanwhile")
+    func compactionWaitsWithoutBlockingReads() throws {
+        try withHeldTimerCommit { store, _, release throws in
+            let compaction = started { _ = try store.compact() }
+            #expect(
+                compaction.ended.wait(timeout: .now() + 0.3) == .timedOut, "a compaction ran beside the sync in flight")
+            let read = started {
+                let value = try store.value(for: "a")
+                #expect(value == Data("first".utf8))
+            }
+            #expect(read.ended.wait(timeout: .now() + 10) == .success, "a read waited for the sync in flight")
+            release()
+            #expect(compaction.ended.wait(timeout: .now() + 10) == .success)
+            #expect(compaction.error == nil && read.error == nil)
+        }
+    }
+
     @Test(
         "A repack waits for the timer's commit of the removes that emptied a pack, and deletes nothing when it failed",
         arguments: [nil, EIO] as [Int32?])

@@ -193,6 +193,10 @@ extension BlobStore {
     /// current generation meanwhile, and wait only for the snapshot and the install. Call holding
     /// ``writers`` and the exclusive lock, caught up (in ``writeInSteps(_:)``, or after a write).
     func compactInSteps() throws -> CompactionReport {
+        // The timed commit in flight ends before the mutex is taken, so that readers do not wait
+        // for its syncs; the settle in `planCompaction` then finds none (the caller holds
+        // `writers`, which a commit needs to begin).
+        try syncOrPoison { try commitInFlight.settle() }
         let plan = try state.withLock { state -> CompactionPlan in
             try checkWritable(state)
             let plan = try state.planCompaction(layout: layout)

@@ -126,16 +126,24 @@ import Synchronization
             state.withLock { $0?.willModify(fd) }
         }
 
-        /// Before `fd` is synced: the content the sync makes durable, when it is a tracked file
-        /// (what another thread writes to it during the sync is not made durable by it).
-        static func willSync(_ fd: FileDescriptor) -> [UInt8]? {
+        /// What a sync makes durable, taken when it begins: what another thread changes during
+        /// it is not made durable by it.
+        struct SyncStart {
+            /// A tracked file's content.
+            var content: [UInt8]?
+            /// How many directory changes were recorded.
+            var recorded: Int
+        }
+
+        /// Before `fd` is synced (and before a test holds the sync, ``Plan/beforeSync``).
+        static func willSync(_ fd: FileDescriptor) -> SyncStart? {
             state.withLock { $0?.willSync(fd) }
         }
 
-        /// After `fd` was synced: its entries (a directory), or its content as it was when the
-        /// sync began (`content`, from ``willSync(_:)``; a file), are durable.
-        static func didSync(_ fd: FileDescriptor, content: [UInt8]? = nil) {
-            state.withLock { $0?.didSync(fd, content: content) }
+        /// After `fd` was synced: a directory's entries changed before the sync began, or a
+        /// file's content as it was then (`start`, from ``willSync(_:)``), are durable.
+        static func didSync(_ fd: FileDescriptor, since start: SyncStart? = nil) {
+            state.withLock { $0?.didSync(fd, since: start) }
         }
 
         /// Before `path` is created (a file opened with `O_CREAT`, or a directory).
@@ -172,6 +180,8 @@ import Synchronization
             }
             var kind: Kind
             var directories: Set<String>
+            /// The order it was recorded in (``State/record(_:directories:)``).
+            var number = 0
         }
 
         /// A file's durable content and mode, to recreate it.
@@ -187,6 +197,9 @@ import Synchronization
             /// Durable content of files changed since their last sync, by inode.
             var durableContent: [UInt64: [UInt8]] = [:]
             var changes: [Change] = []
+            /// How many changes were ever recorded (each change's ``Change/number``): a directory
+            /// sync makes durable only those recorded before it began.
+            var recorded = 0
 
             init(plan: Plan) { self.plan = plan }
 
@@ -213,25 +226,30 @@ import Synchronization
                 }
             }
 
-            func willSync(_ fd: FileDescriptor) -> [UInt8]? {
-                guard isTracked(fd.path) else { return nil }
+            func willSync(_ fd: FileDescriptor) -> SyncStart {
+                var start = SyncStart(content: nil, recorded: recorded)
                 var info = stat()
-                guard Glibc.fstat(fd.rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-                return Self.read("/proc/self/fd/\(fd.rawValue)")
+                if isTracked(fd.path), Glibc.fstat(fd.rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
+                    start.content = Self.read("/proc/self/fd/\(fd.rawValue)")
+                }
+                return start
             }
 
-            mutating func didSync(_ fd: FileDescriptor, content: [UInt8]?) {
+            mutating func didSync(_ fd: FileDescriptor, since start: SyncStart?) {
                 var info = stat()
                 guard Glibc.fstat(fd.rawValue, &info) == 0 else { return }
                 // A directory outside the root counts too: the root's own entry is in its parent.
                 if info.st_mode & S_IFMT == S_IFDIR {
                     let directory = fd.path
-                    for index in changes.indices { changes[index].directories.remove(directory) }
+                    let before = start?.recorded ?? recorded
+                    for index in changes.indices where changes[index].number < before {
+                        changes[index].directories.remove(directory)
+                    }
                     changes.removeAll { $0.directories.isEmpty }
-                } else if isTracked(fd.path) {
+                } else if isTracked(fd.path), info.st_nlink > 0 {
                     let inode = UInt64(info.st_ino)
                     // Written to during the sync: what it held when the sync began is durable.
-                    if let content, content != Self.read("/proc/self/fd/\(fd.rawValue)") {
+                    if let content = start?.content, content != Self.read("/proc/self/fd/\(fd.rawValue)") {
                         durableContent[inode] = content
                     } else {
                         durableContent[inode] = nil
@@ -243,23 +261,26 @@ import Synchronization
                 guard isTracked(path) else { return }
                 var info = stat()
                 guard Glibc.lstat(path, &info) != 0 else { return }  // exists: nothing is created
-                changes.append(
-                    Change(
-                        kind: directory ? .madeDirectory(path) : .created(path), directories: [Self.parent(path)]))
+                record(directory ? .madeDirectory(path) : .created(path), directories: [Self.parent(path)])
+            }
+
+            /// Records a directory change not yet durable.
+            private mutating func record(_ kind: Change.Kind, directories: Set<String>) {
+                changes.append(Change(kind: kind, directories: directories, number: recorded))
+                recorded += 1
             }
 
             mutating func willRename(_ from: String, _ to: String) {
                 guard isTracked(from) || isTracked(to) else { return }
-                changes.append(
-                    Change(
-                        kind: .renamed(from: from, to: to, replaced: saved(to)),
-                        directories: [Self.parent(from), Self.parent(to)]))
+                record(
+                    .renamed(from: from, to: to, replaced: saved(to)),
+                    directories: [Self.parent(from), Self.parent(to)])
                 forgetIfLastLink(to)
             }
 
             mutating func willUnlink(_ path: String) {
                 guard isTracked(path), let file = saved(path) else { return }
-                changes.append(Change(kind: .removed(path, file), directories: [Self.parent(path)]))
+                record(.removed(path, file), directories: [Self.parent(path)])
                 forgetIfLastLink(path)
             }
 

@@ -165,24 +165,24 @@ enum Syscalls {
     /// `fsync(2)`. Errors are returned to the caller, which poisons its handle (docs/design.md, "The poison rule").
     static func fsync(_ fd: FileDescriptor) throws {
         #if BLOBSTORE_FAULT_INJECTION
+            let start = injecting ? FaultInjection.willSync(fd) : nil
             if injecting { try FaultInjection.check(.sync, fd.path, call: .fsync) }
-            let synced = injecting ? FaultInjection.willSync(fd) : nil
         #endif
         _ = try retrying(.fsync, fd.path) { Glibc.fsync(fd.rawValue) }
         #if BLOBSTORE_FAULT_INJECTION
-            if injecting { FaultInjection.didSync(fd, content: synced) }
+            if injecting { FaultInjection.didSync(fd, since: start) }
         #endif
     }
 
     /// `fdatasync(2)`: data and the size, not the timestamps.
     static func fdatasync(_ fd: FileDescriptor) throws {
         #if BLOBSTORE_FAULT_INJECTION
+            let start = injecting ? FaultInjection.willSync(fd) : nil
             if injecting { try FaultInjection.check(.sync, fd.path, call: .fdatasync) }
-            let synced = injecting ? FaultInjection.willSync(fd) : nil
         #endif
         _ = try retrying(.fdatasync, fd.path) { Glibc.fdatasync(fd.rawValue) }
         #if BLOBSTORE_FAULT_INJECTION
-            if injecting { FaultInjection.didSync(fd, content: synced) }
+            if injecting { FaultInjection.didSync(fd, since: start) }
         #endif
     }
 

@@ -58,7 +58,7 @@ struct LRUList<Value> {
     /// Inserts or replaces `value` as the most recent; returns the value it replaced.
     @discardableResult
     mutating func set(_ value: Value, for key: StoreKey) -> Value? {
-        let old = remove(key)
+        let old = remove(key)?.value
         let slot: Int
         if let reused = free.popLast() {
             slot = reused
@@ -72,20 +72,21 @@ struct LRUList<Value> {
         return old
     }
 
-    /// Removes `key`; returns its value.
+    /// Removes `key`; returns the entry as it was held (its key is the list's copy, so that a
+    /// caller can let it go where it chooses).
     @discardableResult
-    mutating func remove(_ key: StoreKey) -> Value? {
+    mutating func remove(_ key: StoreKey) -> (key: StoreKey, value: Value)? {
         guard let slot = index.removeValue(forKey: key) else { return nil }
         unlink(slot)
         free.append(slot)
         defer { slots[slot].entry = nil }
-        return slots[slot].entry?.value
+        return slots[slot].entry
     }
 
     /// Removes the least recent entry and returns it.
     mutating func removeLeastRecent() -> (key: StoreKey, value: Value)? {
-        guard let key = leastRecent, let value = remove(key) else { return nil }
-        return (key, value)
+        guard let key = leastRecent else { return nil }
+        return remove(key)
     }
 
     /// Keys from the most recent to the least recent.

@@ -182,7 +182,8 @@ public final class MemoryTier: Sendable {
 
     /// ``insert(_:for:)`` within the lock; the entries it removes go to `released`.
     private func insert(
-        _ entry: MemoryEntry, for key: StoreKey, into state: inout State, releasing released: inout [MemoryEntry]
+        _ entry: MemoryEntry, for key: StoreKey, into state: inout State,
+        releasing released: inout [(key: StoreKey, value: MemoryEntry)]
     ) -> Bool {
         let entry = fitted(entry, for: key)
         let cost = entry.cost(for: key)
@@ -217,12 +218,16 @@ public final class MemoryTier: Sendable {
         withLockReleasing { drop(key, from: &$0, releasing: &$1) }
     }
 
-    /// Removes every entry, giving their memory back.
+    /// Removes every entry, giving their memory back (after the lock).
     public func removeAll() {
-        state.withLock { state in
-            state.entries.removeAll()
-            state.cost = 0
+        let removed = state.withLock { state -> LRUList<MemoryEntry> in
+            defer {
+                state.entries = LRUList()
+                state.cost = 0
+            }
+            return state.entries
         }
+        withExtendedLifetime(removed) {}
     }
 
     /// `entry` as the tier keeps it: without what a reader decoded of its metadata when only that
@@ -238,9 +243,9 @@ public final class MemoryTier: Sendable {
     /// after the lock: freed under it, they made the other event loop of the caching proxy
     /// wait, at times for milliseconds, while the freeing thread took the allocator's lock of
     /// the thread that had made them (or waited to be scheduled again).
-    private func withLockReleasing<R>(_ body: (inout State, inout [MemoryEntry]) -> R) -> R {
+    private func withLockReleasing<R>(_ body: (inout State, inout [(key: StoreKey, value: MemoryEntry)]) -> R) -> R {
         let (result, released) = state.withLock { state in
-            var released: [MemoryEntry] = []
+            var released: [(key: StoreKey, value: MemoryEntry)] = []
             let result = body(&state, &released)
             return (result, released)
         }
@@ -250,19 +255,23 @@ public final class MemoryTier: Sendable {
 
     /// Evicts the least recently used entries until the tier is within its limits, into
     /// `released`.
-    private func evictBeyondLimits(_ state: inout State, releasing released: inout [MemoryEntry]) {
+    private func evictBeyondLimits(
+        _ state: inout State, releasing released: inout [(key: StoreKey, value: MemoryEntry)]
+    ) {
         while state.cost > limits.maxBytes || state.entries.count > (limits.maxCount ?? .max) {
             guard let evicted = state.entries.removeLeastRecent() else { break }
             state.cost -= evicted.value.cost(for: evicted.key)
-            released.append(evicted.value)
+            released.append(evicted)
         }
     }
 
     /// Removes the entry under `key` into `released`.
     @discardableResult
-    private func drop(_ key: StoreKey, from state: inout State, releasing released: inout [MemoryEntry]) -> Bool {
+    private func drop(
+        _ key: StoreKey, from state: inout State, releasing released: inout [(key: StoreKey, value: MemoryEntry)]
+    ) -> Bool {
         guard let old = state.entries.remove(key) else { return false }
-        state.cost -= old.cost(for: key)
+        state.cost -= old.value.cost(for: key)
         released.append(old)
         return true
     }
