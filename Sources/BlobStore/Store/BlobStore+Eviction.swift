@@ -33,10 +33,6 @@ extension BlobStore {
             _ = try? evictionRoundInSteps(
                 limits: limits, now: Syscalls.nowMilliseconds(), protecting: request.protecting)
         }
-        let repackDue = state.withLock { $0.poison == nil && $0.index.deadPackBytes >= $0.nextRepackCheck }
-        // A repack waits for the timed commit in flight (`reclaimPacks`): here, before the mutex,
-        // so that readers do not wait for its syncs; a write with no repack due does not wait.
-        if repackDue { _ = try? syncOrPoison { try commitInFlight.settle() } }
         state.withLock { state in
             if state.poison == nil, state.index.deadPackBytes >= state.nextRepackCheck {
                 _ = try? reclaimPacks(&state, capacity: nil)

@@ -23,9 +23,6 @@ extension BlobStore {
     /// for needles they have not caught up with: a read then catches up and finds the copy.
     @discardableResult
     func reclaimPacks(_ state: inout StoreState, capacity: UInt64?) throws -> RepackOutcome {
-        // The records that killed needles may be in the timed commit's work: its sync ends (and
-        // its failure is known) before any pack is rewritten or deleted.
-        try syncOrPoison(&state) { try commitInFlight.settle() }
         var outcome = RepackOutcome()
         let chosen = packsToRewrite(state.index, capacity: capacity)
         if !chosen.isEmpty {

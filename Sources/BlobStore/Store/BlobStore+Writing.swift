@@ -193,10 +193,6 @@ extension BlobStore {
     /// current generation meanwhile, and wait only for the snapshot and the install. Call holding
     /// ``writers`` and the exclusive lock, caught up (in ``writeInSteps(_:)``, or after a write).
     func compactInSteps() throws -> CompactionReport {
-        // The timed commit in flight ends before the mutex is taken, so that readers do not wait
-        // for its syncs; the settle in `planCompaction` then finds none (the caller holds
-        // `writers`, which a commit needs to begin).
-        try syncOrPoison { try commitInFlight.settle() }
         let plan = try state.withLock { state -> CompactionPlan in
             try checkWritable(state)
             let plan = try state.planCompaction(layout: layout)
@@ -504,55 +500,46 @@ extension BlobStore {
         }
     }
 
-    /// The group commit on its timer: its work is taken holding ``writers`` and synced after
-    /// letting it go (``CommitInFlight``), so that no write of this process waits for the disk
-    /// meanwhile. A failure poisons the handle, and the next operation reports it.
+    /// The group commit on its timer (``commitOutsideMutex()``); a failure has poisoned the
+    /// handle, and the next operation reports it.
     private func runScheduledCommit() {
-        // An earlier commit still syncing is waited for before the writer lock, not holding it.
-        guard (try? syncOrPoison({ try commitInFlight.settle() })) != nil else { return }
-        let taken = writers.withLock { _ -> TakenCommit? in
+        writers.withLock { _ in
             state.withLock { $0.commitScheduled = false }
-            guard (try? syncOrPoison({ try commitInFlight.settle() })) != nil, let taken = takeCommit() else {
-                return nil
-            }
-            commitInFlight.begin()
-            return taken
+            try? commitOutsideMutex()
         }
-        guard let taken else { return }
-        var failure: BlobStoreError?
-        do { try taken.sync() } catch { failure = error }
-        commitInFlight.end(failing: failure)
-        if let failure { state.withLock { _ = $0.poisoned(by: failure) } }
     }
 
     /// The group commit with the state mutex let go: the work is taken under it and synced
     /// after, holding ``writers`` (no write of this process runs meanwhile), so that readers
-    /// never wait for it. A sync in flight on the timer ends first. A failure poisons the handle.
+    /// never wait for it. The journal and the pack are synced through duplicates of their
+    /// descriptors: another process may compact meanwhile, and this process's next catch-up then
+    /// closes the originals. A failure poisons the handle.
     func commitOutsideMutex() throws {
-        try syncOrPoison { try commitInFlight.settle() }
-        guard let taken = takeCommit() else { return }
-        try syncOrPoison { try taken.sync() }
-    }
-
-    /// What was written since the last commit, taken out of the state to be synced
-    /// (``TakenCommit``); `nil` when there is nothing, or the handle is closed or poisoned. Call
-    /// holding ``writers``, with no sync in flight.
-    private func takeCommit() -> TakenCommit? {
-        state.withLock { state -> TakenCommit? in
+        let taken = state.withLock { state -> (UnsyncedWrites, journal: FileDescriptor?, pack: FileDescriptor?)? in
             guard !state.isClosed, state.poison == nil, !state.unsynced.isEmpty else { return nil }
             let work = state.unsynced
             state.unsynced = UnsyncedWrites()
             let journal = work.journal ? try? Syscalls.duplicate(state.journal.descriptor) : nil
             let pack = work.packWriter ? state.packs.writer.flatMap { try? Syscalls.duplicate($0.descriptor) } : nil
-            return TakenCommit(path: path, work: work, journal: journal, pack: pack)
+            return (work, journal, pack)
+        }
+        guard let (work, journal, pack) = taken else { return }
+        defer {
+            for fd in work.blobs { Syscalls.close(fd) }
+            if let journal { Syscalls.close(journal) }
+            if let pack { Syscalls.close(pack) }
+        }
+        try syncOrPoison {
+            guard work.journal == (journal != nil), work.packWriter == (pack != nil) else {
+                throw BlobStoreError(.io, "The group commit could not duplicate a descriptor to sync.", path: path)
+            }
+            try Self.syncGroup(work, journal: journal, pack: pack)
         }
     }
 
     /// One sync for everything written since the last commit, under the state mutex (an
-    /// eviction round or a repack, which delete files once the commit is durable). A sync in
-    /// flight on the timer ends first.
+    /// eviction round or a repack, which delete files once the commit is durable).
     func groupCommitLocked(_ state: inout StoreState) throws {
-        try syncOrPoison(&state) { try commitInFlight.settle() }
         let work = state.unsynced
         state.unsynced = UnsyncedWrites()
         defer { for fd in work.blobs { Syscalls.close(fd) } }
@@ -564,7 +551,7 @@ extension BlobStore {
     /// The group commit's syncs, in order: the blobs and the pack (writeback started for all
     /// first), the directories, then the journal, so that no durable record refers to a blob
     /// that is not.
-    static func syncGroup(_ work: UnsyncedWrites, journal: FileDescriptor?, pack: FileDescriptor?) throws {
+    private static func syncGroup(_ work: UnsyncedWrites, journal: FileDescriptor?, pack: FileDescriptor?) throws {
         for fd in work.blobs { Syscalls.startWriteback(fd) }
         if let pack { Syscalls.startWriteback(pack) }
         for fd in work.blobs { try Syscalls.fdatasync(fd) }

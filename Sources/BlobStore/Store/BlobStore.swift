@@ -32,14 +32,11 @@ public final class BlobStore: Sendable {
     let identity: StoreIdentity
     let state: Mutex<StoreState>
     /// Held by every thread of this process that takes (or may take) the exclusive lock, for the
-    /// whole hold, and by a group commit while it takes its work: `flock` locks belong to the
-    /// open file, so they keep other processes out but not this process's other threads. Always
-    /// taken before ``state``, never while holding it (but for a try that does not wait), so that
-    /// a writer can let ``state`` go while it syncs (docs/design.md, "Threads").
+    /// whole hold, and by a group commit while it syncs: `flock` locks belong to the open file,
+    /// so they keep other processes out but not this process's other threads. Always taken
+    /// before ``state``, never while holding it (but for a try that does not wait), so that a
+    /// writer can let ``state`` go while it syncs (docs/design.md, "Threads").
     let writers = Mutex(())
-    /// The group commit on its timer, syncing with ``writers`` let go: what takes unsynced work
-    /// or needs it all durable waits for it first (the state's own, reached without its mutex).
-    let commitInFlight: CommitInFlight
 
     /// The current on-disk format, written in CURRENT.
     static let formatVersion = 1
@@ -119,7 +116,6 @@ public final class BlobStore: Sendable {
             self.lockFile = lock
             self.changes = changes
             self.usage = SharedUsage(lock: lock, writable: writableLock)
-            commitInFlight = initial.commitInFlight
             self.state = Mutex(initial)
         } catch {
             if let lockFile { Syscalls.close(lockFile) }
@@ -312,7 +308,7 @@ public final class BlobStore: Sendable {
                 path: layout.root, errno: error.errno)
             loaded = try LoadedGeneration.load(layout, flags: O_RDONLY)
         }
-        var state = StoreState(loaded, commitInFlight: CommitInFlight())
+        var state = StoreState(loaded)
         state.readOnly = readOnly
         if state.needsRepair, readOnly == nil {
             do {

@@ -42,11 +42,9 @@ extension StoreState {
             )
         }
         let started = Syscalls.monotonicNanoseconds()
-        // The manifest is synced: the blobs it refers to must be too, those the timed commit is
-        // syncing (it ends first) and those not yet taken. A failed sync poisons, as in a group
-        // commit (the pages it should have written may be gone).
+        // The manifest is synced: the blobs it refers to must be too. A failed sync poisons, as
+        // in a group commit (the pages it should have written may be gone).
         do {
-            try commitInFlight.settle()
             try syncUnsyncedBlobs()
         } catch let error as BlobStoreError {
             throw poisoned(by: error)

@@ -47,9 +47,6 @@ struct StoreState: Sendable {
     var accessFlushScheduled = false
     /// Writes not yet synced, in ``Durability/batched`` mode.
     var unsynced = UnsyncedWrites()
-    /// The timed group commit syncing with the mutex and the writer lock let go (the handle's
-    /// ``BlobStore/commitInFlight``): a compaction waits for it before its manifest.
-    let commitInFlight: CommitInFlight
     var commitScheduled = false
     /// A write appended in ``Durability/always`` mode and left the journal's sync to be run once
     /// the state mutex is let go (``BlobStore/write(_:)``).
@@ -68,8 +65,7 @@ struct StoreState: Sendable {
 
     /// A state holding `loaded`'s journal descriptor, with the index built from its manifest and
     /// journal.
-    init(_ loaded: LoadedGeneration, commitInFlight: CommitInFlight) {
-        self.commitInFlight = commitInFlight
+    init(_ loaded: LoadedGeneration) {
         generation = loaded.current.generation
         currentVersion = loaded.current.version
         journal = Journal(loaded.journal, version: loaded.version)

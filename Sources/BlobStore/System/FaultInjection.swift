@@ -43,20 +43,12 @@ import Synchronization
             public var errno: Int32
             /// Fail every counted operation from `failAt` on, not just that one.
             public var sticky: Bool
-            /// Called with the path before each sync under the root, outside the layer's lock: a
-            /// test holds a sync there to see what waits for it, or fails it with the error
-            /// number returned.
-            public var beforeSync: (@Sendable (String) -> Int32?)?
 
-            public init(
-                root: String, failAt: Int? = nil, errno: Int32 = EIO, sticky: Bool = false,
-                beforeSync: (@Sendable (String) -> Int32?)? = nil
-            ) {
+            public init(root: String, failAt: Int? = nil, errno: Int32 = EIO, sticky: Bool = false) {
                 self.root = root
                 self.failAt = failAt
                 self.errno = errno
                 self.sticky = sticky
-                self.beforeSync = beforeSync
             }
         }
 
@@ -110,13 +102,9 @@ import Synchronization
         /// Before a counted operation: throws the planned error, as system call `call` would, when
         /// its turn has come.
         static func check(_ operation: Operation, _ path: String, call: SystemCall? = nil) throws {
-            let (error, hold) = state.withLock { current -> (Int32?, (@Sendable (String) -> Int32?)?) in
-                guard current != nil else { return (nil, nil) }
-                let hold = operation == .sync && current!.isTracked(path) ? current!.plan.beforeSync : nil
-                return (current!.count(operation, path), hold)
-            }
-            if let error = hold?(path) {
-                throw BlobStoreError.system(call ?? operation.call, path: path, errno: error)
+            let error: Int32? = state.withLock { current in
+                guard current != nil else { return nil }
+                return current!.count(operation, path)
             }
             if let error { throw BlobStoreError.system(call ?? operation.call, path: path, errno: error) }
         }
@@ -126,24 +114,9 @@ import Synchronization
             state.withLock { $0?.willModify(fd) }
         }
 
-        /// What a sync makes durable, taken when it begins: what another thread changes during
-        /// it is not made durable by it.
-        struct SyncStart {
-            /// A tracked file's content.
-            var content: [UInt8]?
-            /// How many directory changes were recorded.
-            var recorded: Int
-        }
-
-        /// Before `fd` is synced (and before a test holds the sync, ``Plan/beforeSync``).
-        static func willSync(_ fd: FileDescriptor) -> SyncStart? {
-            state.withLock { $0?.willSync(fd) }
-        }
-
-        /// After `fd` was synced: a directory's entries changed before the sync began, or a
-        /// file's content as it was then (`start`, from ``willSync(_:)``), are durable.
-        static func didSync(_ fd: FileDescriptor, since start: SyncStart? = nil) {
-            state.withLock { $0?.didSync(fd, since: start) }
+        /// After `fd` was synced: its content (a file) or its entries (a directory) are durable.
+        static func didSync(_ fd: FileDescriptor) {
+            state.withLock { $0?.didSync(fd) }
         }
 
         /// Before `path` is created (a file opened with `O_CREAT`, or a directory).
@@ -180,8 +153,6 @@ import Synchronization
             }
             var kind: Kind
             var directories: Set<String>
-            /// The order it was recorded in (``State/record(_:directories:)``).
-            var number = 0
         }
 
         /// A file's durable content and mode, to recreate it.
@@ -197,9 +168,6 @@ import Synchronization
             /// Durable content of files changed since their last sync, by inode.
             var durableContent: [UInt64: [UInt8]] = [:]
             var changes: [Change] = []
-            /// How many changes were ever recorded (each change's ``Change/number``): a directory
-            /// sync makes durable only those recorded before it began.
-            var recorded = 0
 
             init(plan: Plan) { self.plan = plan }
 
@@ -212,7 +180,7 @@ import Synchronization
                 return plan.errno
             }
 
-            func isTracked(_ path: String) -> Bool {
+            private func isTracked(_ path: String) -> Bool {
                 path == plan.root || path.hasPrefix(plan.root + "/")
             }
 
@@ -226,34 +194,16 @@ import Synchronization
                 }
             }
 
-            func willSync(_ fd: FileDescriptor) -> SyncStart {
-                var start = SyncStart(content: nil, recorded: recorded)
-                var info = stat()
-                if isTracked(fd.path), Glibc.fstat(fd.rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
-                    start.content = Self.read("/proc/self/fd/\(fd.rawValue)")
-                }
-                return start
-            }
-
-            mutating func didSync(_ fd: FileDescriptor, since start: SyncStart?) {
+            mutating func didSync(_ fd: FileDescriptor) {
                 var info = stat()
                 guard Glibc.fstat(fd.rawValue, &info) == 0 else { return }
                 // A directory outside the root counts too: the root's own entry is in its parent.
                 if info.st_mode & S_IFMT == S_IFDIR {
                     let directory = fd.path
-                    let before = start?.recorded ?? recorded
-                    for index in changes.indices where changes[index].number < before {
-                        changes[index].directories.remove(directory)
-                    }
+                    for index in changes.indices { changes[index].directories.remove(directory) }
                     changes.removeAll { $0.directories.isEmpty }
-                } else if isTracked(fd.path), info.st_nlink > 0 {
-                    let inode = UInt64(info.st_ino)
-                    // Written to during the sync: what it held when the sync began is durable.
-                    if let content = start?.content, content != Self.read("/proc/self/fd/\(fd.rawValue)") {
-                        durableContent[inode] = content
-                    } else {
-                        durableContent[inode] = nil
-                    }
+                } else if isTracked(fd.path) {
+                    durableContent[UInt64(info.st_ino)] = nil
                 }
             }
 
@@ -261,26 +211,23 @@ import Synchronization
                 guard isTracked(path) else { return }
                 var info = stat()
                 guard Glibc.lstat(path, &info) != 0 else { return }  // exists: nothing is created
-                record(directory ? .madeDirectory(path) : .created(path), directories: [Self.parent(path)])
-            }
-
-            /// Records a directory change not yet durable.
-            private mutating func record(_ kind: Change.Kind, directories: Set<String>) {
-                changes.append(Change(kind: kind, directories: directories, number: recorded))
-                recorded += 1
+                changes.append(
+                    Change(
+                        kind: directory ? .madeDirectory(path) : .created(path), directories: [Self.parent(path)]))
             }
 
             mutating func willRename(_ from: String, _ to: String) {
                 guard isTracked(from) || isTracked(to) else { return }
-                record(
-                    .renamed(from: from, to: to, replaced: saved(to)),
-                    directories: [Self.parent(from), Self.parent(to)])
+                changes.append(
+                    Change(
+                        kind: .renamed(from: from, to: to, replaced: saved(to)),
+                        directories: [Self.parent(from), Self.parent(to)]))
                 forgetIfLastLink(to)
             }
 
             mutating func willUnlink(_ path: String) {
                 guard isTracked(path), let file = saved(path) else { return }
-                record(.removed(path, file), directories: [Self.parent(path)])
+                changes.append(Change(kind: .removed(path, file), directories: [Self.parent(path)]))
                 forgetIfLastLink(path)
             }
 

@@ -165,24 +165,22 @@ enum Syscalls {
     /// `fsync(2)`. Errors are returned to the caller, which poisons its handle (docs/design.md, "The poison rule").
     static func fsync(_ fd: FileDescriptor) throws {
         #if BLOBSTORE_FAULT_INJECTION
-            let start = injecting ? FaultInjection.willSync(fd) : nil
             if injecting { try FaultInjection.check(.sync, fd.path, call: .fsync) }
         #endif
         _ = try retrying(.fsync, fd.path) { Glibc.fsync(fd.rawValue) }
         #if BLOBSTORE_FAULT_INJECTION
-            if injecting { FaultInjection.didSync(fd, since: start) }
+            if injecting { FaultInjection.didSync(fd) }
         #endif
     }
 
     /// `fdatasync(2)`: data and the size, not the timestamps.
     static func fdatasync(_ fd: FileDescriptor) throws {
         #if BLOBSTORE_FAULT_INJECTION
-            let start = injecting ? FaultInjection.willSync(fd) : nil
             if injecting { try FaultInjection.check(.sync, fd.path, call: .fdatasync) }
         #endif
         _ = try retrying(.fdatasync, fd.path) { Glibc.fdatasync(fd.rawValue) }
         #if BLOBSTORE_FAULT_INJECTION
-            if injecting { FaultInjection.didSync(fd, since: start) }
+            if injecting { FaultInjection.didSync(fd) }
         #endif
     }
 
