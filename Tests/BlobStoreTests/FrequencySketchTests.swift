@@ -35,11 +35,17 @@ struct FrequencySketchTests {
         #expect(hashes.count == base.count + 2)
     }
 
-    @Test("Every counter halves once ten requests per counter of a row were counted")
-    func countersHalve() {
+    /// A sketch of rows of 64 counters, the key `hot` requested `count` times, and its hash.
+    private func sketch(withHotRequested count: Int) -> (sketch: FrequencySketch, hot: UInt64) {
         var sketch = FrequencySketch(expectedKeys: 64)
         let hot = FrequencySketch.hash("hot")
-        for _ in 0..<12 { sketch.increment(hot) }
+        for _ in 0..<count { sketch.increment(hot) }
+        return (sketch, hot)
+    }
+
+    @Test("Every counter halves once ten requests per counter of a row were counted")
+    func countersHalve() {
+        var (sketch, hot) = sketch(withHotRequested: 12)
         #expect(sketch.frequency(hot) == 12)
         // A row of 64 counters halves at 640 requests: 628 more of other keys.
         for index in 0..<627 { sketch.increment(FrequencySketch.hash(StoreKey("other-\(index % 300)"))) }
@@ -52,9 +58,7 @@ struct FrequencySketchTests {
 
     @Test("Requests that raise no counter are not counted; every 640 that do, for a row of 64, halve them")
     func halvingCountsRaisingRequests() {
-        var sketch = FrequencySketch(expectedKeys: 64)
-        let hot = FrequencySketch.hash("hot")
-        for _ in 0..<20 { sketch.increment(hot) }
+        var (sketch, hot) = sketch(withHotRequested: 20)
         #expect(sketch.frequency(hot) == 15)
         #expect(sketch.counted == 15, "the five requests at 15 raised nothing")
         for round in 0..<2 {

@@ -91,8 +91,17 @@ package struct HeadWriter {
     /// appended as a sequence of bytes, a string is read a byte at a time through its view,
     /// which was a tenth of the work of forwarding a response head.
     package static func append(_ text: String, to bytes: inout [UInt8]) {
+        withBytes(of: text) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of `text` where they are (a native or small string's own
+    /// storage, through its UTF-8 view), or in a contiguous copy of another (a bridged string).
+    package static func withBytes<R>(of text: String, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) {
+            return result
+        }
         var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends `value` in decimal (a `-` first when negative) to `bytes`, its digits written in

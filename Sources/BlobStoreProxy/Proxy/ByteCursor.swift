@@ -1,6 +1,8 @@
+import BlobStoreHTTP
+
 /// Bytes written at a pointer, up to an end, with no allocation, uniqueness check or length
-/// kept per piece: an access log line is a dozen pieces, and appending each to an array was a
-/// sixth of a logged hit's work. A piece that does not fit marks the cursor ``overflowed``, and
+/// kept per piece: an access log line is a dozen pieces, and appending each to an array was an
+/// eighth of a logged hit's work. A piece that does not fit marks the cursor ``overflowed``, and
 /// what was written is to be discarded by its owner.
 struct ByteCursor: ByteSink {
     /// Where the next byte goes.
@@ -36,11 +38,7 @@ struct ByteCursor: ByteSink {
     }
 
     mutating func append(_ text: String) {
-        // A native or small string gives its bytes where they are; another is made contiguous.
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { append(bytes: UnsafeRawBufferPointer($0)) }
-        guard done == nil else { return }
-        var text = text
-        text.withUTF8 { append(bytes: UnsafeRawBufferPointer($0)) }
+        HeadWriter.withBytes(of: text) { append(bytes: $0) }
     }
 
     mutating func append(byte: UInt8) {
